@@ -1,0 +1,63 @@
+# The two commands of the README: `make run` and `make test`. Everything they need is installed here.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.stamp-installed
+
+# Debian packages the test suite needs (../shared/TESTBED.md): the xcb platform plugin's libraries,
+# a virtual screen, a session bus and a real keyring. Never dbus-x11: it makes Qt autolaunch a bus.
+DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x11-0 \
+	libglib2.0-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
+	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring
+
+.PHONY: run test system-deps venv lint test-headless test-desktop bench screenshots package clean
+
+run: venv
+	$(VENV)/bin/domi-desktop
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "domi-desktop needs Python >= 3.11"'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+# apt only as root on Debian/Ubuntu and only for what is missing; elsewhere say what is absent.
+system-deps:
+	@if command -v dpkg-query >/dev/null 2>&1; then \
+	  missing=$$(for p in $(DEB_PACKAGES) python3-venv; do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	      echo "installing Debian packages: $$missing"; \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	    else echo "missing Debian packages (run as root or install them): $$missing"; fi; \
+	  fi; \
+	fi
+
+test: system-deps venv lint test-headless
+
+lint: venv
+	$(VENV)/bin/ruff check domi_desktop tests bench
+	$(VENV)/bin/ruff format --check domi_desktop tests bench
+	$(VENV)/bin/mypy
+
+# Widgets, the core, the store and the actions: offscreen Qt, no display needed.
+test-headless: venv
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not gui and not keyring" -p no:cacheprovider
+
+# Tray, notifications, logind and keyring: a session bus and a virtual screen of their own.
+test-desktop: venv
+	@command -v dbus-run-session >/dev/null && command -v xvfb-run >/dev/null || \
+	  { echo "test-desktop needs dbus-run-session and xvfb-run (make system-deps as root)"; exit 1; }
+	HOME=$$(mktemp -d) dbus-run-session -- xvfb-run -a -s "-screen 0 1280x800x24" \
+	  $(CURDIR)/$(PY) -m pytest -q -m "gui or keyring" -p no:cacheprovider
+
+bench: venv
+	$(PY) bench/cron_bench.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,44 @@
+"""One error root: every error a user can cause is a ``DomiError``; each package has its subclass."""
+
+from __future__ import annotations
+
+
+class DomiError(Exception):
+    """Root of every error domi-desktop raises on purpose; its message is meant for the user."""
+
+
+class CronError(DomiError, ValueError):
+    """A cron expression that cannot be used.
+
+    ``field`` names the field at fault (``"minute"``, ``"day-of-week"``...) or is ``None`` when the
+    whole expression is; ``span`` is the (start, end) offset of the offending text as typed.
+    """
+
+    def __init__(
+        self, message: str, *, field: str | None, span: tuple[int, int], text: str
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.span = span
+        self.text = text
+
+
+class ZoneError(DomiError, ValueError):
+    """An unknown or unusable time zone name."""
+
+
+class StoreError(DomiError):
+    """The database cannot be opened, read or migrated."""
+
+
+class NotFoundError(DomiError, LookupError):
+    """A schedule or run id that does not exist."""
+
+
+class SecretError(DomiError):
+    """A secret cannot be stored or read (no keyring backend, locked keyring, unknown name)."""
+
+
+class ActionError(DomiError):
+    """An action definition that cannot run (empty command, bad URL, bad env spec...)."""

@@ -1,0 +1,227 @@
+"""The pure decision of SPEC §3: at ``now``, what fires, what was skipped, when to wake next.
+
+For each enabled schedule: ``due = prev_run(expr, now, tz)``; if it is later than ``last_due`` the
+schedule fires once, late when ``now - due > 60 s``, and every due strictly between ``last_due`` and
+``due`` is recorded as skipped ("rather run too few than too many"). The next wake is the earliest
+next fire, but never more than 60 s away, which bounds the drift of timers across sleep.
+
+A ``Planner`` keeps each schedule's next due (``next_run(expr, last_due)``): a schedule fires at
+``now`` exactly when that instant is not after ``now``, so an idle wake compares numbers only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+
+from domi_desktop.cron import CronExpr, next_run, parse, prev_run, zone_for
+from domi_desktop.cron._count import count_between, fires_before
+from domi_desktop.errors import DomiError
+from domi_desktop.scheduler.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
+
+GRACE = timedelta(seconds=60)
+"""A fire at most this long after its due is on time; later is late (the seed's rule)."""
+MAX_SLEEP = timedelta(seconds=60)
+"""The longest the scheduler sleeps between wakes, whatever the next fire."""
+MAX_LISTED_SKIPS = 100
+"""Skipped dues listed per catch-up; the total is always counted."""
+
+
+@dataclass(frozen=True, slots=True)
+class FireDecision:
+    """One schedule's fire at a wake: run it, or record it as skipped by a policy."""
+
+    schedule_id: int
+    expected_last_due: datetime | None
+    """The ``last_due`` the decision saw: the store advances it only if it is still this."""
+    due: datetime
+    fired_at: datetime
+    late: bool
+    trigger: Trigger
+    missed_count: int
+    """Dues strictly between ``expected_last_due`` and ``due``: each is a skipped run."""
+    run: bool
+    skip_reason: SkipReason | None
+    """Why the due itself is not run (``run`` is False): ``missed``, ``catch_up_window``, ``paused``."""
+    delay: timedelta
+    """Jitter before the action starts; it never changes the recorded due."""
+    expr: CronExpr
+    zone: tzinfo
+
+    def skipped(self) -> tuple[datetime, ...]:
+        """The latest 100 missed dues, oldest first (computed on demand: the store writes them)."""
+        if self.missed_count == 0 or self.expected_last_due is None:
+            return ()
+        found = fires_before(
+            self.expr,
+            self.due,
+            self.zone,
+            after=self.expected_last_due,
+            limit=min(self.missed_count, MAX_LISTED_SKIPS),
+        )
+        return tuple(moment.astimezone(UTC) for moment in found)
+
+
+@dataclass(frozen=True, slots=True)
+class WakePlan:
+    now: datetime
+    fires: tuple[FireDecision, ...]
+    next_fire: datetime | None
+    """The earliest upcoming fire over all schedules (UTC), ``None`` when nothing is scheduled."""
+    next_wake: datetime
+    errors: tuple[tuple[int, str], ...] = ()
+    """Schedules that cannot be evaluated (a zone that vanished from the OS...), with the reason."""
+
+
+class _Entry:
+    __slots__ = ("expr", "next_ts", "schedule", "zone")
+
+    def __init__(self, schedule: Schedule, expr: CronExpr, zone: tzinfo, next_ts: float) -> None:
+        self.schedule = schedule
+        self.expr = expr
+        self.zone = zone
+        self.next_ts = next_ts
+
+
+_NEVER = float("inf")
+
+
+class Planner:
+    """The decision over many schedules, with each one's next due cached as a UTC timestamp."""
+
+    def __init__(self, schedules: Iterable[Schedule] = ()) -> None:
+        self._entries: dict[int, _Entry] = {}
+        self._errors: dict[int, str] = {}
+        for schedule in schedules:
+            self.upsert(schedule)
+
+    def upsert(self, schedule: Schedule) -> None:
+        """Add or replace a schedule (after an edit, an enable, or a fire changed ``last_due``)."""
+        self._entries.pop(schedule.id, None)
+        self._errors.pop(schedule.id, None)
+        if not schedule.enabled:
+            return
+        try:
+            expr = parse(schedule.expr)
+            zone = zone_for(schedule.tz)
+        except DomiError as error:
+            self._errors[schedule.id] = str(error)
+            return
+        self._entries[schedule.id] = _Entry(
+            schedule, expr, zone, self._next_ts(expr, zone, schedule.last_due)
+        )
+
+    def remove(self, schedule_id: int) -> None:
+        self._entries.pop(schedule_id, None)
+        self._errors.pop(schedule_id, None)
+
+    def schedules(self) -> list[Schedule]:
+        return [entry.schedule for entry in self._entries.values()]
+
+    def zone_changed(self) -> None:
+        """The OS zone changed: ``local`` schedules re-resolve it and re-plan."""
+        for entry in list(self._entries.values()):
+            if entry.schedule.tz == LOCAL_ZONE:
+                self.upsert(entry.schedule)
+
+    def next_fire(self, schedule_id: int) -> datetime | None:
+        entry = self._entries.get(schedule_id)
+        if entry is None or entry.next_ts == _NEVER:
+            return None
+        return datetime.fromtimestamp(entry.next_ts, UTC)
+
+    def plan(self, now: datetime, *, paused: bool = False) -> WakePlan:
+        """What fires at ``now`` (SPEC §3 steps 1-3) and when to wake next. Changes nothing."""
+        now_ts = now.timestamp()
+        fires = [
+            decide(entry.schedule, now, expr=entry.expr, zone=entry.zone, paused=paused)
+            for entry in self._entries.values()
+            if entry.next_ts <= now_ts
+        ]
+        decisions = tuple(fire for fire in fires if fire is not None)
+        soonest = _NEVER
+        for entry in self._entries.values():
+            if now_ts < entry.next_ts < soonest:
+                soonest = entry.next_ts
+        for decision in decisions:
+            upcoming = next_run(decision.expr, decision.due, decision.zone)
+            if upcoming is not None:
+                soonest = min(soonest, upcoming.timestamp())
+        next_fire = None if soonest == _NEVER else datetime.fromtimestamp(soonest, UTC)
+        cap = now + MAX_SLEEP
+        next_wake = cap if next_fire is None or next_fire > cap else next_fire
+        return WakePlan(
+            now=now,
+            fires=decisions,
+            next_fire=next_fire,
+            next_wake=next_wake,
+            errors=tuple(sorted(self._errors.items())),
+        )
+
+    @staticmethod
+    def _next_ts(expr: CronExpr, zone: tzinfo, last_due: datetime | None) -> float:
+        if last_due is None:
+            return _NEVER
+        upcoming = next_run(expr, last_due, zone)
+        return _NEVER if upcoming is None else upcoming.timestamp()
+
+
+def decide(
+    schedule: Schedule,
+    now: datetime,
+    *,
+    expr: CronExpr | None = None,
+    zone: tzinfo | None = None,
+    paused: bool = False,
+) -> FireDecision | None:
+    """One schedule at ``now``: the fire it owes, or ``None``. Pure; raises ``DomiError`` on bad
+    expression or zone."""
+    if not schedule.enabled or schedule.last_due is None:
+        return None
+    expr = expr or parse(schedule.expr)
+    zone = zone or zone_for(schedule.tz)
+    due = prev_run(expr, now, zone)
+    if due is None or due <= schedule.last_due:
+        return None
+    lateness = now - due
+    late = lateness > GRACE
+    missed = count_between(expr, schedule.last_due, due, zone)
+    policies = schedule.policies
+    skip_reason: SkipReason | None = None
+    if paused:
+        skip_reason = SkipReason.paused
+    elif late and policies.catch_up is CatchUp.skip:
+        skip_reason = SkipReason.missed
+    elif late and policies.catch_up_within is not None and lateness > policies.catch_up_within:
+        skip_reason = SkipReason.catch_up_window
+    return FireDecision(
+        schedule_id=schedule.id,
+        expected_last_due=schedule.last_due,
+        due=due.astimezone(UTC),
+        fired_at=now,
+        late=late,
+        trigger=Trigger.catch_up if late else Trigger.scheduled,
+        missed_count=missed,
+        run=skip_reason is None,
+        skip_reason=skip_reason,
+        delay=jitter_delay(schedule, due),
+        expr=expr,
+        zone=zone,
+    )
+
+
+def jitter_delay(schedule: Schedule, due: datetime) -> timedelta:
+    """A delay in [0, jitter) that is the same for the same schedule and due (testable, spread)."""
+    jitter = schedule.policies.jitter
+    if jitter <= timedelta(0):
+        return timedelta(0)
+    digest = hashlib.blake2b(f"{schedule.id}:{due.timestamp()}".encode(), digest_size=8).digest()
+    fraction = int.from_bytes(digest, "big") / 2**64
+    return timedelta(microseconds=int(jitter / timedelta(microseconds=1) * fraction))
+
+
+def plan(schedules: Iterable[Schedule], now: datetime, *, paused: bool = False) -> WakePlan:
+    """The decision for a set of schedules at ``now`` (a ``Planner`` used once)."""
+    return Planner(schedules).plan(now, paused=paused)

@@ -1,0 +1,166 @@
+"""The driver: wakes, asks the planner, hands fires to a sink, re-arms one short timer.
+
+It re-plans from the wall clock on every wake source (its timer, resume from sleep, a clock jump,
+a time-zone change, an edit, start-up) and never trusts a long timer: timers run on a monotonic
+clock that stops while the machine sleeps.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from domi_desktop.clock import Clock, Timer, TimerHandle
+from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan
+from domi_desktop.scheduler.model import Schedule
+
+log = logging.getLogger(__name__)
+
+WAKE_REASONS = ("start", "timer", "resume", "clock_jump", "tz_change", "edit", "manual")
+
+
+class ScheduleSource(Protocol):
+    def load(self) -> list[Schedule]: ...
+
+    def get(self, schedule_id: int) -> Schedule | None: ...
+
+
+class FireSink(Protocol):
+    def fire(self, decision: FireDecision) -> bool:
+        """Claim the fire atomically (compare-and-set on ``last_due``) and start it; False when
+        another process claimed it first."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class WakeRecord:
+    at: datetime
+    reason: str
+
+
+class JumpDetector:
+    """Tells a wall-clock jump (or a sleep: the monotonic clock stops meanwhile) from time passing.
+
+    Portable: it only compares how far the wall clock and the monotonic clock moved.
+    """
+
+    def __init__(self, tolerance: timedelta = timedelta(seconds=5)) -> None:
+        self._tolerance = tolerance.total_seconds()
+        self._last: tuple[datetime, float] | None = None
+
+    def observe(self, wall: datetime, monotonic: float) -> bool:
+        """Record a reading; True when the wall clock moved differently from the monotonic one."""
+        last, self._last = self._last, (wall, monotonic)
+        if last is None:
+            return False
+        wall_moved = (wall - last[0]).total_seconds()
+        mono_moved = monotonic - last[1]
+        return abs(wall_moved - mono_moved) > self._tolerance
+
+
+class Driver:
+    def __init__(
+        self,
+        clock: Clock,
+        timer: Timer,
+        source: ScheduleSource,
+        sink: FireSink,
+        *,
+        on_wake: Callable[[WakePlan, str], None] | None = None,
+    ) -> None:
+        self._clock = clock
+        self._timer = timer
+        self._source = source
+        self._sink = sink
+        self._on_wake = on_wake
+        self._planner = Planner()
+        self._handle: TimerHandle | None = None
+        self._jumps = JumpDetector()
+        self.paused = False
+        self.last_wake: WakeRecord | None = None
+        self.next_wake: datetime | None = None
+        self.running = False
+
+    def start(self) -> WakePlan:
+        self._planner = Planner(self._source.load())
+        self.running = True
+        return self.wake("start")
+
+    def stop(self) -> None:
+        self.running = False
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def reload(self, schedule_id: int | None = None) -> WakePlan | None:
+        """A schedule was created, edited, enabled, disabled or deleted: re-read it and re-plan."""
+        if schedule_id is None:
+            self._planner = Planner(self._source.load())
+        else:
+            self._refresh(schedule_id)
+        return self.wake("edit") if self.running else None
+
+    def next_fire(self, schedule_id: int) -> datetime | None:
+        return self._planner.next_fire(schedule_id)
+
+    def check_clock(self) -> WakePlan | None:
+        """Compare the clocks now (the app calls this often and cheaply); wake on a jump."""
+        if self._jumps.observe(self._clock.now(), self._clock.monotonic()):
+            return self.wake("clock_jump")
+        return None
+
+    def wake(self, reason: str) -> WakePlan:
+        if reason not in WAKE_REASONS:
+            raise ValueError(f"unknown wake reason {reason!r}")
+        if reason == "tz_change":
+            self._planner.zone_changed()
+        now = self._clock.now()
+        self._jumps.observe(now, self._clock.monotonic())
+        plan = self._planner.plan(now, paused=self.paused)
+        errors = list(plan.errors)
+        for decision in plan.fires:
+            try:
+                self._sink.fire(decision)
+            except Exception as error:
+                log.exception("fire of schedule %s failed", decision.schedule_id)
+                errors.append((decision.schedule_id, f"fire failed: {error}"))
+            # Won, lost or failed, the stored last_due is the truth: re-read it.
+            self._refresh(decision.schedule_id)
+        if plan.fires:
+            after = self._planner.plan(now, paused=self.paused)
+            plan = replace(
+                plan, next_fire=after.next_fire, next_wake=after.next_wake, errors=tuple(errors)
+            )
+        self.last_wake = WakeRecord(now, reason)
+        self._arm(plan)
+        if self._on_wake is not None:
+            self._on_wake(plan, reason)
+        return plan
+
+    def _refresh(self, schedule_id: int) -> None:
+        schedule = self._source.get(schedule_id)
+        if schedule is None:
+            self._planner.remove(schedule_id)
+        else:
+            self._planner.upsert(schedule)
+
+    def _arm(self, plan: WakePlan) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        if not self.running:
+            self.next_wake = None
+            return
+        self.next_wake = plan.next_wake
+        delay = max(0.0, (plan.next_wake - plan.now).total_seconds())
+        self._handle = self._timer.call_later(delay, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._handle = None
+        if not self.running:
+            return
+        jumped = self._jumps.observe(self._clock.now(), self._clock.monotonic())
+        self.wake("clock_jump" if jumped else "timer")

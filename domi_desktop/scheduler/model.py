@@ -1,0 +1,153 @@
+"""Values that cross layers: schedules, their actions and policies, runs. Frozen and plain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import Enum
+
+
+class CatchUp(Enum):
+    """What to do with a due instant found only after the 60 s grace (the machine slept or was off)."""
+
+    latest = "latest"
+    """Run the most recent missed due once, late; older ones are recorded as skipped (the seed)."""
+    skip = "skip"
+    """Record the late due as skipped (reason ``missed``) and wait for the next one."""
+
+
+class Overlap(Enum):
+    """What a fire does while a run of the same concurrency key is still running (the seed's isBusy)."""
+
+    skip = "skip"
+    """Record the fire as skipped with reason ``busy`` (default)."""
+    queue = "queue"
+    """Start it when the running one ends; at most one waits, later fires are skipped ``busy``."""
+    parallel = "parallel"
+    """Start it anyway."""
+    replace = "replace"
+    """Stop the running one (it ends ``interrupted``), then start this one."""
+
+
+class RunStatus(Enum):
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    timed_out = "timed_out"
+    interrupted = "interrupted"
+    skipped = "skipped"
+
+    @property
+    def finished(self) -> bool:
+        return self is not RunStatus.running
+
+
+class Trigger(Enum):
+    scheduled = "scheduled"
+    catch_up = "catch_up"
+    manual = "manual"
+    resumed = "resumed"
+
+
+class SkipReason(Enum):
+    missed = "missed"
+    busy = "busy"
+    paused = "paused"
+    catch_up_window = "catch_up_window"
+
+
+LOCAL_ZONE = "local"
+"""A schedule's zone meaning 'the OS zone at the time of evaluation' (a laptop that travels)."""
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandAction:
+    """A process to start. Exactly one of ``argv`` (no shell) and ``shell`` (an explicit shell line)."""
+
+    argv: tuple[str, ...] = ()
+    shell: str | None = None
+    cwd: str | None = None
+    env: Pairs = ()
+    """Variables set for the job on top of a deliberate minimal environment (PATH, HOME, LANG...)."""
+    secret_env: Pairs = ()
+    """(variable, secret name): the value is read from the keyring at fire time."""
+    stdin: str | None = None
+    """Text fed to the job's standard input (cron's ``%`` rule puts the tail of a line here)."""
+    kind: str = field(default="command", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class HttpAction:
+    url: str
+    method: str = "GET"
+    headers: Pairs = ()
+    secret_headers: Pairs = ()
+    """(header, secret name): the value is read from the keyring at fire time."""
+    body: str | None = None
+    timeout: float = 30.0
+    kind: str = field(default="http", init=False)
+
+
+Action = CommandAction | HttpAction
+
+
+@dataclass(frozen=True, slots=True)
+class Policies:
+    """Per-schedule policies; the defaults reproduce the seed's scheduler."""
+
+    catch_up: CatchUp = CatchUp.latest
+    catch_up_within: timedelta | None = None
+    """A late due older than this is skipped (reason ``catch_up_window``) instead of run."""
+    overlap: Overlap = Overlap.skip
+    concurrency_key: str | None = None
+    """Schedules sharing a key never overlap; ``None`` means the schedule's own id."""
+    timeout: timedelta | None = None
+    retries: int = 0
+    retry_backoff: timedelta = timedelta(seconds=30)
+    """Delay before the first retry; it doubles for each further one."""
+    jitter: timedelta = timedelta(0)
+    """A random delay in [0, jitter) added before the action starts (never to the recorded due)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    id: int
+    name: str
+    expr: str
+    tz: str
+    """An IANA zone name, or ``"local"``."""
+    action: Action
+    enabled: bool = True
+    policies: Policies = Policies()
+    last_due: datetime | None = None
+    """The due instant of the last fire (aware UTC); a new, edited or re-enabled schedule gets now."""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    id: int
+    schedule_id: int
+    status: RunStatus
+    trigger: Trigger
+    due: datetime | None
+    fired_at: datetime | None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    reason: str | None = None
+    late: bool = False
+    missed_count: int = 0
+    exit_code: int | None = None
+    output_tail: str | None = None
+    log_path: str | None = None
+    resumed_from: int | None = None
+    attempt: int = 0
+
+    @property
+    def duration(self) -> timedelta | None:
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return self.finished_at - self.started_at

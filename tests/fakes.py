@@ -1,0 +1,127 @@
+"""Test doubles for the injected clock and timer: time moves only when a test says so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from domi_desktop.scheduler.decide import FireDecision
+from domi_desktop.scheduler.model import CommandAction, Policies, Schedule
+
+
+class FakeClock:
+    """Wall and monotonic clocks that move together, unless a test jumps one (sleep, clock set)."""
+
+    def __init__(self, now: datetime) -> None:
+        assert now.tzinfo is not None
+        self._now = now
+        self._mono = 1000.0
+
+    def now(self) -> datetime:
+        return self._now
+
+    def monotonic(self) -> float:
+        return self._mono
+
+    def advance(self, delta: timedelta) -> None:
+        self._now += delta
+        self._mono += delta.total_seconds()
+
+    def sleep_machine(self, delta: timedelta) -> None:
+        """Suspend: the wall clock moves on, the monotonic clock stands still (Linux, macOS)."""
+        self._now += delta
+
+    def set_wall(self, when: datetime) -> None:
+        """Someone set the clock (NTP, the user): only the wall clock jumps."""
+        self._now = when
+
+
+class FakeHandle:
+    def __init__(self, timer: FakeTimer, due: float, callback: Callable[[], None]) -> None:
+        self.timer, self.due, self.callback, self.cancelled = timer, due, callback, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class FakeTimer:
+    """Timers on the fake monotonic clock, fired by ``run_due`` when the test advances time."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.armed: list[FakeHandle] = []
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> FakeHandle:
+        assert delay >= 0
+        handle = FakeHandle(self, self.clock.monotonic() + delay, callback)
+        self.armed.append(handle)
+        return handle
+
+    def pending(self) -> list[FakeHandle]:
+        return [h for h in self.armed if not h.cancelled]
+
+    def next_delay(self) -> float:
+        (handle,) = self.pending()
+        return handle.due - self.clock.monotonic()
+
+    def run_due(self) -> int:
+        """Fire every timer whose time has come on the monotonic clock; returns how many."""
+        fired = 0
+        while True:
+            ready = [h for h in self.pending() if h.due <= self.clock.monotonic()]
+            if not ready:
+                return fired
+            handle = min(ready, key=lambda h: h.due)
+            handle.cancelled = True
+            handle.callback()
+            fired += 1
+
+    def advance(self, delta: timedelta) -> None:
+        """Let time pass with the machine awake, firing each timer at its moment."""
+        end = self.clock.monotonic() + delta.total_seconds()
+        while True:
+            upcoming = [h.due for h in self.pending() if h.due <= end]
+            target = min(upcoming) if upcoming else end
+            self.clock.advance(timedelta(seconds=max(0.0, target - self.clock.monotonic())))
+            self.run_due()
+            if not upcoming:
+                return
+
+
+class MemoryBook:
+    """An in-memory schedule source and fire sink with the store's compare-and-set claim."""
+
+    def __init__(self, *schedules: Schedule) -> None:
+        self.schedules = {s.id: s for s in schedules}
+        self.fired: list[FireDecision] = []
+        self.lost: list[FireDecision] = []
+
+    def load(self) -> list[Schedule]:
+        return list(self.schedules.values())
+
+    def get(self, schedule_id: int) -> Schedule | None:
+        return self.schedules.get(schedule_id)
+
+    def fire(self, decision: FireDecision) -> bool:
+        current = self.schedules[decision.schedule_id]
+        if current.last_due != decision.expected_last_due:
+            self.lost.append(decision)
+            return False
+        self.schedules[current.id] = replace(current, last_due=decision.due)
+        self.fired.append(decision)
+        return True
+
+
+def command_schedule(
+    expr: str, tz: str, last_due: datetime, *, schedule_id: int = 1, **policies: object
+) -> Schedule:
+    return Schedule(
+        id=schedule_id,
+        name=f"job {schedule_id}",
+        expr=expr,
+        tz=tz,
+        action=CommandAction(argv=("true",)),
+        policies=Policies(**policies),  # type: ignore[arg-type]
+        last_due=last_due,
+    )
