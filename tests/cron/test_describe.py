@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import calendar
 import random
 import re
 from collections.abc import Callable
@@ -193,8 +194,8 @@ def test_spellings_of_the_same_sets_describe_identically(one: str, other: str) -
 
 # --- Random expressions -------------------------------------------------------------------------
 
-MONTH_NAMES = ["", *"jan feb mar apr may jun jul aug sep oct nov dec".split()]
-WEEKDAY_NAMES = "sun mon tue wed thu fri sat".split()
+MONTH_NAMES = [name.lower() for name in calendar.month_abbr]  # "" first, so the index is the month
+WEEKDAY_NAMES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 BOUNDS = [(0, 59, None), (0, 23, None), (1, 31, None), (1, 12, MONTH_NAMES), (0, 7, WEEKDAY_NAMES)]
 
 
