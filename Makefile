@@ -38,7 +38,7 @@ system-deps:
 	  fi; \
 	fi
 
-test: system-deps venv lint test-headless
+test: system-deps venv lint test-headless test-desktop
 
 lint: venv
 	$(VENV)/bin/ruff check domi_desktop tests bench

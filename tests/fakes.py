@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import queue
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -125,3 +127,26 @@ def command_schedule(
         policies=Policies(**policies),  # type: ignore[arg-type]
         last_due=last_due,
     )
+
+
+class FakeLoop(FakeTimer):
+    """The runtime's loop in tests: timers on the fake clock, ``call_soon`` from any thread."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__(clock)
+        self._posted: queue.Queue[Callable[[], None]] = queue.Queue()
+
+    def call_soon(self, callback: Callable[[], None]) -> None:
+        self._posted.put(callback)
+
+    def drain(self, until: Callable[[], bool], timeout: float = 10.0) -> None:
+        """Run posted callbacks (the action threads' results) until ``until()`` holds."""
+        deadline = time.monotonic() + timeout
+        while not until():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError("timed out waiting for the loop")
+            try:
+                self._posted.get(timeout=min(remaining, 0.05))()
+            except queue.Empty:
+                continue

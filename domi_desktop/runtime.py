@@ -1,0 +1,304 @@
+"""The running scheduler: the driver's fires claimed in the store and carried out by the runner.
+
+Used by the headless daemon and by the tray app alike. Everything here runs on one loop thread;
+the action runner's threads hand their results back through ``Loop.call_soon``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner, RunningAction
+from domi_desktop.clock import Clock, Timer
+from domi_desktop.errors import DomiError, NotFoundError
+from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision, WakePlan
+from domi_desktop.scheduler.driver import Driver
+from domi_desktop.scheduler.model import (
+    Overlap,
+    Run,
+    RunStatus,
+    Schedule,
+    SkipReason,
+    Trigger,
+)
+from domi_desktop.secrets import SecretStore
+from domi_desktop.store import Store
+
+log = logging.getLogger(__name__)
+
+REPLACED = "stopped: replaced by a newer run"
+Listener = Callable[[str, dict[str, Any]], None]
+
+
+class Loop(Timer, Protocol):
+    def call_soon(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` on the loop thread; callable from any thread."""
+        ...
+
+
+@dataclass
+class _Active:
+    run_id: int
+    schedule: Schedule
+    trigger: Trigger
+    attempt: int = 0
+    handle: RunningAction | None = None
+    started_at: datetime | None = None
+
+
+@dataclass
+class _Lane:
+    """The runs of one concurrency key: those running and at most one waiting."""
+
+    running: dict[int, _Active] = field(default_factory=dict)
+    waiting: _Active | None = None
+
+
+class _StoreSource:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def load(self) -> list[Schedule]:
+        return self._store.list_schedules()
+
+    def get(self, schedule_id: int) -> Schedule | None:
+        try:
+            return self._store.get_schedule(schedule_id)
+        except NotFoundError:
+            return None
+
+
+class Runtime:
+    """Fires claimed atomically, actions started off the loop thread, events to listeners."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        loop: Loop,
+        secrets: SecretStore,
+        *,
+        runner: ActionRunner | None = None,
+        on_wake: Callable[[WakePlan, str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.loop = loop
+        self.secrets = secrets
+        self.runner = runner or ActionRunner(clock)
+        self.driver = Driver(clock, loop, _StoreSource(store), self, on_wake=on_wake)
+        self._lanes: dict[str, _Lane] = {}
+        self._listeners: list[Listener] = []
+        self.started_at: datetime | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> WakePlan:
+        """Resume what a dead process left running, then the first wake (catch-up at start-up)."""
+        self.started_at = self.clock.now()
+        for orphan in self.store.interrupt_orphans(self.clock.now()):
+            self._resume(orphan)
+        return self.driver.start()
+
+    def stop(self, *, wait: float = 5.0) -> None:
+        """Stop waking; running jobs are stopped and recorded ``interrupted`` (reason given)."""
+        self.driver.stop()
+        for running in self.runner.stop_all("stopped: domi-desktop quit"):
+            result = running.wait(wait)
+            if result is not None:
+                self._finished(running.run_id, result)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def running_runs(self) -> list[int]:
+        return sorted(run_id for lane in self._lanes.values() for run_id in lane.running)
+
+    # -- the driver's sink ---------------------------------------------------------------------
+
+    def fire(self, decision: FireDecision) -> bool:
+        schedule = self.store.get_schedule(decision.schedule_id)
+        lane = self._lanes.setdefault(_key(schedule), _Lane())
+        reason: SkipReason | None = decision.skip_reason
+        overlap = schedule.policies.overlap
+        busy = bool(lane.running)
+        if (reason is None and busy) and (
+            overlap is Overlap.skip or (overlap is Overlap.queue and lane.waiting is not None)
+        ):
+            reason = SkipReason.busy
+        skipped = decision.skipped()
+        run_id = self.store.claim_fire(
+            decision.schedule_id,
+            expected_last_due=decision.expected_last_due,
+            due=decision.due,
+            fired_at=decision.fired_at,
+            trigger=decision.trigger,
+            late=decision.late,
+            missed_count=decision.missed_count,
+            skipped=skipped[-MAX_LISTED_SKIPS:],
+            status=RunStatus.running if reason is None else RunStatus.skipped,
+            reason=reason,
+        )
+        if run_id is None:
+            return False
+        self._emit(
+            "schedule.fire",
+            {
+                "schedule_id": decision.schedule_id,
+                "run_id": run_id,
+                "due": decision.due.isoformat(),
+                "fired_at": decision.fired_at.isoformat(),
+                "late": decision.late,
+                "missed_count": decision.missed_count,
+                "trigger": decision.trigger.value,
+                "skipped": reason.value if reason else None,
+                "name": schedule.name,
+            },
+        )
+        if reason is not None:
+            return True
+        active = _Active(run_id, schedule, decision.trigger)
+        if busy and overlap is Overlap.queue:
+            lane.waiting = active
+        else:
+            if busy and overlap is Overlap.replace:
+                for other in lane.running.values():
+                    if other.handle is not None:
+                        other.handle.stop(REPLACED)
+            self._launch(lane, active, delay=decision.delay)
+        return True
+
+    # -- manual runs and resumed ones ----------------------------------------------------------
+
+    def run_now(self, schedule_id: int) -> int:
+        """Start the schedule's action now (trigger ``manual``); ``last_due`` is untouched."""
+        schedule = self.store.get_schedule(schedule_id)
+        run_id = self.store.record_manual_run(schedule_id, self.clock.now(), Trigger.manual)
+        self._emit_manual(schedule, run_id, Trigger.manual)
+        self._launch(
+            self._lanes.setdefault(_key(schedule), _Lane()),
+            _Active(run_id, schedule, Trigger.manual),
+        )
+        return run_id
+
+    def _resume(self, orphan: Run) -> None:
+        try:
+            schedule = self.store.get_schedule(orphan.schedule_id)
+            run_id = self.store.record_manual_run(
+                orphan.schedule_id, self.clock.now(), Trigger.resumed, resumed_from=orphan.id
+            )
+        except DomiError as error:
+            log.warning("run %s was interrupted and cannot be resumed: %s", orphan.id, error)
+            return
+        log.info(
+            "run %s was interrupted by a dead process; re-running it as run %s", orphan.id, run_id
+        )
+        self._emit_manual(schedule, run_id, Trigger.resumed)
+        self._launch(
+            self._lanes.setdefault(_key(schedule), _Lane()),
+            _Active(run_id, schedule, Trigger.resumed),
+        )
+
+    def _emit_manual(self, schedule: Schedule, run_id: int, trigger: Trigger) -> None:
+        now = self.clock.now().isoformat()
+        self._emit(
+            "schedule.fire",
+            {
+                "schedule_id": schedule.id, "run_id": run_id, "due": None, "fired_at": now,
+                "late": False, "missed_count": 0, "trigger": trigger.value, "skipped": None,
+                "name": schedule.name,
+            },
+        )  # fmt: skip
+
+    # -- starting and finishing ----------------------------------------------------------------
+
+    def _launch(self, lane: _Lane, active: _Active, *, delay: timedelta = timedelta(0)) -> None:
+        lane.running[active.run_id] = active
+        if delay > timedelta(0):
+            self.loop.call_later(delay.total_seconds(), lambda: self._start(active))
+        else:
+            self._start(active)
+
+    def _start(self, active: _Active) -> None:
+        now = self.clock.now()
+        log_path = self.store.log_path_for(active.run_id)
+        if not self.store.start_run(active.run_id, now, log_path, attempt=active.attempt):
+            self._release(active, None)
+            return
+        active.started_at = active.started_at or now
+        request = ActionRequest(
+            action=active.schedule.action,
+            run_id=active.run_id,
+            log_path=log_path,
+            timeout=active.schedule.policies.timeout,
+        )
+        run_id = active.run_id
+        active.handle = self.runner.start(
+            request,
+            lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
+            secrets=self.secrets,
+        )
+
+    def _finished(self, run_id: int, result: ActionResult) -> None:
+        active = next(
+            (lane.running[run_id] for lane in self._lanes.values() if run_id in lane.running), None
+        )
+        if active is None:
+            return  # already recorded (stop() waited for it)
+        policies = active.schedule.policies
+        failed = result.status in (RunStatus.failed, RunStatus.timed_out)
+        if failed and active.attempt < policies.retries:
+            backoff = policies.retry_backoff * (2**active.attempt)
+            active.attempt += 1
+            log.info(
+                "run %s failed (%s); retry %s in %s", run_id, result.reason, active.attempt, backoff
+            )
+            self.loop.call_later(backoff.total_seconds(), lambda: self._start(active))
+            return
+        self.store.finish_run(
+            run_id,
+            status=result.status,
+            finished_at=result.finished_at,
+            exit_code=result.exit_code,
+            reason=result.reason,
+            output_tail=result.output_tail,
+        )
+        started = active.started_at or result.started_at
+        self._emit(
+            "run.finished",
+            {
+                "run_id": run_id,
+                "schedule_id": active.schedule.id,
+                "name": active.schedule.name,
+                "status": result.status.value,
+                "reason": result.reason,
+                "exit_code": result.exit_code,
+                "duration": (result.finished_at - started).total_seconds(),
+            },
+        )
+        self._release(active, result)
+
+    def _release(self, active: _Active, result: ActionResult | None) -> None:
+        lane = self._lanes.get(_key(active.schedule))
+        if lane is None:
+            return
+        lane.running.pop(active.run_id, None)
+        if not lane.running and lane.waiting is not None:
+            waiting, lane.waiting = lane.waiting, None
+            self._launch(lane, waiting)
+
+    def _emit(self, event: str, payload: dict[str, Any]) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event, payload)
+            except Exception:  # a broken subscriber must not break the scheduler
+                log.exception("event listener failed on %s", event)
+
+
+def _key(schedule: Schedule) -> str:
+    return schedule.policies.concurrency_key or f"schedule:{schedule.id}"

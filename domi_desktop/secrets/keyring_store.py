@@ -1,0 +1,179 @@
+"""Secrets in the OS keyring: Secret Service or KWallet, macOS Keychain, Windows Credential Manager.
+
+``keyring`` is imported where it is used: importing it costs ~120 ms (its plugin discovery) of the
+1 s start-to-tray budget, and the app needs it only when a secret is read or written.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from domi_desktop.errors import SecretError
+from domi_desktop.secrets.store import SERVICE, check_value, unknown_secret, validate_name
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+T = TypeVar("T")
+
+INDEX_USERNAME = "__domi_index__"
+"""keyring cannot list items, so the names (never the values) are kept as a JSON list in one more
+item. ``validate_name`` rejects names starting with ``_``, so no secret can collide with it."""
+
+# Backends that hand values to the operating system's own protected store. Everything else is
+# refused: keyring's ``fail`` and ``null`` backends, and keyrings.alt's plaintext or file backends,
+# which installing keyrings.alt silently makes the default (TESTBED.md).
+_OS_KEYRING_MODULES = frozenset(
+    {
+        "keyring.backends.SecretService",
+        "keyring.backends.libsecret",
+        "keyring.backends.kwallet",
+        "keyring.backends.macOS",
+        "keyring.backends.Windows",
+    }
+)
+
+NO_OS_KEYRING_HELP = (
+    "install and unlock gnome-keyring or KWallet (on Linux a desktop session starts them; "
+    "headless: `gnome-keyring-daemon --unlock` inside a D-Bus session), or use the macOS Keychain "
+    "or the Windows Credential Manager; domi-desktop never keeps secrets in plain text"
+)
+
+
+def backend_name(backend: KeyringBackend) -> str:
+    return f"{type(backend).__module__}.{type(backend).__qualname__}"
+
+
+def os_keyring(backend: KeyringBackend) -> KeyringBackend:
+    """``backend`` itself, or for keyring's chainer its first OS keyring; else ``SecretError``.
+
+    The chainer reads from every viable backend in turn, so it is unwrapped rather than trusted:
+    a plaintext backend further down the chain must never be read or written.
+    """
+    from keyring.backends.chainer import ChainerBackend
+
+    candidates: list[KeyringBackend] = (
+        list(ChainerBackend.backends) if isinstance(backend, ChainerBackend) else [backend]
+    )
+    for candidate in candidates:
+        if type(candidate).__module__ in _OS_KEYRING_MODULES:
+            return candidate
+    names = ", ".join(backend_name(c) for c in candidates) or backend_name(backend)
+    raise SecretError(
+        f"no OS keyring is available (keyring backend: {names}): {NO_OS_KEYRING_HELP}"
+    )
+
+
+def _cause(error: Exception) -> str:
+    from keyring.errors import InitError, KeyringLocked
+
+    cause = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if isinstance(error, KeyringLocked | InitError):
+        # Both mean a locked collection whose unlock prompt was dismissed or could not be shown.
+        cause += "; unlock the keyring (log in to the desktop session) and try again"
+    return cause
+
+
+class KeyringSecretStore:
+    """A ``SecretStore`` on the ``keyring`` library, service ``domi-desktop``.
+
+    ``backend`` defaults to keyring's own choice (its config file and ``PYTHON_KEYRING_BACKEND``
+    apply), resolved at first use so that constructing the store never fails or blocks. Every
+    failure is a ``SecretError`` naming the cause; there is no fallback of any kind.
+
+    The index of names is updated under a lock, so one process is safe; the CLI goes through the
+    running app when there is one, so two writers at once would need two concurrent CLI calls.
+    """
+
+    def __init__(self, backend: KeyringBackend | None = None) -> None:
+        self._requested = backend
+        self._resolved: KeyringBackend | None = None
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> str:
+        validate_name(name)
+        value = self._call(f"read secret {name!r}", lambda b: b.get_password(SERVICE, name))
+        if value is None:
+            raise unknown_secret(name, "the OS keyring")
+        return value
+
+    def set(self, name: str, value: str) -> None:
+        validate_name(name)
+        check_value(name, value)
+        with self._lock:
+            self._call(f"store secret {name!r}", lambda b: b.set_password(SERVICE, name, value))
+            names = self._read_index()
+            if name not in names:
+                self._write_index([*names, name])
+
+    def delete(self, name: str) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        validate_name(name)
+
+        def delete_value(backend: KeyringBackend) -> bool:
+            try:
+                backend.delete_password(SERVICE, name)
+            except PasswordDeleteError:
+                return False
+            return True
+
+        with self._lock:
+            deleted = self._call(f"delete secret {name!r}", delete_value)
+            names = self._read_index()
+            if name in names:
+                # Also when the value was already gone (removed with secret-tool, say).
+                self._write_index([n for n in names if n != name])
+            elif not deleted:
+                raise unknown_secret(name, "the OS keyring")
+
+    def names(self) -> list[str]:
+        return self._read_index()
+
+    def _read_index(self) -> list[str]:
+        raw = self._call(
+            "read the list of secret names", lambda b: b.get_password(SERVICE, INDEX_USERNAME)
+        )
+        if raw is None:
+            return []
+        try:
+            names = json.loads(raw)
+        except ValueError:
+            names = None
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise SecretError(
+                f"the list of secret names in the OS keyring is damaged; remove it (`secret-tool "
+                f"clear service {SERVICE} username {INDEX_USERNAME}`) and set the secrets again"
+            )
+        return sorted(names)
+
+    def _write_index(self, names: list[str]) -> None:
+        raw = json.dumps(sorted(names))
+        self._call(
+            "update the list of secret names",
+            lambda b: b.set_password(SERVICE, INDEX_USERNAME, raw),
+        )
+
+    def _backend(self) -> KeyringBackend:
+        if self._resolved is None:
+            if self._requested is None:
+                import keyring
+
+                self._resolved = os_keyring(keyring.get_keyring())
+            else:
+                self._resolved = os_keyring(self._requested)
+        return self._resolved
+
+    def _call(self, what: str, operation: Callable[[KeyringBackend], T]) -> T:
+        backend = self._backend()
+        try:
+            return operation(backend)
+        # Backends raise keyring errors, but also D-Bus (jeepney, secretstorage), OS and runtime
+        # errors of their own: each one means "not available" to the caller.
+        except Exception as error:
+            raise SecretError(
+                f"could not {what} in the OS keyring ({backend_name(backend)}): {_cause(error)}"
+            ) from error

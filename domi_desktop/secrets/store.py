@@ -1,0 +1,95 @@
+"""The ``SecretStore`` interface, secret-name rules and the in-memory store."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from typing import Protocol
+
+from domi_desktop.errors import SecretError
+
+SERVICE = "domi-desktop"
+"""The keyring service of every secret (``secret-tool lookup service domi-desktop username N``)."""
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+NAME_RULE = (
+    "letters, digits, '_', '.' and '-', starting with a letter or a digit, at most 64 characters"
+)
+
+
+def validate_name(name: str) -> str:
+    """Return ``name`` if it is a usable secret name, else raise ``SecretError`` saying the rule.
+
+    Names are typed in the CLI and stored in schedules, so they stay shell- and URL-safe. Requiring
+    a letter or digit first keeps them from looking like options and leaves ``_*`` to the store.
+    """
+    if not _NAME.fullmatch(name):
+        raise SecretError(f"bad secret name {name!r}: use {NAME_RULE}")
+    return name
+
+
+def unknown_secret(name: str, where: str) -> SecretError:
+    return SecretError(
+        f"no secret named {name!r} in {where}; add it with `domi-desktop secret set {name}`"
+    )
+
+
+class SecretStore(Protocol):
+    """Secret values by name. Values never leave the store except through ``get``."""
+
+    def get(self, name: str) -> str:
+        """The value of ``name``; ``SecretError`` when it is unknown or the store is unavailable."""
+        ...
+
+    def set(self, name: str, value: str) -> None:
+        """Create or replace ``name``."""
+        ...
+
+    def delete(self, name: str) -> None:
+        """Remove ``name``; ``SecretError`` when it is unknown."""
+        ...
+
+    def names(self) -> list[str]:
+        """Every stored name, sorted."""
+        ...
+
+
+def check_value(name: str, value: str) -> None:
+    # An empty secret cannot be masked and is almost always a paste that went wrong.
+    if not value:
+        raise SecretError(f"the value of secret {name!r} is empty")
+
+
+class MemorySecretStore:
+    """A ``SecretStore`` in a dict: for tests and for the simulate/demo paths. Never persisted."""
+
+    def __init__(self, values: Mapping[str, str] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, str] = {}
+        for name, value in (values or {}).items():
+            self.set(name, value)
+
+    def get(self, name: str) -> str:
+        validate_name(name)
+        with self._lock:
+            try:
+                return self._values[name]
+            except KeyError:
+                raise unknown_secret(name, "the in-memory store") from None
+
+    def set(self, name: str, value: str) -> None:
+        validate_name(name)
+        check_value(name, value)
+        with self._lock:
+            self._values[name] = value
+
+    def delete(self, name: str) -> None:
+        validate_name(name)
+        with self._lock:
+            if self._values.pop(name, None) is None:
+                raise unknown_secret(name, "the in-memory store")
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._values)

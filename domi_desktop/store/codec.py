@@ -1,0 +1,262 @@
+"""Explicit, versioned JSON shapes for actions and policies, and exact timestamps.
+
+A schedule's action and policies are stored as JSON whose shape is written out field by field
+(never ``dataclasses.asdict``), so renaming a dataclass field cannot silently change what is on
+disk. Enum members are stored by value, timedeltas as seconds. Each document carries ``"v"``: a row
+written by a newer domi-desktop is refused rather than half understood.
+
+Datetimes are stored as integer microseconds since the Unix epoch: equality in SQL is then exact,
+which the compare-and-set of a fire claim depends on.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+from typing import Any, TypeVar
+
+from domi_desktop.scheduler.model import (
+    Action,
+    CatchUp,
+    CommandAction,
+    HttpAction,
+    Overlap,
+    Pairs,
+    Policies,
+)
+
+ACTION_SHAPE_VERSION = 1
+POLICIES_SHAPE_VERSION = 1
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+_E = TypeVar("_E", bound=Enum)
+_T = TypeVar("_T")
+
+
+class CodecError(ValueError):
+    """A stored document that does not decode; the store raises a ``StoreError`` with the id."""
+
+
+def to_micros(value: datetime) -> int:
+    """An aware datetime as integer microseconds since the epoch (exact, any zone normalised)."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(
+            f"naive datetime {value.isoformat()}: the store takes aware datetimes only"
+        )
+    return (value - _EPOCH) // _MICROSECOND
+
+
+def from_micros(value: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=value)
+
+
+def optional_micros(value: datetime | None) -> int | None:
+    return None if value is None else to_micros(value)
+
+
+def optional_datetime(value: int | None) -> datetime | None:
+    return None if value is None else from_micros(value)
+
+
+def _seconds(value: timedelta) -> float:
+    return value.total_seconds()
+
+
+def _optional_seconds(value: timedelta | None) -> float | None:
+    return None if value is None else value.total_seconds()
+
+
+def _pairs(value: Pairs) -> list[list[str]]:
+    return [[key, item] for key, item in value]
+
+
+def encode_action(action: Action) -> str:
+    document: dict[str, Any]
+    if isinstance(action, CommandAction):
+        document = {
+            "v": ACTION_SHAPE_VERSION,
+            "kind": "command",
+            "argv": list(action.argv),
+            "shell": action.shell,
+            "cwd": action.cwd,
+            "env": _pairs(action.env),
+            "secret_env": _pairs(action.secret_env),
+            "stdin": action.stdin,
+        }
+    elif isinstance(action, HttpAction):
+        document = {
+            "v": ACTION_SHAPE_VERSION,
+            "kind": "http",
+            "url": action.url,
+            "method": action.method,
+            "headers": _pairs(action.headers),
+            "secret_headers": _pairs(action.secret_headers),
+            "body": action.body,
+            "timeout": action.timeout,
+        }
+    else:
+        raise TypeError(f"not an action: {action!r}")
+    return _dumps(document)
+
+
+def encode_policies(policies: Policies) -> str:
+    return _dumps(
+        {
+            "v": POLICIES_SHAPE_VERSION,
+            "catch_up": policies.catch_up.value,
+            "catch_up_within": _optional_seconds(policies.catch_up_within),
+            "overlap": policies.overlap.value,
+            "concurrency_key": policies.concurrency_key,
+            "timeout": _optional_seconds(policies.timeout),
+            "retries": policies.retries,
+            "retry_backoff": _seconds(policies.retry_backoff),
+            "jitter": _seconds(policies.jitter),
+        }
+    )
+
+
+def _dumps(document: dict[str, Any]) -> str:
+    # allow_nan=False: NaN and Infinity are not JSON; other readers (jq, exports) would choke.
+    return json.dumps(document, ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+class _Reader:
+    """Typed access to one decoded document; every mismatch is a ``CodecError`` naming the key."""
+
+    def __init__(self, text: str, what: str, version: int) -> None:
+        try:
+            document = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise CodecError(f"{what} is not valid JSON ({exc})") from None
+        if not isinstance(document, dict):
+            raise CodecError(f"{what} is not a JSON object")
+        self._document: dict[str, Any] = document
+        self._what = what
+        found = self._get("v", int)
+        if found > version:
+            raise CodecError(
+                f"{what} has shape version {found}, written by a newer domi-desktop "
+                f"(this one reads up to {version})"
+            )
+
+    def _get(self, key: str, kind: type[_T]) -> _T:
+        if key not in self._document:
+            raise CodecError(f"{self._what} lacks {key!r}")
+        value = self._document[key]
+        # bool is an int subclass; a stored true must not pass as a count.
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise CodecError(f"{self._what}: {key!r} should be {kind.__name__}, not {value!r}")
+        return value
+
+    def text(self, key: str, default: str | None = None) -> str:
+        if default is not None and key not in self._document:
+            return default
+        return self._get(key, str)
+
+    def optional_text(self, key: str) -> str | None:
+        if self._document.get(key) is None:
+            return None
+        return self._get(key, str)
+
+    def integer(self, key: str, default: int) -> int:
+        if key not in self._document:
+            return default
+        return self._get(key, int)
+
+    def number(self, key: str, default: float) -> float:
+        if key not in self._document:
+            return default
+        value = self._document[key]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise CodecError(f"{self._what}: {key!r} should be a number, not {value!r}")
+        return float(value)
+
+    def duration(self, key: str, default: timedelta) -> timedelta:
+        return self._to_timedelta(key, self.number(key, default.total_seconds()))
+
+    def optional_duration(self, key: str) -> timedelta | None:
+        if self._document.get(key) is None:
+            return None
+        return self._to_timedelta(key, self.number(key, 0.0))
+
+    def _to_timedelta(self, key: str, seconds: float) -> timedelta:
+        try:
+            return timedelta(seconds=seconds)
+        except OverflowError:
+            raise CodecError(f"{self._what}: {key!r} is out of range ({seconds})") from None
+
+    def strings(self, key: str) -> tuple[str, ...]:
+        items = self._get(key, list) if key in self._document else []
+        if not all(isinstance(item, str) for item in items):
+            raise CodecError(f"{self._what}: {key!r} should be a list of strings")
+        return tuple(items)
+
+    def pairs(self, key: str) -> Pairs:
+        items = self._get(key, list) if key in self._document else []
+        result: list[tuple[str, str]] = []
+        for item in items:
+            if not (
+                isinstance(item, list) and len(item) == 2 and all(isinstance(s, str) for s in item)
+            ):
+                raise CodecError(f"{self._what}: {key!r} should be a list of [name, value] pairs")
+            result.append((item[0], item[1]))
+        return tuple(result)
+
+    def member(self, key: str, enum: type[_E], default: _E) -> _E:
+        if key not in self._document:
+            return default
+        value = self._get(key, str)
+        try:
+            return enum(value)
+        except ValueError:
+            raise CodecError(f"{self._what}: unknown {key} {value!r}") from None
+
+
+def decode_action(text: str) -> Action:
+    reader = _Reader(text, "action", ACTION_SHAPE_VERSION)
+    kind = reader.text("kind")
+    if kind == "command":
+        return CommandAction(
+            argv=reader.strings("argv"),
+            shell=reader.optional_text("shell"),
+            cwd=reader.optional_text("cwd"),
+            env=reader.pairs("env"),
+            secret_env=reader.pairs("secret_env"),
+            stdin=reader.optional_text("stdin"),
+        )
+    if kind == "http":
+        return HttpAction(
+            url=reader.text("url"),
+            method=reader.text("method", default="GET"),
+            headers=reader.pairs("headers"),
+            secret_headers=reader.pairs("secret_headers"),
+            body=reader.optional_text("body"),
+            timeout=reader.number("timeout", 30.0),
+        )
+    raise CodecError(f"action: unknown kind {kind!r}")
+
+
+def decode_policies(text: str) -> Policies:
+    reader = _Reader(text, "policies", POLICIES_SHAPE_VERSION)
+    defaults = Policies()
+    return Policies(
+        catch_up=reader.member("catch_up", CatchUp, defaults.catch_up),
+        catch_up_within=reader.optional_duration("catch_up_within"),
+        overlap=reader.member("overlap", Overlap, defaults.overlap),
+        concurrency_key=reader.optional_text("concurrency_key"),
+        timeout=reader.optional_duration("timeout"),
+        retries=reader.integer("retries", defaults.retries),
+        retry_backoff=reader.duration("retry_backoff", defaults.retry_backoff),
+        jitter=reader.duration("jitter", defaults.jitter),
+    )
+
+
+def decode_member(enum: type[_E], value: str, what: str) -> _E:
+    """A stored enum value; ``what`` names the column for the error message."""
+    try:
+        return enum(value)
+    except ValueError:
+        raise CodecError(f"unknown {what} {value!r}") from None

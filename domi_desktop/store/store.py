@@ -1,0 +1,805 @@
+"""The store: schedules and runs in one SQLite file, behind an API of plain dataclasses.
+
+Every method takes the instants it records (``now``, ``fired_at``...) from the caller: the store
+never reads the clock, so the scheduler's fake clock drives it in tests like everything else.
+
+Threads: one connection per store, shared by all threads under a lock, so a store can be handed to
+worker threads and ``close`` really closes. Processes: every write is a ``BEGIN IMMEDIATE``
+transaction, so two processes on one file serialise (waiting up to ``BUSY_TIMEOUT`` seconds).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from peewee import PeeweeException, SqliteDatabase, fn
+
+from domi_desktop.errors import NotFoundError, StoreError
+from domi_desktop.scheduler.model import (
+    Action,
+    Policies,
+    Run,
+    RunStatus,
+    Schedule,
+    SkipReason,
+    Trigger,
+)
+from domi_desktop.store import codec, liveness, migrations
+from domi_desktop.store.models import RunRow, ScheduleRow, database, execute
+from domi_desktop.store.paths import (
+    DB_FILENAME,
+    LOG_DIRNAME,
+    PRIVATE_FILE_MODE,
+    create_private_file,
+    ensure_private_dir,
+    resolve_data_dir,
+)
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT = 5.0
+"""Seconds a write waits for another process's transaction before giving up."""
+
+PRUNE_EVERY = 500
+"""Inserted runs between two automatic prunes: often enough to bound growth, rarely enough to cost
+nothing noticeable."""
+
+KEEP_PER_SCHEDULE = 1000
+MAX_AGE = timedelta(days=90)
+
+PROCESS_DIED = "process died"
+"""The reason recorded on a run whose process ended without finishing it."""
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_RUNNING = RunStatus.running.value
+_DELETE_CHUNK = 500
+
+DEFAULT_POLICIES = Policies()
+
+_open_guard = threading.Lock()
+
+
+class Store:
+    """Schedules and their runs. Open with ``Store.open``; one open store per process.
+
+    The models are bound through one module-level ``peewee.DatabaseProxy`` (the Vorta pattern),
+    hence one open store at a time: opening a second raises instead of rebinding the first.
+    """
+
+    def __init__(self, db: SqliteDatabase, data_dir: Path, migration_backup: Path | None) -> None:
+        self._db = db
+        self.data_dir = data_dir
+        self.path = data_dir / DB_FILENAME
+        self.migration_backup = migration_backup
+        """The copy made before this open migrated the file, else None (to tell the user)."""
+        self._lock = threading.RLock()
+        self._closed = False
+        self._inserts_since_prune = 0
+
+    # -- opening and closing -------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, data_dir: str | os.PathLike[str] | None = None, *, now: datetime) -> Store:
+        """Open (creating or migrating) ``domi.sqlite3`` in the data dir, then prune old runs.
+
+        ``data_dir`` is the ``--data-dir`` option; see ``resolve_data_dir``. A file that is not a
+        domi-desktop database, is corrupt, unreadable or from a newer release raises ``StoreError``
+        naming it, and is left exactly as it was.
+        """
+        directory = resolve_data_dir(data_dir)
+        path = directory / DB_FILENAME
+        with _open_guard:
+            if database.obj is not None:
+                raise RuntimeError("a store is already open in this process; close it first")
+            try:
+                ensure_private_dir(directory)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the data directory {directory}: {exc.strerror or exc}"
+                ) from exc
+            _refuse_unusable_file(path)
+            try:
+                create_private_file(path)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the database {path}: {exc.strerror or exc}"
+                ) from exc
+            db = SqliteDatabase(
+                str(path),
+                pragmas=[("foreign_keys", "ON"), ("synchronous", "FULL")],
+                timeout=BUSY_TIMEOUT,
+                thread_safe=False,
+                autoconnect=False,
+                check_same_thread=False,
+            )
+            database.initialize(db)
+            try:
+                with _translate_errors(path):
+                    db.connect()
+                    backup = _prepare(path)
+                    _tighten_modes(path)
+            except BaseException:
+                database.initialize(None)
+                db.close()
+                raise
+        store = cls(db, directory, backup)
+        try:
+            store.prune(now)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            with _open_guard:
+                database.initialize(None)
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        with self._using():
+            return migrations.read_version(self.path)
+
+    # -- logs ----------------------------------------------------------------------------------
+
+    @property
+    def log_dir(self) -> Path:
+        """Where run logs go; created (mode 0700) by ``log_path_for``."""
+        return self.data_dir / LOG_DIRNAME
+
+    def log_path_for(self, run_id: int) -> Path:
+        try:
+            ensure_private_dir(self.log_dir)
+        except OSError as exc:
+            raise StoreError(f"cannot create the log directory {self.log_dir}: {exc}") from exc
+        return self.log_dir / f"run-{run_id}.log"
+
+    # -- schedules -----------------------------------------------------------------------------
+
+    def create_schedule(
+        self,
+        name: str,
+        expr: str,
+        tz: str,
+        action: Action,
+        policies: Policies = DEFAULT_POLICIES,
+        *,
+        enabled: bool = True,
+        now: datetime,
+    ) -> Schedule:
+        """A new schedule starts with ``last_due = now``: nothing fires for the past (SPEC §3)."""
+        stamp = codec.to_micros(now)
+        with self._using(), database.atomic("IMMEDIATE"):
+            schedule_id = ScheduleRow.insert(
+                name=name,
+                expr=expr,
+                tz=tz,
+                enabled=enabled,
+                action=codec.encode_action(action),
+                policies=codec.encode_policies(policies),
+                last_due=stamp,
+                created_at=stamp,
+                updated_at=stamp,
+            ).execute()
+            return self._schedule(_schedule_row(int(schedule_id)))
+
+    def get_schedule(self, schedule_id: int) -> Schedule:
+        with self._using():
+            return self._schedule(_schedule_row(schedule_id))
+
+    def list_schedules(self) -> list[Schedule]:
+        """All schedules by id.
+
+        A row whose stored action or policies cannot be decoded raises ``StoreError`` naming its id
+        rather than being left out: a schedule that silently vanished would silently stop running.
+        ``delete_schedule`` and ``update_schedule(action=..., policies=...)`` still work on such a
+        row, so the user can repair or remove it.
+        """
+        with self._using():
+            return [self._schedule(row) for row in ScheduleRow.select().order_by(ScheduleRow.id)]
+
+    def update_schedule(
+        self,
+        schedule_id: int,
+        *,
+        now: datetime,
+        name: str | None = None,
+        expr: str | None = None,
+        tz: str | None = None,
+        action: Action | None = None,
+        policies: Policies | None = None,
+        enabled: bool | None = None,
+    ) -> Schedule:
+        """Change the given fields (None leaves one as it is).
+
+        A new expression or zone, or re-enabling, sets ``last_due = now``: the old ``last_due`` was
+        measured against another calendar, or the pause was the user's choice, and either way the
+        past must not fire (SPEC §3).
+        """
+        stamp = codec.to_micros(now)
+        with self._using(), database.atomic("IMMEDIATE"):
+            row = _schedule_row(schedule_id)
+            changes: dict[Any, Any] = {ScheduleRow.updated_at: stamp}
+            if name is not None:
+                changes[ScheduleRow.name] = name
+            if expr is not None:
+                changes[ScheduleRow.expr] = expr
+            if tz is not None:
+                changes[ScheduleRow.tz] = tz
+            if action is not None:
+                changes[ScheduleRow.action] = codec.encode_action(action)
+            if policies is not None:
+                changes[ScheduleRow.policies] = codec.encode_policies(policies)
+            if enabled is not None:
+                changes[ScheduleRow.enabled] = enabled
+            if (
+                (expr is not None and expr != row.expr)
+                or (tz is not None and tz != row.tz)
+                or (enabled and not row.enabled)
+            ):
+                changes[ScheduleRow.last_due] = stamp
+            ScheduleRow.update(changes).where(ScheduleRow.id == schedule_id).execute()
+            return self._schedule(_schedule_row(schedule_id))
+
+    def set_enabled(self, schedule_id: int, enabled: bool, now: datetime) -> Schedule:
+        return self.update_schedule(schedule_id, now=now, enabled=enabled)
+
+    def delete_schedule(self, schedule_id: int) -> None:
+        """Delete the schedule, its runs (the foreign key cascades) and their log files."""
+        with self._using():
+            with database.atomic("IMMEDIATE"):
+                logs = [
+                    row.log_path
+                    for row in RunRow.select(RunRow.log_path).where(
+                        RunRow.schedule_id == schedule_id
+                    )
+                    if row.log_path
+                ]
+                if not ScheduleRow.delete().where(ScheduleRow.id == schedule_id).execute():
+                    raise NotFoundError(f"no schedule with id {schedule_id}")
+            self._remove_logs(logs)
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def claim_fire(
+        self,
+        schedule_id: int,
+        *,
+        expected_last_due: datetime | None,
+        due: datetime,
+        fired_at: datetime,
+        trigger: Trigger = Trigger.scheduled,
+        late: bool = False,
+        missed_count: int = 0,
+        skipped: Sequence[datetime] = (),
+        skip_reason: SkipReason = SkipReason.missed,
+        status: RunStatus = RunStatus.running,
+        reason: SkipReason | str | None = None,
+    ) -> int | None:
+        """Claim the fire of ``due``: advance ``last_due`` and record the runs, all or nothing.
+
+        In one ``BEGIN IMMEDIATE`` transaction: ``last_due`` moves to ``due`` only if it still
+        equals ``expected_last_due`` (compare-and-set); then one ``skipped`` row per instant of
+        ``skipped`` (reason ``skip_reason``, trigger scheduled) and the fire's own row are inserted;
+        its ``status`` is ``running``, or ``skipped`` with a ``reason`` when a policy turns the fire
+        into a skip (busy, paused, catch_up_window).
+        Returns the fire row's id, or None when the compare failed: another process (or an edit)
+        moved ``last_due`` first, and nothing was written. The caller caps ``skipped`` (100 rows)
+        and passes the full count as ``missed_count``.
+        """
+        if status not in (RunStatus.running, RunStatus.skipped):
+            raise ValueError(f"a fire is recorded running or skipped, not {status.value}")
+        if missed_count < len(skipped):
+            raise ValueError(f"missed_count {missed_count} < {len(skipped)} skipped instants")
+        due_us = codec.to_micros(due)
+        expected_us = codec.optional_micros(expected_last_due)
+        if expected_us is not None and due_us <= expected_us:
+            raise ValueError(f"due {due.isoformat()} is not after last_due {expected_last_due}")
+        fired_us = codec.to_micros(fired_at)
+        owner = _owner_columns()
+        with self._using():
+            with database.atomic("IMMEDIATE"):
+                unchanged = (
+                    ScheduleRow.last_due.is_null()
+                    if expected_us is None
+                    else ScheduleRow.last_due == expected_us
+                )
+                advanced = (
+                    ScheduleRow.update(last_due=due_us)
+                    .where((ScheduleRow.id == schedule_id) & unchanged)
+                    .execute()
+                )
+                if not advanced:
+                    _schedule_row(schedule_id)  # NotFoundError if it is gone rather than moved on
+                    return None
+                if skipped:
+                    RunRow.insert_many(
+                        [
+                            _new_run(
+                                schedule_id,
+                                RunStatus.skipped,
+                                Trigger.scheduled,
+                                owner,
+                                due=codec.to_micros(instant),
+                                fired_at=fired_us,
+                                reason=skip_reason.value,
+                            )
+                            for instant in skipped
+                        ]
+                    ).execute()
+                run_id = int(
+                    RunRow.insert(
+                        _new_run(
+                            schedule_id,
+                            status,
+                            trigger,
+                            owner,
+                            due=due_us,
+                            fired_at=fired_us,
+                            reason=reason.value if isinstance(reason, SkipReason) else reason,
+                            late=late,
+                            missed_count=missed_count,
+                        )
+                    ).execute()
+                )
+            self._inserted(len(skipped) + 1, fired_at)
+            return run_id
+
+    def record_manual_run(
+        self,
+        schedule_id: int,
+        fired_at: datetime,
+        trigger: Trigger = Trigger.manual,
+        resumed_from: int | None = None,
+    ) -> int:
+        """Record a ``running`` run outside the schedule's calendar; ``last_due`` is untouched.
+
+        With ``resumed_from`` (trigger ``resumed``) it re-runs an interrupted run; a run is resumed
+        at most once, a second attempt raises ``StoreError``.
+        """
+        fired_us = codec.to_micros(fired_at)
+        with self._using():
+            with database.atomic("IMMEDIATE"):
+                _schedule_row(schedule_id)
+                if resumed_from is not None:
+                    _run_row(resumed_from)
+                    earlier = (
+                        RunRow.select(RunRow.id).where(RunRow.resumed_from == resumed_from).first()
+                    )
+                    if earlier is not None:
+                        raise StoreError(
+                            f"run {resumed_from} was already resumed as run {earlier.id}"
+                        )
+                run_id = int(
+                    RunRow.insert(
+                        _new_run(
+                            schedule_id,
+                            RunStatus.running,
+                            trigger,
+                            _owner_columns(),
+                            fired_at=fired_us,
+                            resumed_from=resumed_from,
+                        )
+                    ).execute()
+                )
+            self._inserted(1, fired_at)
+            return run_id
+
+    def start_run(
+        self,
+        run_id: int,
+        started_at: datetime,
+        log_path: str | os.PathLike[str] | None = None,
+        attempt: int = 0,
+    ) -> bool:
+        """Record that the action started (``attempt`` counts retries from 0).
+
+        False if the run is no longer ``running`` (another path ended it first): do not start it.
+        """
+        changes: dict[Any, Any] = {
+            RunRow.started_at: codec.to_micros(started_at),
+            RunRow.attempt: attempt,
+        }
+        if log_path is not None:
+            changes[RunRow.log_path] = os.fspath(log_path)
+        return self._update_running(run_id, changes)
+
+    def finish_run(
+        self,
+        run_id: int,
+        *,
+        status: RunStatus,
+        finished_at: datetime,
+        exit_code: int | None = None,
+        reason: str | None = None,
+        output_tail: str | None = None,
+    ) -> bool:
+        """Record a running run's outcome. The first outcome wins: False if it had already ended
+        (e.g. marked ``interrupted`` when its process was believed dead)."""
+        if status is RunStatus.running:
+            raise ValueError("finish_run needs a final status, not running")
+        return self._update_running(
+            run_id,
+            {
+                RunRow.status: status.value,
+                RunRow.finished_at: codec.to_micros(finished_at),
+                RunRow.exit_code: exit_code,
+                RunRow.reason: reason,
+                RunRow.output_tail: output_tail,
+            },
+        )
+
+    def get_run(self, run_id: int) -> Run:
+        with self._using():
+            return _run(_run_row(run_id))
+
+    def runs(
+        self,
+        schedule_id: int | None = None,
+        status: RunStatus | None = None,
+        limit: int | None = 100,
+        before_id: int | None = None,
+    ) -> list[Run]:
+        """Runs newest first (by id); ``before_id`` pages on from the previous page's last id."""
+        with self._using():
+            query = RunRow.select().where(self._run_filter(schedule_id, status))
+            if before_id is not None:
+                query = query.where(RunRow.id < before_id)
+            return [_run(row) for row in query.order_by(RunRow.id.desc()).limit(limit)]
+
+    def count_runs(self, schedule_id: int | None = None, status: RunStatus | None = None) -> int:
+        with self._using():
+            return int(RunRow.select().where(self._run_filter(schedule_id, status)).count())
+
+    def running_runs(self) -> list[Run]:
+        return self.runs(status=RunStatus.running, limit=None)
+
+    def interrupt_orphans(self, now: datetime) -> list[Run]:
+        """Mark ``interrupted`` the running runs whose process died; return those to resume.
+
+        A run of this process or of another live process is left alone. Every orphan is marked
+        (reason ``PROCESS_DIED``, finished at ``now``) but only those that may be re-run once are
+        returned: not a run that was itself a resume (a job that kills its runner must not loop),
+        and not one that already has a resumed child. Marking happens once, so a run is never
+        returned twice; resume it with ``record_manual_run(..., Trigger.resumed, resumed_from=id)``.
+        """
+        stamp = codec.to_micros(now)
+        with self._using(), database.atomic("IMMEDIATE"):
+            orphans = [
+                row
+                for row in RunRow.select().where(RunRow.status == _RUNNING)
+                if not _owner_alive(row)
+            ]
+            if not orphans:
+                return []
+            ids = [row.id for row in orphans]
+            RunRow.update(
+                status=RunStatus.interrupted.value, reason=PROCESS_DIED, finished_at=stamp
+            ).where(RunRow.id.in_(ids)).execute()
+            resumed = {
+                row.resumed_from
+                for row in RunRow.select(RunRow.resumed_from).where(RunRow.resumed_from.in_(ids))
+            }
+            again = [
+                row.id
+                for row in orphans
+                if row.trigger != Trigger.resumed.value and row.id not in resumed
+            ]
+            return [
+                _run(row) for row in RunRow.select().where(RunRow.id.in_(again)).order_by(RunRow.id)
+            ]
+
+    def prune(
+        self,
+        now: datetime,
+        keep_per_schedule: int = KEEP_PER_SCHEDULE,
+        max_age: timedelta = MAX_AGE,
+    ) -> int:
+        """Delete finished runs fired more than ``max_age`` before ``now`` or beyond the newest
+        ``keep_per_schedule`` of their schedule, and their log files. Running runs are never
+        touched. Returns how many runs went.
+
+        Both criteria are index lookups (``fired_at``; schedule and id), not a scan of the table,
+        so the automatic prunes stay cheap on a history of 100,000 runs.
+        """
+        if keep_per_schedule < 1:
+            raise ValueError(f"keep_per_schedule must be at least 1, not {keep_per_schedule}")
+        cutoff = codec.to_micros(now - max_age)
+        finished = RunRow.status != _RUNNING
+        with self._using():
+            with database.atomic("IMMEDIATE"):
+                doomed = {
+                    row.id: row.log_path
+                    for row in RunRow.select(RunRow.id, RunRow.log_path).where(
+                        finished & (RunRow.fired_at < cutoff)
+                    )
+                }
+                crowded = [
+                    row.schedule_id
+                    for row in RunRow.select(RunRow.schedule_id)
+                    .group_by(RunRow.schedule_id)
+                    .having(fn.COUNT(RunRow.id) > keep_per_schedule)
+                ]
+                for schedule_id in crowded:
+                    oldest_kept = (
+                        RunRow.select(RunRow.id)
+                        .where(RunRow.schedule_id == schedule_id)
+                        .order_by(RunRow.id.desc())
+                        .offset(keep_per_schedule - 1)
+                        .limit(1)
+                        .scalar()
+                    )
+                    doomed.update(
+                        (row.id, row.log_path)
+                        for row in RunRow.select(RunRow.id, RunRow.log_path).where(
+                            finished
+                            & (RunRow.schedule_id == schedule_id)
+                            & (RunRow.id < oldest_kept)
+                        )
+                    )
+                ids = list(doomed)
+                for start in range(0, len(ids), _DELETE_CHUNK):
+                    RunRow.delete().where(
+                        RunRow.id.in_(ids[start : start + _DELETE_CHUNK])
+                    ).execute()
+            self._inserts_since_prune = 0
+            self._remove_logs([log_path for log_path in doomed.values() if log_path])
+            return len(ids)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    @contextmanager
+    def _using(self) -> Iterator[None]:
+        with self._lock, _translate_errors(self.path):
+            if self._closed:
+                raise StoreError(f"the store for {self.path} is closed")
+            yield
+
+    def _schedule(self, row: ScheduleRow) -> Schedule:
+        try:
+            action = codec.decode_action(row.action)
+            policies = codec.decode_policies(row.policies)
+        except codec.CodecError as exc:
+            raise StoreError(f"schedule {row.id} in {self.path} cannot be read: {exc}") from exc
+        return Schedule(
+            id=row.id,
+            name=row.name,
+            expr=row.expr,
+            tz=row.tz,
+            action=action,
+            enabled=row.enabled,
+            policies=policies,
+            last_due=codec.optional_datetime(row.last_due),
+            created_at=codec.from_micros(row.created_at),
+            updated_at=codec.from_micros(row.updated_at),
+        )
+
+    def _run_filter(self, schedule_id: int | None, status: RunStatus | None) -> Any:
+        condition: Any = RunRow.id.is_null(False)
+        if schedule_id is not None:
+            _schedule_row(schedule_id)
+            condition &= RunRow.schedule_id == schedule_id
+        if status is not None:
+            condition &= RunRow.status == status.value
+        return condition
+
+    def _update_running(self, run_id: int, changes: dict[Any, Any]) -> bool:
+        with self._using(), database.atomic("IMMEDIATE"):
+            updated = (
+                RunRow.update(changes)
+                .where((RunRow.id == run_id) & (RunRow.status == _RUNNING))
+                .execute()
+            )
+            if not updated:
+                _run_row(run_id)
+            return bool(updated)
+
+    def _inserted(self, count: int, now: datetime) -> None:
+        self._inserts_since_prune += count
+        if self._inserts_since_prune < PRUNE_EVERY:
+            return
+        # The claim is committed; a failing prune must not make the caller think it was not.
+        try:
+            self.prune(now)
+        except StoreError:
+            log.warning("automatic pruning of old runs failed", exc_info=True)
+
+    def _remove_logs(self, paths: Sequence[str]) -> None:
+        """Delete run logs, but only inside our log dir: a path in the DB is not trusted to point
+        at something of ours (the DB may have been copied, edited, or restored elsewhere)."""
+        root = self.log_dir.resolve()
+        for name in paths:
+            path = Path(name).resolve()
+            if not path.is_relative_to(root):
+                continue
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                log.warning("cannot delete the run log %s", path, exc_info=True)
+
+
+def _prepare(path: Path) -> Path | None:
+    """Check the file is a sound database of ours before anything writes to it, then migrate."""
+    integrity = execute("PRAGMA quick_check(1)").fetchone()
+    if integrity is None or integrity[0] != "ok":
+        raise StoreError(
+            f"the database {path} is damaged ({integrity[0] if integrity else 'no answer'}); "
+            "it was left untouched. Move it aside to start afresh, or restore a backup"
+        )
+    migrations.refuse_newer(migrations.read_version(path), path)
+    # WAL is written into the header, so only now that the file is known to be ours.
+    mode = execute("PRAGMA journal_mode = WAL").fetchone()
+    if mode is None or str(mode[0]).lower() != "wal":
+        log.warning("%s: WAL is not available here (journal mode %s)", path, mode)
+    return migrations.migrate(path)
+
+
+def _refuse_unusable_file(path: Path) -> None:
+    """Fail on what SQLite would misreport or, worse, take over: a directory, an unreadable file,
+    a file of another program. Read only; nothing is changed."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"the database {path} is a directory, not a file; it was left untouched")
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"the database {path} is not a regular file; it was left untouched")
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from exc
+    if not os.access(path, os.W_OK):
+        raise StoreError(f"the database {path} is read-only for this user")
+    # An empty file is a valid empty database (and what ``create_private_file`` makes).
+    if header and header != _SQLITE_MAGIC:
+        raise StoreError(
+            f"{path} is not an SQLite database (damaged, or another program's file); it was left "
+            "untouched. Move it aside to start afresh, or restore a backup"
+        )
+
+
+def _tighten_modes(path: Path) -> None:
+    """The database and its WAL hold the user's commands: readable by the user only."""
+    if os.name == "nt":
+        return  # NTFS permissions come from the per-user profile directory, not mode bits
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            mode = stat.S_IMODE(name.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode != PRIVATE_FILE_MODE:
+            os.chmod(name, PRIVATE_FILE_MODE)
+
+
+@contextmanager
+def _translate_errors(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except (PeeweeException, sqlite3.Error) as exc:
+        message = str(exc)
+        if "locked" in message or "busy" in message:
+            text = (
+                f"the database {path} is locked by another process "
+                f"(waited {BUSY_TIMEOUT:g} s): {message}"
+            )
+        elif "not a database" in message or "malformed" in message:
+            text = (
+                f"the database {path} is damaged ({message}); it was left untouched. "
+                "Move it aside to start afresh, or restore a backup"
+            )
+        else:
+            text = f"the database {path}: {message}"
+        raise StoreError(text) from exc
+    except OSError as exc:
+        raise StoreError(f"{exc.filename or path}: {exc.strerror or exc}") from exc
+
+
+def _schedule_row(schedule_id: int) -> ScheduleRow:
+    row = ScheduleRow.get_or_none(ScheduleRow.id == schedule_id)
+    if row is None:
+        raise NotFoundError(f"no schedule with id {schedule_id}")
+    return row
+
+
+def _run_row(run_id: int) -> RunRow:
+    row = RunRow.get_or_none(RunRow.id == run_id)
+    if row is None:
+        raise NotFoundError(f"no run with id {run_id}")
+    return row
+
+
+def _owner_columns() -> dict[str, Any]:
+    owner = liveness.this_process()
+    return {"owner_pid": owner.pid, "owner_token": owner.token, "owner_started": owner.started}
+
+
+def _owner_alive(row: RunRow) -> bool:
+    # No owner: written by schema version 1, before owners were recorded; its writer is long gone.
+    if row.owner_pid is None:
+        return False
+    return liveness.is_alive(
+        liveness.Owner(pid=row.owner_pid, token=row.owner_token or "", started=row.owner_started)
+    )
+
+
+def _new_run(
+    schedule_id: int,
+    status: RunStatus,
+    trigger: Trigger,
+    owner: dict[str, Any],
+    *,
+    fired_at: int,
+    due: int | None = None,
+    reason: str | None = None,
+    late: bool = False,
+    missed_count: int = 0,
+    resumed_from: int | None = None,
+) -> dict[str, Any]:
+    return {
+        "schedule_id": schedule_id,
+        "status": status.value,
+        "trigger": trigger.value,
+        "due": due,
+        "fired_at": fired_at,
+        "reason": reason,
+        "late": late,
+        "missed_count": missed_count,
+        "resumed_from": resumed_from,
+        "attempt": 0,
+        **owner,
+    }
+
+
+def _run(row: RunRow) -> Run:
+    try:
+        status = codec.decode_member(RunStatus, row.status, "status")
+        trigger = codec.decode_member(Trigger, row.trigger, "trigger")
+    except codec.CodecError as exc:
+        raise StoreError(f"run {row.id} cannot be read: {exc}") from exc
+    return Run(
+        id=row.id,
+        schedule_id=row.schedule_id,
+        status=status,
+        trigger=trigger,
+        due=codec.optional_datetime(row.due),
+        fired_at=codec.optional_datetime(row.fired_at),
+        started_at=codec.optional_datetime(row.started_at),
+        finished_at=codec.optional_datetime(row.finished_at),
+        reason=row.reason,
+        late=row.late,
+        missed_count=row.missed_count,
+        exit_code=row.exit_code,
+        output_tail=row.output_tail,
+        log_path=row.log_path,
+        resumed_from=row.resumed_from,
+        attempt=row.attempt,
+    )

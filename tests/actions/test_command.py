@@ -1,0 +1,310 @@
+"""Command actions, run for real: argv or shell, explicit environment, output, exit codes, kills."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domi_desktop.actions import ActionRunner
+from domi_desktop.actions.environment import POSIX_PATH
+from domi_desktop.clock import SystemClock
+from domi_desktop.scheduler.model import CommandAction, RunStatus
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shells and signals")
+resource = pytest.importorskip("resource")  # POSIX only
+
+MakeRequest = Callable[..., Any]
+
+
+def test_an_argv_runs_without_a_shell(runner: ActionRunner, make_request: MakeRequest) -> None:
+    result = runner.run(make_request(CommandAction(argv=("echo", "a  b", "$HOME", "*"))))
+    assert result.status is RunStatus.succeeded
+    assert result.exit_code == 0
+    assert result.reason is None
+    assert result.output_tail == "a  b $HOME *\n"
+
+
+def test_a_shell_line_runs_with_sh(runner: ActionRunner, make_request: MakeRequest) -> None:
+    result = runner.run(make_request(CommandAction(shell="echo $((1 + 2)) | tr 3 x; echo $0")))
+    assert result.status is RunStatus.succeeded
+    assert result.output_tail == "x\n/bin/sh\n"
+
+
+def test_the_environment_is_explicit(
+    runner: ActionRunner, make_request: MakeRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOMI_LEAKED_FROM_THE_APP", "leaked")
+    monkeypatch.delenv("TMPDIR", raising=False)
+    action = CommandAction(
+        argv=("env",), env=(("GREETING", "hello"),), secret_env=(("API_TOKEN", "ignored"),)
+    )
+    result = runner.run(make_request(action, secrets={"API_TOKEN": "tok-abcdef"}))
+    env = dict(line.split("=", 1) for line in result.output_tail.splitlines())
+    assert set(env) == {"PATH", "HOME", "USER", "LOGNAME", "LANG", "SHELL", "GREETING", "API_TOKEN"}
+    assert env["PATH"] == POSIX_PATH
+    assert env["HOME"] == os.path.expanduser("~")
+    assert env["SHELL"] == "/bin/sh"
+    assert env["LANG"] == os.environ.get("LANG", "C.UTF-8")
+    assert env["GREETING"] == "hello"
+    assert env["API_TOKEN"] == "***"  # it arrived, and was masked on the way out
+
+
+def test_a_secret_reaches_the_job_unmasked(runner: ActionRunner, make_request: MakeRequest) -> None:
+    action = CommandAction(shell='[ "$API_TOKEN" = tok-abcdef ] && echo match')
+    result = runner.run(make_request(action, secrets={"API_TOKEN": "tok-abcdef"}))
+    assert result.output_tail == "match\n"
+
+
+def test_tmpdir_is_passed_on_when_set(
+    runner: ActionRunner, make_request: MakeRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TMPDIR", "/var/tmp")
+    result = runner.run(make_request(CommandAction(shell='echo "$TMPDIR"')))
+    assert result.output_tail == "/var/tmp\n"
+
+
+def test_a_user_can_set_path(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "greet"
+    script.write_text("#!/bin/sh\necho greeted\n")
+    script.chmod(0o755)
+    action = CommandAction(argv=("greet",), env=(("PATH", f"{bin_dir}:{POSIX_PATH}"),))
+    result = runner.run(make_request(action))
+    assert result.status is RunStatus.succeeded
+    assert result.output_tail == "greeted\n"
+
+
+def test_it_runs_in_the_working_directory(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    result = runner.run(make_request(CommandAction(argv=("pwd",), cwd=str(tmp_path))))
+    assert result.output_tail == f"{tmp_path}\n"
+
+
+def test_without_a_working_directory_it_runs_in_home_and_tilde_is_home(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    (tmp_path / "reports").mkdir()
+    home = (("HOME", str(tmp_path)),)
+    in_home = runner.run(make_request(CommandAction(argv=("pwd",), env=home)))
+    assert in_home.output_tail == f"{tmp_path}\n"
+    below = runner.run(make_request(CommandAction(argv=("pwd",), cwd="~/reports", env=home)))
+    assert below.output_tail == f"{tmp_path}/reports\n"
+
+
+def test_a_missing_working_directory_fails_the_run(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    missing = tmp_path / "nowhere"
+    result = runner.run(make_request(CommandAction(argv=("pwd",), cwd=str(missing))))
+    assert result.status is RunStatus.failed
+    assert result.reason == f"the working directory does not exist: {missing}"
+    assert result.exit_code is None
+
+
+def test_stdin_is_fed_from_the_action(runner: ActionRunner, make_request: MakeRequest) -> None:
+    result = runner.run(make_request(CommandAction(argv=("cat",), stdin="line 1\nline 2\n")))
+    assert result.output_tail == "line 1\nline 2\n"
+
+
+def test_a_job_may_ignore_its_stdin(runner: ActionRunner, make_request: MakeRequest) -> None:
+    big = "x" * 1_000_000  # more than a pipe holds: the writer must not block the run
+    result = runner.run(make_request(CommandAction(argv=("true",), stdin=big)))
+    assert result.status is RunStatus.succeeded
+
+
+def test_stdin_is_dev_null_by_default(runner: ActionRunner, make_request: MakeRequest) -> None:
+    result = runner.run(make_request(CommandAction(shell="cat; readlink /proc/self/fd/0")))
+    assert result.status is RunStatus.succeeded
+    assert result.output_tail == "/dev/null\n"
+
+
+def test_stderr_is_merged_into_the_output(runner: ActionRunner, make_request: MakeRequest) -> None:
+    result = runner.run(make_request(CommandAction(shell="echo out; echo err >&2; echo out2")))
+    assert result.output_tail == "out\nerr\nout2\n"
+
+
+def test_a_non_zero_exit_fails_with_the_code(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    result = runner.run(make_request(CommandAction(shell="echo partial; exit 3")))
+    assert result.status is RunStatus.failed
+    assert result.exit_code == 3
+    assert result.reason == "exit code 3"
+    assert result.output_tail == "partial\n[domi-desktop] exit code 3\n"
+
+
+def test_a_job_killed_by_a_signal_says_which(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    result = runner.run(make_request(CommandAction(shell="kill -9 $$")))
+    assert result.status is RunStatus.failed
+    assert result.exit_code == -9
+    assert result.reason == "killed by signal 9 (SIGKILL)"
+
+
+def test_a_missing_program_is_a_failed_result_not_an_exception(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    result = runner.run(make_request(CommandAction(argv=("domi-no-such-program", "x"))))
+    assert result.status is RunStatus.failed
+    assert result.exit_code is None
+    assert result.reason == (
+        f"could not start: No such file or directory: 'domi-no-such-program' (PATH={POSIX_PATH})"
+    )
+    assert result.output_tail == f"[domi-desktop] {result.reason}\n"
+
+
+def test_the_log_file_has_the_output_and_mode_0600(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    request = make_request(CommandAction(shell="echo one; echo two >&2; exit 1"), run_id=42)
+    request.log_path.parent.mkdir(parents=True)
+    request.log_path.write_text("an older run's log")
+    request.log_path.chmod(0o644)
+    result = runner.run(request)
+    assert result.log_path == request.log_path
+    assert request.log_path.read_text() == "one\ntwo\n[domi-desktop] exit code 1\n"
+    assert stat.S_IMODE(request.log_path.stat().st_mode) == 0o600
+
+
+def test_the_tail_is_the_last_4_kb_of_the_log(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    result = runner.run(make_request(CommandAction(shell="seq 1 5000")))
+    log = result.log_path.read_bytes()
+    assert log == b"".join(b"%d\n" % i for i in range(1, 5001))
+    assert result.output_tail.encode() == log[-4096:]
+
+
+def test_a_secret_in_the_output_is_masked_in_the_log_and_the_tail(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    action = CommandAction(shell='echo "token=$API_TOKEN"; echo "$API_TOKEN" >&2')
+    result = runner.run(make_request(action, secrets={"API_TOKEN": "tok-abcdef"}))
+    assert result.output_tail == "token=***\n***\n"
+    assert b"tok-abcdef" not in result.log_path.read_bytes()
+
+
+def test_a_secret_printed_byte_by_byte_is_still_masked(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    # Each byte is its own write, a few ms apart: the value reaches the reader in many chunks.
+    code = (
+        "import os, sys, time\n"
+        "for byte in ('<' + os.environ['API_TOKEN'] + '>').encode():\n"
+        "    sys.stdout.buffer.write(bytes([byte])); sys.stdout.flush(); time.sleep(0.005)\n"
+    )
+    action = CommandAction(argv=(sys.executable, "-c", code))
+    result = runner.run(make_request(action, secrets={"API_TOKEN": "tok-slowly-printed"}))
+    assert result.status is RunStatus.succeeded
+    assert result.output_tail == "<***>"
+    assert result.log_path.read_bytes() == b"<***>"
+
+
+def test_a_timeout_kills_the_whole_tree_promptly(
+    runner: ActionRunner,
+    make_request: MakeRequest,
+    tmp_path: Path,
+    wait_until: Callable[[Callable[[], bool]], None],
+    gone: Callable[[int], bool],
+) -> None:
+    action = CommandAction(shell="sleep 300 & echo $! > child.pid; sleep 300", cwd=str(tmp_path))
+    began = time.monotonic()
+    running = runner.start(make_request(action, timeout=1), lambda _result: None)
+    wait_until(lambda: running.pid is not None and (tmp_path / "child.pid").exists())
+    assert running.pid is not None
+    pids = [running.pid, int((tmp_path / "child.pid").read_text())]
+    result = running.wait(10)
+    assert result is not None
+    assert time.monotonic() - began < 3
+    assert result.status is RunStatus.timed_out
+    assert result.reason == "timed out after 1s"
+    assert result.exit_code == -15
+    wait_until(lambda: all(gone(pid) for pid in pids))
+
+
+def test_a_tree_that_ignores_sigterm_is_killed_after_the_grace(
+    make_request: MakeRequest,
+    tmp_path: Path,
+    gone: Callable[[int], bool],
+    wait_until: Callable[[Callable[[], bool]], None],
+) -> None:
+    runner = ActionRunner(SystemClock(), kill_grace=0.3)
+    action = CommandAction(
+        shell="trap '' TERM; sleep 300 & echo $! > child.pid; sleep 300", cwd=str(tmp_path)
+    )
+    began = time.monotonic()
+    result = runner.run(make_request(action, timeout=0.5))
+    assert result.status is RunStatus.timed_out
+    assert result.exit_code == -9
+    assert time.monotonic() - began < 3
+    wait_until(lambda: gone(int((tmp_path / "child.pid").read_text())))
+
+
+def test_processes_left_behind_are_stopped_when_the_job_exits(
+    runner: ActionRunner,
+    make_request: MakeRequest,
+    tmp_path: Path,
+    gone: Callable[[int], bool],
+    wait_until: Callable[[Callable[[], bool]], None],
+) -> None:
+    # As launchd and systemd do; else the leftover would hold the output open for 300 s.
+    action = CommandAction(shell="sleep 300 & echo $! > child.pid; echo done", cwd=str(tmp_path))
+    began = time.monotonic()
+    result = runner.run(make_request(action))
+    assert result.status is RunStatus.succeeded
+    assert result.output_tail == "done\n"
+    assert time.monotonic() - began < 3
+    wait_until(lambda: gone(int((tmp_path / "child.pid").read_text())))
+
+
+def test_a_process_that_left_the_group_does_not_hold_up_the_run(
+    make_request: MakeRequest, tmp_path: Path
+) -> None:
+    runner = ActionRunner(SystemClock(), kill_grace=0.2)
+    action = CommandAction(
+        shell="setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' & "
+        "while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
+        cwd=str(tmp_path),
+    )
+    began = time.monotonic()
+    try:
+        result = runner.run(make_request(action))
+        assert result.status is RunStatus.succeeded
+        assert time.monotonic() - began < 5
+        assert "the output is still held open" in result.output_tail
+    finally:
+        os.kill(int((tmp_path / "escaped.pid").read_text()), 9)
+
+
+def test_a_log_that_stops_being_writable_does_not_stop_the_run(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    # A full disk, for real: files of this process may not grow past 64 KiB meanwhile.
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (65536, limits[1]))
+    try:
+        result = runner.run(make_request(CommandAction(shell="seq 1 100000; exit 4")))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert result.status is RunStatus.failed
+    assert result.reason == "exit code 4"
+    assert result.output_tail.endswith(
+        "100000\n[domi-desktop] exit code 4\n"
+        "[domi-desktop] the log file could not be written: File too large\n"
+    )
+    assert result.log_path.stat().st_size <= 65536

@@ -1,0 +1,223 @@
+"""The runner's API: background threads, callbacks, stop, secrets from a store, odd requests."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner
+from domi_desktop.scheduler.model import CommandAction, RunStatus
+from domi_desktop.secrets import MemorySecretStore
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shells and signals")
+
+MakeRequest = Callable[..., ActionRequest]
+WaitUntil = Callable[[Callable[[], bool]], None]
+
+
+def test_start_returns_at_once_and_calls_back_on_another_thread(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    # The job waits for the test to create a file: the test thread must be free to do it.
+    action = CommandAction(
+        shell="while [ ! -e go ]; do sleep 0.01; done; echo went", cwd=str(tmp_path)
+    )
+    finished = threading.Event()
+    calls: list[tuple[ActionResult, threading.Thread]] = []
+
+    def on_finished(result: ActionResult) -> None:
+        calls.append((result, threading.current_thread()))
+        finished.set()
+
+    running = runner.start(make_request(action), on_finished)
+    assert running.wait(0.05) is None
+    assert not calls
+    (tmp_path / "go").touch()
+    assert finished.wait(10)
+    result, thread = calls[0]
+    assert thread is not threading.main_thread()
+    assert thread is not threading.current_thread()
+    assert result.status is RunStatus.succeeded
+    assert result.output_tail == "went\n"
+    assert running.wait(10) is result
+
+
+def test_stop_ends_the_run_interrupted_with_the_callers_reason(
+    runner: ActionRunner,
+    make_request: MakeRequest,
+    wait_until: WaitUntil,
+    gone: Callable[[int], bool],
+) -> None:
+    running = runner.start(make_request(CommandAction(argv=("sleep", "300"))), lambda _r: None)
+    wait_until(lambda: running.pid is not None)
+    began = time.monotonic()
+    running.stop("stopped: replaced by a newer run")
+    assert time.monotonic() - began < 0.1  # stop never blocks its caller
+    result = running.wait(10)
+    assert result is not None
+    assert time.monotonic() - began < 2
+    assert result.status is RunStatus.interrupted
+    assert result.reason == "stopped: replaced by a newer run"
+    assert result.exit_code == -15
+    assert running.pid is not None
+    wait_until(lambda: gone(running.pid or 0))
+
+
+def test_stop_after_the_end_changes_nothing(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    running = runner.start(make_request(CommandAction(argv=("true",))), lambda _r: None)
+    before = running.wait(10)
+    running.stop("too late")
+    assert running.wait(10) is before
+    assert before is not None
+    assert before.status is RunStatus.succeeded
+
+
+class BlockingStore(MemorySecretStore):
+    """A store whose reads wait for the test, like an OS keyring showing an unlock prompt."""
+
+    def __init__(self) -> None:
+        super().__init__({"api-token": "tok-from-store"})
+        self.reading = threading.Event()
+        self.answer = threading.Event()
+
+    def get(self, name: str) -> str:
+        self.reading.set()
+        self.answer.wait(10)
+        return super().get(name)
+
+
+def test_secrets_are_read_on_the_runs_thread_and_a_stop_meanwhile_skips_the_job(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    store = BlockingStore()
+    action = CommandAction(
+        shell="touch started", cwd=str(tmp_path), secret_env=(("TOKEN", "api-token"),)
+    )
+    running = runner.start(make_request(action), lambda _r: None, secrets=store)
+    assert store.reading.wait(10)  # start() returned while the store was still being read
+    running.stop("stopped: schedule paused")
+    store.answer.set()
+    result = running.wait(10)
+    assert result is not None
+    assert result.status is RunStatus.interrupted
+    assert result.reason == "stopped: schedule paused"
+    assert result.exit_code is None
+    assert not (tmp_path / "started").exists()
+
+
+def test_secrets_from_a_store_reach_the_job(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    store = MemorySecretStore({"api-token": "tok-from-store"})
+    action = CommandAction(
+        shell='[ "$TOKEN" = tok-from-store ] && echo "got $TOKEN"',
+        secret_env=(("TOKEN", "api-token"),),
+    )
+    result = runner.run(make_request(action), secrets=store)
+    assert result.status is RunStatus.succeeded
+    assert result.output_tail == "got ***\n"
+
+
+def test_a_missing_secret_fails_the_run_as_secret_unavailable(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    action = CommandAction(argv=("true",), secret_env=(("TOKEN", "api-token"),))
+    result = runner.run(make_request(action), secrets=MemorySecretStore())
+    assert result.status is RunStatus.failed
+    assert result.reason is not None
+    assert result.reason.startswith("secret unavailable: no secret named 'api-token'")
+    assert result.log_path.read_text() == f"[domi-desktop] {result.reason}\n"
+
+
+def test_secrets_come_either_resolved_or_from_a_store(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    request = make_request(CommandAction(argv=("true",)), secrets={"TOKEN": "tok-abcdef"})
+    with pytest.raises(ValueError, match="either"):
+        runner.start(request, lambda _r: None, secrets=MemorySecretStore())
+
+
+def test_an_invalid_action_fails_the_run(runner: ActionRunner, make_request: MakeRequest) -> None:
+    result = runner.run(make_request(CommandAction()))
+    assert result.status is RunStatus.failed
+    assert result.reason == (
+        "invalid action: a command needs either an argument list or a shell line, not both"
+    )
+
+
+def test_a_log_that_cannot_be_written_fails_the_run(runner: ActionRunner, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    request = ActionRequest(
+        action=CommandAction(argv=("true",)), run_id=1, log_path=tmp_path / "a-file" / "1.log"
+    )
+    result = runner.run(request)
+    assert result.status is RunStatus.failed
+    assert result.reason is not None
+    assert result.reason.startswith("could not write the log file: ")
+
+
+def test_stop_all_stops_every_run_in_progress(
+    runner: ActionRunner, make_request: MakeRequest, wait_until: WaitUntil
+) -> None:
+    runs = [
+        runner.start(make_request(CommandAction(argv=("sleep", "300")), run_id=i), lambda _r: None)
+        for i in (1, 2)
+    ]
+    wait_until(lambda: all(r.pid is not None for r in runs))
+    assert set(runner.stop_all("stopped: quitting")) == set(runs)
+    results = [r.wait(10) for r in runs]
+    assert [r.status if r else None for r in results] == [RunStatus.interrupted] * 2
+    assert runner.stop_all("nothing left") == []
+
+
+class TickingClock:
+    """Each reading of the wall clock is one second after the previous one."""
+
+    def __init__(self) -> None:
+        self.current = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        self.current += timedelta(seconds=1)
+        return self.current
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+
+def test_recorded_times_come_from_the_injected_clock(make_request: MakeRequest) -> None:
+    result = ActionRunner(TickingClock()).run(make_request(CommandAction(argv=("true",))))
+    assert result.started_at.tzinfo is UTC
+    assert datetime(2026, 3, 1, 9, 0, tzinfo=UTC) < result.started_at < result.finished_at
+    assert result.finished_at - result.started_at <= timedelta(seconds=2)
+
+
+def test_a_request_repr_names_its_secrets_but_hides_their_values(
+    make_request: MakeRequest,
+) -> None:
+    request = make_request(CommandAction(argv=("true",)), secrets={"API_TOKEN": "tok-abcdef"})
+    assert "API_TOKEN" in repr(request)
+    assert "tok-abcdef" not in repr(request)
+
+
+def test_a_callback_that_raises_still_ends_the_run(
+    runner: ActionRunner, make_request: MakeRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    errors: list[Any] = []
+    monkeypatch.setattr(threading, "excepthook", errors.append)
+
+    def broken(_result: ActionResult) -> None:
+        raise RuntimeError("a bug in the caller")
+
+    result = runner.start(make_request(CommandAction(argv=("true",))), broken).wait(10)
+    assert result is not None
+    assert result.status is RunStatus.succeeded
+    assert [str(e.exc_value) for e in errors] == ["a bug in the caller"]

@@ -1,0 +1,224 @@
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from domi_desktop.errors import StoreError
+from domi_desktop.scheduler.model import (
+    CatchUp,
+    CommandAction,
+    HttpAction,
+    Overlap,
+    Policies,
+    RunStatus,
+    Schedule,
+    Trigger,
+)
+from domi_desktop.store import DB_FILENAME, PROCESS_DIED, SCHEMA_VERSION, Store, migrations
+from domi_desktop.store.models import RunRow, ScheduleRow
+
+BuildV1 = Callable[[Path], Path]
+V1_DUE = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+EXPECTED_SCHEDULES = [
+    Schedule(
+        id=1,
+        name="login report",
+        expr="0 9 * * *",
+        tz="Europe/Berlin",
+        action=CommandAction(
+            argv=("report", "--endpoint", "login"),
+            env=(("LANG", "C"),),
+            secret_env=(("API_TOKEN", "rate-limit-token"),),
+        ),
+        policies=Policies(
+            catch_up=CatchUp.latest,
+            catch_up_within=timedelta(hours=12),
+            overlap=Overlap.queue,
+            retries=2,
+            timeout=timedelta(minutes=10),
+        ),
+        last_due=V1_DUE,
+        created_at=datetime(2026, 2, 25, 6, 13, 20, tzinfo=UTC),
+        updated_at=datetime(2026, 2, 26, 10, 0, tzinfo=UTC),
+    ),
+    Schedule(
+        id=2,
+        name="ping",
+        expr="*/5 * * * *",
+        tz="local",
+        action=HttpAction(
+            url="https://example.org/health",
+            method="HEAD",
+            secret_headers=(("Authorization", "ping-token"),),
+            timeout=5.0,
+        ),
+        enabled=False,
+        last_due=None,
+        created_at=datetime(2026, 2, 25, 6, 13, 20, tzinfo=UTC),
+        updated_at=datetime(2026, 2, 25, 6, 13, 20, tzinfo=UTC),
+    ),
+]
+
+
+def _columns(connection: sqlite3.Connection, table: str) -> list[tuple[object, ...]]:
+    return connection.execute(f"PRAGMA table_info({table})").fetchall()
+
+
+def _indexes(connection: sqlite3.Connection) -> set[str]:
+    rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
+    return {name for (name,) in rows if not name.startswith("sqlite_")}
+
+
+def _version(path: Path) -> str:
+    with closing(sqlite3.connect(path)) as connection:
+        [(value,)] = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+    return str(value)
+
+
+def test_a_v1_database_migrates_to_head_with_a_backup(
+    data_dir: Path, now: datetime, build_v1_database: BuildV1
+) -> None:
+    path = build_v1_database(data_dir)
+
+    with Store.open(data_dir, now=now) as store:
+        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.migration_backup == data_dir / f"{DB_FILENAME}.v1.bak"
+        assert store.list_schedules() == EXPECTED_SCHEDULES
+        skipped, fired, left_running = sorted(store.runs(), key=lambda run: run.id)
+        assert (skipped.status, skipped.reason, skipped.due) == (
+            RunStatus.skipped,
+            "missed",
+            V1_DUE - timedelta(days=1),
+        )
+        assert (fired.status, fired.trigger, fired.late, fired.missed_count) == (
+            RunStatus.succeeded,
+            Trigger.catch_up,
+            True,
+            1,
+        )
+        assert (fired.exit_code, fired.output_tail, fired.attempt) == (0, "done", 0)
+        assert fired.duration == timedelta(minutes=1)
+        # Version 1 recorded no owner: whoever left this running is gone by now.
+        [orphan] = store.interrupt_orphans(now)
+        assert (orphan.id, orphan.status, orphan.reason) == (
+            left_running.id,
+            RunStatus.interrupted,
+            PROCESS_DIED,
+        )
+        # The migrated file works like a new one.
+        run_id = store.claim_fire(1, expected_last_due=V1_DUE, due=now, fired_at=now)
+        assert run_id == 4
+
+    assert _version(path) == "2"
+    backup = data_dir / f"{DB_FILENAME}.v1.bak"
+    assert _version(backup) == "1"
+    with closing(sqlite3.connect(backup)) as connection:
+        assert connection.execute("SELECT count(*) FROM runs").fetchone() == (3,)
+        assert "attempt" not in {column[1] for column in _columns(connection, "runs")}
+
+
+def test_the_backup_holds_what_was_still_only_in_the_wal(
+    tmp_path: Path, data_dir: Path, now: datetime, build_v1_database: BuildV1
+) -> None:
+    original = build_v1_database(tmp_path / "old")
+    with closing(sqlite3.connect(original, isolation_level=None)) as writer:
+        writer.execute("PRAGMA journal_mode = WAL")
+        writer.execute("PRAGMA wal_autocheckpoint = 0")
+        writer.execute(
+            "INSERT INTO schedules SELECT 3, 'late addition', expr, tz, enabled, "
+            "action, policies, last_due, created_at, updated_at FROM schedules "
+            "WHERE id = 1"
+        )
+        # Copy the files as a crash would leave them: the new row exists only in the -wal file.
+        data_dir.mkdir()
+        for suffix in ("", "-wal"):
+            shutil.copy(f"{original}{suffix}", data_dir / f"{DB_FILENAME}{suffix}")
+
+    with Store.open(data_dir, now=now) as store:
+        assert [s.name for s in store.list_schedules()][-1] == "late addition"
+        assert store.migration_backup is not None
+        with closing(sqlite3.connect(store.migration_backup)) as backup:
+            assert backup.execute("SELECT name FROM schedules WHERE id = 3").fetchone() == (
+                "late addition",
+            )
+
+
+def test_opening_a_migrated_database_again_makes_no_new_backup(
+    data_dir: Path, now: datetime, build_v1_database: BuildV1
+) -> None:
+    build_v1_database(data_dir)
+    Store.open(data_dir, now=now).close()
+    with Store.open(data_dir, now=now) as store:
+        assert store.migration_backup is None
+    assert sorted(p.name for p in data_dir.glob("*.bak")) == [f"{DB_FILENAME}.v1.bak"]
+
+
+def test_an_earlier_backup_is_never_overwritten(
+    data_dir: Path, now: datetime, build_v1_database: BuildV1
+) -> None:
+    build_v1_database(data_dir)
+    earlier = data_dir / f"{DB_FILENAME}.v1.bak"
+    earlier.write_bytes(b"the only copy of something")
+    with Store.open(data_dir, now=now) as store:
+        assert store.migration_backup == data_dir / f"{DB_FILENAME}.v1.2.bak"
+    assert earlier.read_bytes() == b"the only copy of something"
+
+
+def test_a_new_database_gets_no_backup_and_the_same_schema_as_a_migrated_one(
+    tmp_path: Path, now: datetime, build_v1_database: BuildV1
+) -> None:
+    with Store.open(tmp_path / "new", now=now) as store:
+        assert store.migration_backup is None
+    build_v1_database(tmp_path / "old")
+    Store.open(tmp_path / "old", now=now).close()
+
+    with (
+        closing(sqlite3.connect(tmp_path / "new" / DB_FILENAME)) as new,
+        closing(sqlite3.connect(tmp_path / "old" / DB_FILENAME)) as old,
+    ):
+        for table in ("meta", "schedules", "runs"):
+            assert _columns(new, table) == _columns(old, table)
+        assert (
+            _indexes(new)
+            == _indexes(old)
+            == {
+                "runs_schedule_newest",
+                "runs_status",
+                "runs_resumed_from",
+                "runs_fired_at",
+            }
+        )
+    assert list((tmp_path / "new").glob("*.bak")) == []
+
+
+def test_the_models_name_exactly_the_columns_on_disk(store: Store) -> None:
+    with closing(sqlite3.connect(store.path)) as connection:
+        for model in (ScheduleRow, RunRow):
+            on_disk = [column[1] for column in _columns(connection, model._meta.table_name)]
+            assert on_disk == [field.column_name for field in model._meta.sorted_fields]
+
+
+def test_a_failing_migration_leaves_the_database_as_it_was(
+    data_dir: Path, now: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Store.open(data_dir, now=now).close()
+    broken = ("CREATE TABLE half_done (x INTEGER)", "THIS IS NOT SQL")
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, broken))
+    monkeypatch.setattr(migrations, "HEAD", 3)
+
+    with pytest.raises(StoreError, match="syntax error"):
+        Store.open(data_dir, now=now)
+
+    path = data_dir / DB_FILENAME
+    assert _version(path) == "2"
+    with closing(sqlite3.connect(path)) as connection:
+        tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master")}
+    assert "half_done" not in tables
+    assert _version(data_dir / f"{DB_FILENAME}.v2.bak") == "2"
