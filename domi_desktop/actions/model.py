@@ -20,7 +20,11 @@ TAIL_BYTES = 4096
 
 @dataclass(frozen=True, slots=True)
 class ActionRequest:
-    """One run of an action, with its secrets already read from the store."""
+    """One run of an action.
+
+    ``secrets`` holds values already read; it stays empty when the runner is to read them from a
+    store itself (``ActionRunner.start(..., secrets=store)``, what the app and the CLI do).
+    """
 
     action: Action
     run_id: int

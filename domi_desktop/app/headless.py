@@ -121,7 +121,7 @@ def start_wake_sources(runtime: Runtime) -> list[Any]:
         sources.append(resume)
     else:
         log.info("no resume signal (%s); the clock watchdog covers sleeps", resume.status)
-    zones = ZoneWatcher()
+    zones = ZoneWatcher(runtime.clock.now)
     zone_timer = QTimer()
     zone_timer.timeout.connect(lambda: zones.check() and runtime.driver.wake("tz_change"))
     zone_timer.start(CLOCK_CHECK_MS * 6)

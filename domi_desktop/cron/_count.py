@@ -7,15 +7,14 @@ the zone's offset changes, with Debian's DST rule applied at each change (see ``
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from datetime import UTC, datetime, timedelta, tzinfo
+from bisect import bisect_left, bisect_right
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
-from domi_desktop.cron._eval import _instant, _transition, prev_run
+from domi_desktop.cron._eval import FAST_PATH_SPAN, _instant, _transition, prev_run
 from domi_desktop.cron._expr import CronExpr
 from domi_desktop.cron._parse import parse
 from domi_desktop.cron._zones import zone_for
 
-_DAY = timedelta(days=1)
 _MINUTE = timedelta(minutes=1)
 _EPOCH = datetime(1970, 1, 1)
 
@@ -72,14 +71,15 @@ def _segments(
 ) -> list[tuple[datetime, datetime, timedelta | None]]:
     """[lo, hi) cut where the UTC offset changes: (start, end, offset before start or None).
 
-    Probing once a day finds every change: no zone changes its offset twice within a day
-    (tests/cron/test_zones.py checks the installed tz database).
+    Probing every ``FAST_PATH_SPAN`` finds every change: no zone reverts an offset change that
+    quickly (tests/cron/test_zones.py checks the installed tz database), and a probe that sees a
+    change resumes right after it.
     """
     pieces: list[tuple[datetime, datetime, timedelta | None]] = []
     seg_start, before = lo, None
     cursor, offset = lo, _offset(zone, lo)
     while cursor < hi:
-        probe = min(cursor + _DAY, hi)
+        probe = min(cursor + FAST_PATH_SPAN, hi)
         probe_offset = _offset(zone, probe)
         if probe_offset == offset:
             cursor = probe
@@ -120,49 +120,38 @@ def _count_segment(
 
 
 def _count_walls(e: CronExpr, lo: datetime, hi: datetime) -> int:
-    """Matching wall times w (whole minutes) with lo <= w < hi."""
+    """Matching wall times w (whole minutes) with lo <= w < hi, month by month."""
     if lo.second or lo.microsecond:
         lo = lo.replace(second=0, microsecond=0) + _MINUTE
     if hi <= lo:
         return 0
     per_day = len(e.hours) * len(e.minutes)
+    lo_day, hi_day = lo.toordinal(), hi.toordinal()
+    before_lo = _pairs_before(e, lo.hour, lo.minute)
+    before_hi = _pairs_before(e, hi.hour, hi.minute + (1 if hi.second or hi.microsecond else 0))
     total = 0
     year, month = lo.year, lo.month
-    last_day = hi.date()
     while (year, month) <= (hi.year, hi.month):
-        if month in e.months:
-            forward = e.day_tables(year, month)[0]
-            day = forward[1]
-            while day:
-                current = datetime(year, month, day).date()
-                if current > last_day:
-                    break
-                if lo.date() < current < last_day:
-                    total += per_day
-                else:
-                    total += _count_day(e, current, lo, hi)
-                day = forward[day + 1]
+        if e.next_month[month] == month:
+            day_zero = date(year, month, 1).toordinal() - 1
+            days = e.day_tables(year, month)[2]
+            first = bisect_left(days, lo_day - day_zero)
+            last = bisect_right(days, hi_day - day_zero)
+            if last > first:
+                total += (last - first) * per_day
+                if days[first] + day_zero == lo_day:
+                    total -= before_lo
+                if days[last - 1] + day_zero == hi_day:
+                    total -= per_day - before_hi
         month += 1
         if month == 13:
             year, month = year + 1, 1
     return total
 
 
-def _count_day(e: CronExpr, day: object, lo: datetime, hi: datetime) -> int:
-    """Matching minutes of one day within [lo, hi)."""
-    start = datetime.combine(day, datetime.min.time())  # type: ignore[arg-type]
-    first = max(lo, start)
-    stop = min(hi, start + _DAY)
-    return _minutes_until(e, stop, start) - _minutes_until(e, first, start)
-
-
-def _minutes_until(e: CronExpr, moment: datetime, day_start: datetime) -> int:
-    """Matching (hour, minute) pairs of the day strictly before ``moment``."""
-    if moment >= day_start + _DAY:
-        return len(e.hours) * len(e.minutes)
-    hour, minute = moment.hour, moment.minute + (1 if moment.second or moment.microsecond else 0)
-    whole_hours = bisect_left(e.hours, hour)
-    count = whole_hours * len(e.minutes)
+def _pairs_before(e: CronExpr, hour: int, minute: int) -> int:
+    """Matching (hour, minute) pairs of a day strictly before hour:minute (minute may be 60)."""
+    count = bisect_left(e.hours, hour) * len(e.minutes)
     if hour in e.hours:
         count += bisect_left(e.minutes, minute)
     return count

@@ -7,6 +7,8 @@ from datetime import date
 
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
+DayTables = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
 
 def _forward(values: tuple[int, ...], size: int) -> tuple[int, ...]:
     """``t[i]`` = the smallest value >= i, or -1; one extra slot so ``t[size]`` is -1 (overflow)."""
@@ -57,9 +59,7 @@ class CronExpr:
     prev_minute: tuple[int, ...] = field(init=False, repr=False, compare=False)
     prev_hour: tuple[int, ...] = field(init=False, repr=False, compare=False)
     prev_month: tuple[int, ...] = field(init=False, repr=False, compare=False)
-    _day_tables: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = field(
-        init=False, repr=False, compare=False
-    )
+    _day_tables: dict[int, DayTables] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         setter = object.__setattr__
@@ -79,8 +79,9 @@ class CronExpr:
     def __str__(self) -> str:
         return self.text
 
-    def day_tables(self, year: int, month: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(next, prev) matching-day tables of a month, indexed by day 0..32 (0 = none)."""
+    def day_tables(self, year: int, month: int) -> DayTables:
+        """A month's (next, prev) matching-day tables indexed by day 0..32 (0 = none), and its
+        matching days in order."""
         length = 29 if month == 2 and _leap(year) else _MONTH_DAYS[month]
         first = date(year, month, 1).toordinal() % 7  # 0 is Sunday, as in cron
         # A month's matching days depend only on its length and the weekday of its 1st.
@@ -91,7 +92,7 @@ class CronExpr:
             self._day_tables[key] = tables
         return tables
 
-    def _build_day_tables(self, length: int, first: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def _build_day_tables(self, length: int, first: int) -> DayTables:
         days, weekdays = set(self.days), set(self.weekdays)
         either = self.dom_dow_or
         matching = set()
@@ -111,7 +112,7 @@ class CronExpr:
             if day in matching:
                 latest = day
             backward[day] = latest
-        return tuple(forward), tuple(backward)
+        return tuple(forward), tuple(backward), tuple(sorted(matching))
 
 
 def _leap(year: int) -> bool:

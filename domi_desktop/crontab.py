@@ -1,0 +1,558 @@
+"""Read a crontab, user or system format, the way Debian cron reads it (crontab(5)), for import.
+
+Every line ends up as an entry, an environment assignment, a problem, or is blank or a comment:
+nothing is dropped silently. Besides what cron itself rejects, the reader warns about the traps of
+the seed's field notes (003): a user-table line whose command starts with a user name, a system
+line missing its user, ``%`` inside quotes, and commands that count on the login shell.
+
+Pure: the text comes from the caller; no files, no clock, no user database (the caller passes the
+user names it knows).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import islice
+
+from domi_desktop.cron import CronError, ZoneError, parse, zone_for
+from domi_desktop.scheduler.model import CommandAction, Pairs
+
+ERROR = "error"
+"""The line is not imported."""
+WARNING = "warning"
+"""The line is imported, but probably does not do what it did under cron: look at it."""
+INFO = "info"
+"""The line is imported; a difference from cron worth knowing, usually harmless."""
+
+NAME_LIMIT = 60
+
+_FIELD = re.compile(r"[^ \t]+")
+"""cron separates the time fields, the user and the command with spaces and tabs only."""
+_C_SPACE = " \t\n\v\f\r"
+"""C's isspace(): what cron's environment-line parser skips around names and values."""
+_ENV_LINE = re.compile(r"[ \t\v\f]*([^ \t\v\f\r=]+)[ \t\v\f\r]*=(.*)")
+"""cron takes any line of the form ``NAME = value`` as an assignment (time fields never hold '=')."""
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_USER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?")
+_TIME_FIELD = re.compile(r"[0-9*][0-9*/,-]*")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_HOME_USE = re.compile(r"(?:^|[\s=:'\"])~(?:/|\s|$)|\$\{?HOME\b")
+_UNEXPANDED = re.compile(r"\$|(?:^|:)~")
+_SHELL_TOKEN = re.compile(
+    r"""(?P<operator>[;&|()<>]+)|(?:[^\s;&|()<>'"\\]+|\\.?|'[^']*'|"(?:[^"\\]|\\.)*")+""",
+    re.DOTALL,
+)
+"""A shell operator, or a word: unquoted runs, backslash escapes and complete quoted strings."""
+_QUOTING = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.?)""", re.DOTALL)
+_INTERPRETER = re.compile(
+    r"(?:ba|da|z|k)?sh|python[0-9.]*|pypy[0-9.]*|perl|ruby|node|php[0-9.]*|Rscript|run-parts"
+)
+
+# Words that cannot be a user name in practice but start many commands: a system line whose
+# "user" is one of them has almost certainly lost its user field.
+_COMMAND_WORDS = frozenset(
+    {
+        *("echo", "printf", "cd", "test", "[", "[[", "true", "false", "sleep", "source", "."),
+        *("sh", "bash", "dash", "zsh", "ksh", "python", "python2", "python3", "perl", "ruby"),
+        *("node", "php", "run-parts", "env", "nice", "ionice", "nohup", "exec", "timeout"),
+        *("flock", "curl", "wget", "rsync", "find", "rm", "cp", "mv", "tar", "cat", "sudo"),
+    }
+)
+# Commands that run another command: the job's name comes from what they run. The number is how
+# many operands precede that command once options and numbers (nice's, timeout's) are skipped.
+_WRAPPERS = {
+    **dict.fromkeys(("exec", "nice", "ionice", "nohup", "time", "env", "chronic", "timeout"), 0),
+    "flock": 1,
+}
+# Commands that only prepare or test; a name taken from them would say nothing about the job.
+_PREAMBLE = frozenset(
+    {"cd", "test", "[", "[[", "true", ":", "sleep", "source", ".", "export", "set", "umask"}
+)
+_RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "while", "until", "do"})
+"""Shell words that may start a simple command without being it (``{ cd / && run-parts …; }``)."""
+_OPTION_OR_NUMBER = frozenset("-0123456789")
+_CRON_SETTINGS = frozenset({"MAILTO", "MAILFROM", "CRON_TZ"})
+"""Variables that configure cron itself, not the job; ``to_action`` leaves them out."""
+
+
+@dataclass(frozen=True, slots=True)
+class CrontabEntry:
+    line: int
+    """1-based line number in the file."""
+    expr: str
+    """The 5 time fields (or the @macro) as written, joined by single spaces."""
+    command: str
+    """The shell command: the text before the first unescaped ``%``, with ``\\%`` turned into ``%``."""
+    stdin: str | None
+    """What cron feeds the command: the text after the first unescaped ``%``, further unescaped
+    ``%`` turned into newlines, ``\\%`` into ``%``, and a final newline added as cron does.
+    ``None`` when the line has no unescaped ``%``."""
+    user: str | None
+    """The user field (system format only)."""
+    env: Pairs
+    """The environment assignments above the line (cron semantics: a later one replaces an
+    earlier one of the same name), in the order the names first appeared."""
+    name: str
+    """A short human name from the command (script or program name and line), at most 60 chars."""
+    tz: str | None = None
+    """The schedule's zone from ``CRON_TZ`` (or else ``TZ``) above the line; ``None``: local."""
+
+
+@dataclass(frozen=True, slots=True)
+class CrontabProblem:
+    line: int
+    column: int | None
+    """1-based column where the trouble starts (for a bad time field: the start of its span)."""
+    message: str
+    severity: str
+    """``"error"`` (the line is not imported), ``"warning"`` (imported, look at it) or ``"info"``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Crontab:
+    entries: tuple[CrontabEntry, ...]
+    problems: tuple[CrontabProblem, ...]
+    assignments: tuple[tuple[int, str, str], ...] = ()
+    """Every accepted environment line as (line, name, value), in file order."""
+
+
+class _Reject(Exception):
+    """A line that cannot be imported; carries the error problem's message and column."""
+
+    def __init__(self, message: str, column: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.column = column
+
+
+def read_crontab(
+    text: str, *, system: bool = False, known_users: frozenset[str] = frozenset()
+) -> Crontab:
+    """Read a crontab's text: ``system=True`` for /etc/crontab and /etc/cron.d (a user field).
+
+    ``known_users`` are the account names of the machine, if the caller knows them: they sharpen
+    the warnings about a user name in the wrong place. ``root`` always counts as known.
+    """
+    reader = _Reader(system, known_users | {"root"}, bool(known_users))
+    # cron ends lines at '\n' only; a '\r' before it is a file edited on Windows.
+    for number, line in enumerate(text.split("\n"), start=1):
+        reader.read_line(number, line.removesuffix("\r"))
+    return Crontab(tuple(reader.entries), tuple(reader.problems), tuple(reader.assignments))
+
+
+def to_action(entry: CrontabEntry) -> CommandAction:
+    """The command action that runs an entry as cron would: the same shell line, stdin and
+    environment, minus the variables that only configure cron (MAILTO, MAILFROM, CRON_TZ)."""
+    env = tuple((name, value) for name, value in entry.env if name not in _CRON_SETTINGS)
+    return CommandAction(shell=entry.command, stdin=entry.stdin, env=env)
+
+
+class _Reader:
+    def __init__(self, system: bool, users: frozenset[str], users_given: bool) -> None:
+        self.system = system
+        self.users = users
+        self.users_given = users_given
+        self.env: dict[str, str] = {}
+        self.entries: list[CrontabEntry] = []
+        self.problems: list[CrontabProblem] = []
+        self.assignments: list[tuple[int, str, str]] = []
+
+    def read_line(self, number: int, line: str) -> None:
+        stripped = line.lstrip(" \t")
+        if not stripped.rstrip(" \t") or stripped.startswith("#"):
+            return
+        if "\0" in line:
+            # Nothing with a NUL can be passed to a process; most likely a binary file.
+            self._problem(number, line.index("\0") + 1, "the line contains a NUL character", ERROR)
+            return
+        before = len(self.problems)
+        try:
+            match = _ENV_LINE.fullmatch(line)
+            if match is not None:
+                self._assign(number, match)
+            else:
+                self._entry(number, line)
+        except _Reject as reject:
+            del self.problems[before:]
+            self._problem(number, reject.column, reject.message, ERROR)
+
+    def _problem(self, line: int, column: int | None, message: str, severity: str) -> None:
+        self.problems.append(CrontabProblem(line, column, message, severity))
+
+    def _assign(self, number: int, match: re.Match[str]) -> None:
+        name = match.group(1)
+        if not _ENV_NAME.fullmatch(name):
+            raise _Reject(
+                f"{name!r} is not a valid environment variable name "
+                "(letters, digits and '_', not starting with a digit)",
+                match.start(1) + 1,
+            )
+        value_column = match.start(2) + 1
+        value, quoted = _env_value(match.group(2), name, value_column)
+        self.env[name] = value
+        self.assignments.append((number, name, value))
+        if name == "MAILTO" and value:
+            self._problem(
+                number,
+                value_column,
+                f"MAILTO={value}: domi-desktop does not send mail; "
+                "each run's output goes to its run log instead",
+                WARNING,
+            )
+        elif name == "SHELL" and value != "/bin/sh":
+            self._problem(
+                number,
+                value_column,
+                f"SHELL={value}: cron runs the commands below with {value}, domi-desktop runs "
+                "them with /bin/sh (SHELL stays in their environment); a command that needs "
+                f"{value} syntax must call it itself, e.g. {value} -c '…'",
+                WARNING,
+            )
+        elif name in ("CRON_TZ", "TZ") and value and not _known_zone(value.removeprefix(":")):
+            self._problem(
+                number,
+                value_column,
+                f"{name}={value}: unknown time zone; the entries below keep the local zone",
+                WARNING,
+            )
+        if not quoted and " #" in value:
+            self._problem(
+                number,
+                value_column + value.index(" #") + 1,
+                f"cron keeps '#…' as part of the value of {name}: "
+                "comments are not allowed on an environment line",
+                WARNING,
+            )
+        if _UNEXPANDED.search(value):
+            self._problem(
+                number,
+                value_column,
+                f"cron does not expand $VARIABLES or ~ in environment lines: "
+                f"{name} is literally {value!r}",
+                WARNING,
+            )
+
+    def _entry(self, number: int, line: str) -> None:
+        fields = list(islice(_FIELD.finditer(line), 7))
+        macro = fields[0].group().startswith("@")
+        n_time = 1 if macro else 5
+        n_head = n_time + (1 if self.system else 0)
+        layout = _layout(macro, self.system)
+        if len(fields) < n_time:
+            words = f"{len(fields)} field" + ("" if len(fields) == 1 else "s")
+            raise _Reject(
+                f"incomplete line: {words} where {layout} are expected", fields[0].start() + 1
+            )
+        start = fields[0].start()
+        try:
+            parse(line[start : fields[n_time - 1].end()])
+        except CronError as error:
+            # One word short of a whole line: a missing field shifted everything left.
+            hint = f"; is a field missing? A line needs {layout}" if len(fields) == n_head else ""
+            raise _Reject(error.message + hint, start + error.span[0] + 1) from None
+        expr = " ".join(field.group() for field in fields[:n_time])
+        end_column = fields[-1].end() + 1
+        user: str | None = None
+        if self.system:
+            if len(fields) == n_time:
+                raise _Reject(f"no user name and no command: a line needs {layout}", end_column)
+            user = fields[n_time].group()
+            if len(fields) == n_head:
+                hint = ""
+                if _looks_like_command(user):
+                    hint = f"; {user!r} looks like a command: is the user field missing?"
+                raise _Reject(f"no command after the user name {user!r}{hint}", end_column)
+        elif len(fields) == n_time:
+            raise _Reject(f"no command: a line needs {layout}", end_column)
+        command_start = fields[n_head].start()
+        raw = line[command_start:]
+        command, stdin, split_at = _split_percent(raw)
+        if not command.strip(" \t"):
+            raise _Reject(
+                "the command is empty: an unescaped % starts the job's standard input",
+                command_start + (split_at or 0) + 1,
+            )
+
+        if user is None:
+            self._check_command_word(number, fields[n_head].group(), command_start + 1)
+        else:
+            self._check_user(number, user, fields[n_time].start() + 1)
+        percent = _misplaced_percent(raw)
+        if percent is not None:
+            self._problem(
+                number,
+                command_start + percent + 1,
+                "this % ends the command (cron splits at an unescaped % before the shell sees "
+                "the line, even inside quotes; the rest becomes standard input): "
+                r"write \% for a literal %, e.g. date +\%Y-\%m-\%d",
+                WARNING,
+            )
+        segments = _segments(command)
+        if any(segment and segment[0] in ("source", ".") for segment in segments):
+            self._problem(
+                number,
+                command_start + 1,
+                "the command sources a file: the job gets an explicit environment, not the "
+                "login shell's, and runs with /bin/sh, which has '.' but may lack 'source'",
+                INFO,
+            )
+        if "HOME" not in self.env and _HOME_USE.search(command):
+            self._problem(
+                number,
+                command_start + 1,
+                "the command uses ~ or $HOME: the job gets an explicit environment, not the "
+                "login shell's; HOME is the home folder of the account running domi-desktop "
+                "(set HOME=… above the line to pin it)",
+                INFO,
+            )
+        self.entries.append(
+            CrontabEntry(
+                line=number,
+                expr=expr,
+                command=command,
+                stdin=stdin,
+                user=user,
+                env=tuple(self.env.items()),
+                name=_name(segments, command, number),
+                tz=self._zone(),
+            )
+        )
+
+    def _check_user(self, number: int, user: str, column: int) -> None:
+        """Trap 2: a system line whose user field is really the start of the command; else a
+        note that the job changes account."""
+        if _TIME_FIELD.fullmatch(user):
+            reason = (
+                f"{user!r} looks like a 6th time field (cron has exactly 5: no seconds, no year)"
+            )
+        elif self.users_given and user not in self.users:
+            reason = f"{user!r} is not a known user"
+        elif user not in self.users and _looks_like_command(user):
+            reason = f"{user!r} looks like a command"
+        else:
+            self._problem(
+                number,
+                column,
+                f"cron runs this as {user!r}; domi-desktop runs every job as the account "
+                "running the app",
+                INFO,
+            )
+            return
+        self._problem(
+            number,
+            column,
+            f"missing user field? {user!r} is taken as the user name ({reason})",
+            WARNING,
+        )
+
+    def _check_command_word(self, number: int, word: str, column: int) -> None:
+        """Trap 1 and its cousin: the first word of a user-table command is not a command."""
+        if word in self.users:
+            self._problem(
+                number,
+                column,
+                f"looks like a system-crontab line: {word!r} would be run as a command; "
+                "use --system if this is /etc/crontab or /etc/cron.d",
+                WARNING,
+            )
+        elif _TIME_FIELD.fullmatch(word):
+            self._problem(
+                number,
+                column,
+                f"{word!r} looks like a 6th time field, but cron has exactly 5 (no seconds, "
+                f"no year): {word!r} is the start of the command",
+                WARNING,
+            )
+
+    def _zone(self) -> str | None:
+        # CRON_TZ names the schedule's zone on purpose; TZ is the older, looser habit.
+        for name in ("CRON_TZ", "TZ"):
+            value = self.env.get(name, "").removeprefix(":")
+            if value:
+                return value if _known_zone(value) else None
+        return None
+
+
+def _layout(macro: bool, system: bool) -> str:
+    head = "a @macro" if macro else "5 time fields (minute hour day-of-month month day-of-week)"
+    return f"{head}, a user name and a command" if system else f"{head} and a command"
+
+
+def _env_value(text: str, name: str, column: int) -> tuple[str, bool]:
+    """The value of an environment line and whether it was quoted, as cron's load_env reads it."""
+    value = text.lstrip(_C_SPACE)
+    column += len(text) - len(value)
+    if not value:
+        # cron does not take NAME= as an assignment; the line then fails as a bad entry.
+        raise _Reject(f'empty value: cron needs quotes for an empty variable, {name}=""', column)
+    quote = value[0]
+    if quote not in "'\"":
+        return value.rstrip(_C_SPACE), False
+    end = value.find(quote, 1)
+    if end < 0:
+        raise _Reject(f"unterminated {quote} quote in the value of {name}", column)
+    rest = value[end + 1 :]
+    if rest.strip(_C_SPACE):
+        raise _Reject(
+            f"text after the closing quote in the value of {name} (cron rejects the line)",
+            column + end + 1 + len(rest) - len(rest.lstrip(_C_SPACE)),
+        )
+    return value[1:end], True
+
+
+@lru_cache(maxsize=256)
+def _known_zone(name: str) -> bool:
+    try:
+        zone_for(name)
+    except ZoneError:
+        return False
+    return True
+
+
+def _looks_like_command(word: str) -> bool:
+    return (
+        "/" in word
+        or word.startswith("-")
+        or word in _COMMAND_WORDS
+        or not _USER_NAME.fullmatch(word)
+    )
+
+
+def _split_percent(raw: str) -> tuple[str, str | None, int | None]:
+    """cron's % rule: (command, stdin or None, index of the splitting % in ``raw`` or None).
+
+    The command keeps every backslash except the one of ``\\%``: the shell handles the rest.
+    """
+    out: list[str] = []
+    escaped = False
+    for index, char in enumerate(raw):
+        if escaped:
+            escaped = False
+            if char == "%":
+                out[-1] = "%"
+                continue
+        elif char == "\\":
+            escaped = True
+        elif char == "%":
+            return "".join(out), _stdin(raw[index + 1 :]), index
+        out.append(char)
+    return "".join(out), None, None
+
+
+def _stdin(data: str) -> str:
+    """The text cron writes to the job's stdin (do_command.c): ``\\%`` → ``%``, ``%`` → newline,
+    any other backslash kept, and a newline at the end when the last character is not one."""
+    out: list[str] = []
+    escaped = need_newline = False
+    for char in data:
+        if escaped and char != "%":
+            out.append("\\")
+        written = "\n" if char == "%" and not escaped else char
+        escaped = written == "\\"
+        if not escaped:
+            out.append(written)
+            need_newline = written != "\n"
+    if escaped:
+        out.append("\\")
+    if need_newline:
+        out.append("\n")
+    return "".join(out)
+
+
+def _misplaced_percent(raw: str) -> int | None:
+    """The index of the % that ends the command when its author most likely meant it literally:
+    inside shell quotes (they do not protect it from cron), right after '+' (``date +%Y``), or
+    after an escaped one (``\\%`` used, one forgotten). ``None`` otherwise."""
+    cron_escaped = shell_escaped = escaped_before = False
+    quote: str | None = None
+    for index, char in enumerate(raw):
+        if char == "%":
+            if cron_escaped:
+                escaped_before = True
+            elif quote is not None or escaped_before or raw[index - 1 : index] == "+":
+                return index
+            else:
+                return None
+        cron_escaped = char == "\\" and not cron_escaped
+        if shell_escaped:
+            shell_escaped = False
+        elif quote == "'":
+            quote = None if char == "'" else quote
+        elif char == "\\":
+            shell_escaped = True
+        elif quote == '"':
+            quote = None if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+    return None
+
+
+def _segments(command: str) -> list[list[str]]:
+    """The simple commands of a shell line as lists of unquoted words: a best-effort reading for
+    names and hints, not a shell parser (no expansions; unbalanced quotes are skipped)."""
+    segments: list[list[str]] = [[]]
+    redirect_target = False
+    # The first words are all a name or a hint needs; a bound keeps huge lines cheap.
+    for match in _SHELL_TOKEN.finditer(command[:1000]):
+        token = match.group()
+        if token.startswith("#"):
+            break
+        if redirect_target:
+            redirect_target = False
+        elif match.lastgroup == "operator":
+            if set(token) <= set("<>&") and ("<" in token or ">" in token):
+                redirect_target = True  # the next word is a file, not a command
+            else:
+                segments.append([])
+        else:
+            segments[-1].append(_QUOTING.sub(_unquote, token))
+    return segments
+
+
+def _unquote(match: re.Match[str]) -> str:
+    return next((group for group in match.groups() if group is not None), "")
+
+
+def _program(words: list[str]) -> str | None:
+    """The name of what a simple command runs, or None when it only prepares (cd, test...)."""
+    index = 0
+    while index < len(words):
+        word = words[index]
+        base = _basename(word)
+        if word in _RESERVED or _ASSIGNMENT.match(word):
+            index += 1
+        elif base in _WRAPPERS:
+            index += 1
+            while index < len(words) and words[index][:1] in _OPTION_OR_NUMBER:
+                index += 1
+            index += _WRAPPERS[base]
+        else:
+            break
+    if index >= len(words):
+        return None
+    base = _basename(words[index])
+    if base in _PREAMBLE:
+        return None
+    if _INTERPRETER.fullmatch(base):
+        for operand in words[index + 1 :]:
+            if operand == "-c":  # inline code: the interpreter is the best name there is
+                return base
+            if not operand.startswith("-"):
+                return _basename(operand)
+    return base
+
+
+def _basename(word: str) -> str:
+    return word.rstrip("/").rsplit("/", 1)[-1] or word
+
+
+def _name(segments: list[list[str]], command: str, number: int) -> str:
+    program = next((name for name in map(_program, segments) if name), None)
+    if program is None:
+        words = command.split()
+        program = _basename(words[0]) if words else "job"
+    suffix = f" (line {number})"
+    label = "".join(char if char.isprintable() else "?" for char in program)
+    return label[: max(NAME_LIMIT - len(suffix), 1)] + suffix

@@ -1,0 +1,148 @@
+"""Fixtures for the desktop stage (`make test-desktop`): a fake desktop on the session bus, a
+private bus playing the system bus with a fake logind on it, and child processes run in that env.
+
+These tests need the session bus and virtual screen of `make test-desktop`
+(`dbus-run-session -- xvfb-run ...`). Without them the fixtures fail rather than skip: a desktop
+test that silently does not run looks exactly like one that passes.
+
+Fixtures:
+  fake_desktop          a running fake_desktop.py (Notifications + StatusNotifierWatcher);
+                        a FakeDesktop: .calls(method=None), .wait_for(method, count=1, timeout=5),
+                        .invoke_action(id, key="default"), .close_notification(id, reason=2)
+  start_fake_desktop    factory: start_fake_desktop(notify_delay=0.0) -> FakeDesktop
+  system_bus            the address of a private dbus-daemon, exported as DBUS_SYSTEM_BUS_ADDRESS
+                        for the test and the children it starts
+  fake_logind           a running fake_logind.py on system_bus; a FakeLogind:
+                        .prepare_for_sleep(going_to_sleep) -> monotonic send time,
+                        .calls(...), .wait_for(...), .inhibitors_held()
+  spawn                 factory: spawn(argv, env=None, cwd=None) -> Child; every child is killed
+                        at teardown and its stderr printed (pytest shows it when the test fails)
+
+Times (`t` in call logs, send times, a probe's events) are time.monotonic(): on Linux that is
+CLOCK_MONOTONIC, one clock for every process, so they can be subtracted across processes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+from jeepney.io.blocking import DBusConnection, open_dbus_connection
+
+from tests.desktop.harness import (
+    FAKE_DESKTOP,
+    FAKE_LOGIND,
+    READY_TIMEOUT,
+    REPO,
+    STOP_TIMEOUT,
+    SYSTEM_BUS_CONFIG,
+    Child,
+    FakeDesktop,
+    FakeLogind,
+    Spawn,
+    child_env,
+    read_first_line,
+    require_desktop_env,
+    start_fake,
+)
+
+
+@pytest.fixture
+def spawn(tmp_path: Path) -> Iterator[Spawn]:
+    """spawn(argv, env=None, cwd=None) -> Child, e.g. spawn([sys.executable, "-m", "domi_desktop"]).
+
+    The child gets this test's environment (session bus, display, DBUS_SYSTEM_BUS_ADDRESS if
+    system_bus is in use), QT_QPA_PLATFORM=xcb, unbuffered Python output and per-test XDG
+    config/data/state/cache dirs under tmp_path; `env` entries override (None removes).
+    """
+    require_desktop_env()
+    children: list[Child] = []
+
+    def start(
+        argv: Sequence[str],
+        env: Mapping[str, str | None] | None = None,
+        cwd: Path | str | None = REPO,
+    ) -> Child:
+        child = Child(argv, child_env(tmp_path, env), cwd)
+        children.append(child)
+        return child
+
+    yield start
+    for child in reversed(children):
+        child.stop()
+        print(child.report())  # shown by pytest only when the test failed
+
+
+@pytest.fixture
+def start_fake_desktop(tmp_path: Path) -> Iterator[Callable[..., FakeDesktop]]:
+    """start_fake_desktop(notify_delay=0.0) -> FakeDesktop (at most one per test: the names)."""
+    require_desktop_env()
+    started: list[tuple[FakeDesktop, DBusConnection]] = []
+
+    def start(notify_delay: float = 0.0) -> FakeDesktop:
+        assert not started, "one fake desktop per test: it owns well-known names"
+        log_path = tmp_path / "fake_desktop.jsonl"
+        child = start_fake(
+            FAKE_DESKTOP, ["--notify-delay", str(notify_delay)], log_path, child_env(tmp_path)
+        )
+        control = open_dbus_connection("SESSION")
+        fake = FakeDesktop(child, log_path, control, notify_delay)
+        started.append((fake, control))
+        return fake
+
+    yield start
+    for fake, control in started:
+        control.close()
+        fake.child.stop()
+        print(fake.child.report())
+
+
+@pytest.fixture
+def fake_desktop(start_fake_desktop: Callable[..., FakeDesktop]) -> FakeDesktop:
+    return start_fake_desktop()
+
+
+@pytest.fixture
+def system_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A private dbus-daemon standing in for the system bus (libdbus, so QtDBus, honours
+    DBUS_SYSTEM_BUS_ADDRESS); exported for this test and every child it starts."""
+    require_desktop_env()
+    config = tmp_path / "system-bus.conf"
+    config.write_text(SYSTEM_BUS_CONFIG, encoding="utf-8")
+    daemon = subprocess.Popen(
+        ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # only "Failed to set fd limit" noise when not privileged
+        text=True,
+    )
+    assert daemon.stdout is not None
+    try:
+        address = read_first_line(daemon.stdout, READY_TIMEOUT)
+        if not address:
+            pytest.fail(f"dbus-daemon printed no address (status {daemon.poll()})", pytrace=False)
+        monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", address)
+        yield address
+    finally:
+        daemon.terminate()
+        try:
+            daemon.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait()
+        daemon.stdout.close()
+
+
+@pytest.fixture
+def fake_logind(system_bus: str, tmp_path: Path) -> Iterator[FakeLogind]:
+    log_path = tmp_path / "fake_logind.jsonl"
+    child = start_fake(FAKE_LOGIND, ["--address", system_bus], log_path, child_env(tmp_path))
+    control = open_dbus_connection(system_bus)
+    try:
+        yield FakeLogind(child, log_path, control)
+    finally:
+        control.close()
+        child.stop()
+        print(child.report())

@@ -1,0 +1,152 @@
+"""The headless daemon as a real process on a real data dir: fires, signals, kill -9 and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import closing, suppress
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def env_for(data: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DBUS_SYSTEM_BUS_ADDRESS",)}
+    env["DOMI_DATA_DIR"] = str(data)
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    # No system bus: the daemon must say so and rely on its clock watchdog.
+    env["DBUS_SYSTEM_BUS_ADDRESS"] = f"unix:path={data}/no-such-bus"
+    return env
+
+
+def cli(data: Path, *args: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-m", "domi_desktop", *args],
+        capture_output=True, text=True, env=env_for(data), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if "--json" in args else done.stdout
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Daemon:
+    def __init__(self, data: Path) -> None:
+        self.log = (data / "daemon.stderr").open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "domi_desktop", "--headless"],
+            env=env_for(data), stdout=subprocess.DEVNULL, stderr=self.log,
+        )  # fmt: skip
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        self.process.send_signal(sig)
+        code = self.process.wait(timeout=20)
+        self.log.close()
+        return code
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "data"
+    path.mkdir()
+    yield path
+    # Jobs lead their own sessions; kill any a test left behind.
+    for pid_file in tmp_path.glob("*.pid"):
+        for line in pid_file.read_text().split():
+            with suppress(ProcessLookupError, ValueError, PermissionError):
+                os.killpg(int(line), signal.SIGKILL)
+
+
+def runs(data: Path) -> list[dict[str, Any]]:
+    return cli(data, "runs", "--limit", "100", "--json")  # type: ignore[no-any-return]
+
+
+def test_headless_fires_an_every_minute_command_at_the_minute_and_records_it(data: Path) -> None:
+    out = data.parent / "out.txt"
+    cli(data, "schedule", "add", "tick", "--cron", "* * * * *", "--tz", "UTC", "--shell",
+        "--", f"date -u +%H:%M:%S >> {out}")  # fmt: skip
+    daemon = Daemon(data)
+    try:
+        fired = wait_for(
+            lambda: [r for r in runs(data) if r["status"] == "succeeded"], 75, "a fire"
+        )
+    finally:
+        code = daemon.stop()
+    assert code == 0
+    run = fired[-1]
+    assert run["trigger"] == "scheduled" and not run["late"]
+    assert run["due"].endswith(":00+00:00")
+    assert out.read_text().strip()
+    log = (data / "domi-desktop.log").read_text()
+    assert "wake (start)" in log and "fire: schedule 1 'tick'" in log and "stopped" in log
+    assert "no resume signal" in (data / "daemon.stderr").read_text()
+
+
+def test_kill_9_mid_run_then_restart_shows_interrupted_and_one_resumed_rerun(data: Path) -> None:
+    pids = data.parent / "job.pid"
+    cli(data, "schedule", "add", "new year", "--cron", "0 0 1 1 *", "--tz", "UTC", "--shell",
+        "--", f"echo $$ >> {pids}; sleep 60")  # fmt: skip
+    with closing(sqlite3.connect(data / "domi.sqlite3")) as db, db:
+        # Last fired a year before the latest New Year: start-up owes one catch-up fire.
+        db.execute("UPDATE schedules SET last_due = last_due - 400 * 86400 * 1000000")
+    daemon = Daemon(data)
+    wait_for(lambda: pids.exists() and pids.read_text().strip(), 30, "the job to start")
+    daemon.stop(signal.SIGKILL)
+    first_job = int(pids.read_text().split()[0])
+    os.killpg(first_job, signal.SIGKILL)
+    (killed,) = runs(data)
+    assert killed["status"] == "running" and killed["trigger"] == "catch_up" and killed["late"]
+
+    daemon = Daemon(data)
+    try:
+        wait_for(lambda: len(pids.read_text().split()) == 2, 30, "the resumed job to start")
+        history = runs(data)
+    finally:
+        assert daemon.stop() == 0
+    by_id = {r["id"]: r for r in history}
+    assert by_id[killed["id"]]["status"] == "interrupted"
+    (resumed,) = [r for r in history if r["trigger"] == "resumed"]
+    assert resumed["resumed_from"] == killed["id"]
+    fires = [r for r in runs(data) if r["trigger"] in ("scheduled", "catch_up")]
+    assert len(fires) == 1, "the due fired once, never twice"
+    assert by_id[resumed["id"]]["status"] == "running"
+    final = {r["id"]: r for r in runs(data)}
+    assert final[resumed["id"]]["status"] == "interrupted"  # SIGTERM stopped it, and said so
+    assert "quit" in final[resumed["id"]]["reason"]
+
+
+def test_sigint_stops_it_cleanly_too(data: Path) -> None:
+    daemon = Daemon(data)
+    wait_for(lambda: (data / "domi-desktop.log").exists()
+             and "wake (start)" in (data / "domi-desktop.log").read_text(), 30, "start")  # fmt: skip
+    assert daemon.stop(signal.SIGINT) == 0
+
+
+def test_a_corrupt_database_is_refused_with_its_name_and_left_alone(data: Path) -> None:
+    db = data / "domi.sqlite3"
+    db.write_bytes(b"this is not a database" * 100)
+    before = db.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "domi_desktop", "--headless"],
+        capture_output=True, text=True, env=env_for(data), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert str(db) in done.stderr and "Traceback" not in done.stderr
+    assert db.read_bytes() == before
