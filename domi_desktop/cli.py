@@ -19,6 +19,7 @@ from domi_desktop import __version__
 from domi_desktop.errors import CronError, DomiError
 
 if TYPE_CHECKING:
+    from domi_desktop.app.rpc_client import RpcClient
     from domi_desktop.store import Store
 
 EXIT_USAGE = 2
@@ -140,6 +141,15 @@ def build_parser() -> argparse.ArgumentParser:
     secret_rm.add_argument("name", metavar="NAME")
     secret_rm.set_defaults(handler=_secret_rm)
 
+    status = commands.add_parser("status", help="is the app running, its last and next wake")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(handler=_status)
+    quit_ = commands.add_parser("quit", help="ask the running app to stop")
+    quit_.set_defaults(handler=_quit)
+    events = commands.add_parser("events", help="print the app's events as JSON lines")
+    events.add_argument("--follow", action="store_true", help="keep printing until Ctrl-C")
+    events.set_defaults(handler=_events)
+
     crontab = commands.add_parser("import-crontab", help="import the entries of a crontab file")
     crontab.add_argument("file", metavar="FILE", help="a crontab file, or - for stdin")
     crontab.add_argument("--system", action="store_true", help="system format: a user column")
@@ -260,19 +270,76 @@ def open_store(args: argparse.Namespace) -> Iterator[Store]:
 def backend(args: argparse.Namespace) -> Iterator[Backend]:
     client = _app_client(args)
     if client is not None:
-        yield client
+        try:
+            yield client
+        finally:
+            client.close()
         return
     with open_store(args) as store:
         yield DirectBackend(store)
 
 
-def _app_client(args: argparse.Namespace) -> Backend | None:
+def _app_client(args: argparse.Namespace) -> RpcClient | None:
     """The running app's RPC client, if an instance runs for this data dir."""
-    try:
-        from domi_desktop.app.rpc_client import connect_to_app
-    except ImportError:
-        return None
+    from domi_desktop.app.rpc_client import connect_to_app
+
     return connect_to_app(args.data_dir)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from domi_desktop.store import resolve_data_dir
+
+    client = _app_client(args)
+    if client is None:
+        state = {"running": False, "data_dir": str(resolve_data_dir(args.data_dir))}
+        if args.json:
+            print(json.dumps(state))
+        else:
+            print(f"domi-desktop is not running (data dir {state['data_dir']})")
+        return EXIT_NOT_RUNNING
+    try:
+        state = client.call("app.status", {})
+    finally:
+        client.close()
+    if args.json:
+        print(json.dumps(state, ensure_ascii=False))
+        return 0
+    last = state["last_wake"] or {}
+    print(f"domi-desktop {state['version']} running, pid {state['pid']}")
+    print(f"  data dir   {state['data_dir']}")
+    print(f"  socket     {state['socket']}")
+    print(f"  schedules  {state['schedules']}, running runs {state['running_runs'] or 'none'}")
+    print(f"  last wake  {_short(last.get('at'))} ({last.get('reason', '-')})")
+    print(f"  next wake  {_short(state['next_wake'])}")
+    return 0
+
+
+def _quit(args: argparse.Namespace) -> int:
+    client = _app_client(args)
+    if client is None:
+        print("domi-desktop is not running")
+        return EXIT_NOT_RUNNING
+    try:
+        client.call("app.quit", {})
+    finally:
+        client.close()
+    print("domi-desktop is stopping")
+    return 0
+
+
+def _events(args: argparse.Namespace) -> int:
+    client = _app_client(args)
+    if client is None:
+        print("domi-desktop is not running", file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    try:
+        for event in client.events():
+            print(json.dumps({"event": event["method"], **event.get("params", {})}), flush=True)
+            if not args.follow:
+                break
+    finally:
+        client.close()
+    return 0
 
 
 def _start_app(args: argparse.Namespace) -> int:
@@ -281,11 +348,8 @@ def _start_app(args: argparse.Namespace) -> int:
 
         with open_store(args) as store:
             return run_headless(store)
-    try:
-        from domi_desktop.app.tray import run_tray
-    except ImportError:
-        build_parser().print_help()
-        return 0
+    from domi_desktop.app.tray import run_tray
+
     return run_tray(args)
 
 
@@ -683,7 +747,7 @@ def _import_crontab(args: argparse.Namespace) -> int:
     table = read_crontab(text, system=args.system, known_users=frozenset(_known_users()))
     for problem in table.problems:
         where = f"{args.file}:{problem.line}" + (
-            f":{problem.column + 1}" if problem.column is not None else ""
+            f":{problem.column}" if problem.column is not None else ""
         )
         print(f"{where}: {problem.severity}: {problem.message}", file=sys.stderr)
     planned = [

@@ -412,12 +412,8 @@ def _known_zone(name: str) -> bool:
 
 
 def _looks_like_command(word: str) -> bool:
-    return (
-        "/" in word
-        or word.startswith("-")
-        or word in _COMMAND_WORDS
-        or not _USER_NAME.fullmatch(word)
-    )
+    # Paths and options ('/', a leading '-') fail the user-name pattern already.
+    return word in _COMMAND_WORDS or not _USER_NAME.fullmatch(word)
 
 
 def _split_percent(raw: str) -> tuple[str, str | None, int | None]:

@@ -1,0 +1,275 @@
+"""A running instance, with or without a GUI: lock, runtime, RPC server, wake sources, logging."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
+
+from domi_desktop import __version__
+from domi_desktop.app.instance import lock_path, socket_name
+from domi_desktop.app.qtloop import QtLoop
+from domi_desktop.app.rpc import DEFER, Connection, Responder, RpcServer
+from domi_desktop.clock import SystemClock
+from domi_desktop.runtime import Runtime
+from domi_desktop.scheduler.decide import WakePlan
+from domi_desktop.secrets import KeyringSecretStore, SecretStore
+from domi_desktop.service import METHODS, Service, run_json
+from domi_desktop.store import Store
+
+log = logging.getLogger("domi_desktop")
+
+CLOCK_CHECK_MS = 5_000
+"""How often the wall and monotonic clocks are compared (a jump or a sleep shows up here)."""
+ZONE_CHECK_MS = 30_000
+
+
+def setup_logging(data_dir: Path) -> None:
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setFormatter(formatter)
+    file = logging.handlers.RotatingFileHandler(
+        data_dir / "domi-desktop.log", maxBytes=2_000_000, backupCount=2, encoding="utf-8"
+    )
+    file.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [stream, file]
+    root.setLevel(logging.INFO)
+
+
+def log_wake(plan: WakePlan, reason: str) -> None:
+    log.info(
+        "wake (%s) at %s: %d fire(s), next wake %s",
+        reason,
+        plan.now.isoformat(timespec="seconds"),
+        len(plan.fires),
+        plan.next_wake.isoformat(timespec="seconds"),
+    )
+    for schedule_id, problem in plan.errors:
+        log.warning("schedule %s cannot be evaluated: %s", schedule_id, problem)
+
+
+def log_event(event: str, payload: Mapping[str, Any]) -> None:
+    if event == "schedule.fire":
+        kind = f"skipped ({payload['skipped']})" if payload["skipped"] else "fire"
+        log.info(
+            "%s: schedule %s %r run %s due %s trigger %s%s%s",
+            kind,
+            payload["schedule_id"],
+            payload["name"],
+            payload["run_id"],
+            payload["due"],
+            payload["trigger"],
+            " LATE" if payload["late"] else "",
+            f", {payload['missed_count']} missed" if payload["missed_count"] else "",
+        )
+    elif event == "run.finished":
+        log.info(
+            "finished: run %s of %r %s%s in %.1fs",
+            payload["run_id"],
+            payload["name"],
+            payload["status"],
+            f" ({payload['reason']})" if payload["reason"] else "",
+            payload["duration"],
+        )
+
+
+class AlreadyRunning(Exception):
+    """Another instance holds the lock for this data dir."""
+
+
+class Host(QObject):
+    """The scheduler, its store and its socket; the tray app and ``--headless`` both run one."""
+
+    show_requested = Signal()
+    quit_requested = Signal()
+    woke = Signal(object, str)
+    event = Signal(str, object)
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        gui: bool,
+        secrets: SecretStore | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.gui = gui
+        self.clock = SystemClock()
+        self.loop = QtLoop(self)
+        self.secrets = secrets or KeyringSecretStore()
+        self.runtime = Runtime(store, self.clock, self.loop, self.secrets, on_wake=self._on_wake)
+        self.service = Service(
+            store, self.clock, on_change=self._changed, next_fire=self.runtime.driver.next_fire
+        )
+        methods = {name: _bind(method, self.service) for name, method in METHODS.items()}
+        self.rpc = RpcServer(
+            methods,
+            {
+                "schedule.run_now": self._run_now,
+                "app.status": lambda _c, _p, _r: self.status(),
+                "app.show": self._show,
+                "app.quit": self._quit,
+                "events.subscribe": self._subscribe,
+            },
+            self,
+        )
+        self.runtime.subscribe(self._on_event)
+        self._lock = QLockFile(str(lock_path(store.data_dir)))
+        self._lock.setStaleLockTime(0)  # stale only when its process is gone
+        self._waiting: dict[int, list[Responder]] = {}
+        self._timers: list[QTimer] = []
+        self._wake_sources: list[Any] = []
+        self.started_at: datetime | None = None
+
+    # -- start and stop ------------------------------------------------------------------------
+
+    def acquire(self) -> None:
+        """Become the primary instance, or raise ``AlreadyRunning``."""
+        if not self._lock.tryLock(200):
+            raise AlreadyRunning(str(lock_path(self.store.data_dir)))
+
+    def start(self) -> None:
+        self.started_at = self.clock.now()
+        if not self.rpc.listen(socket_name(self.store.data_dir)):
+            log.warning("no RPC socket: the CLI will use the database directly")
+        self._every(CLOCK_CHECK_MS, self.runtime.driver.check_clock)
+        self._start_wake_sources()
+        # The first wake runs the start-up catch-up; after the loop is running, so a slow
+        # keyring or a long catch-up never delays the tray icon.
+        self.loop.call_soon(self.runtime.start)
+        log.info(
+            "domi-desktop %s, data in %s, socket %s",
+            __version__,
+            self.store.data_dir,
+            self.rpc.name(),
+        )
+
+    def stop(self) -> None:
+        for timer in self._timers:
+            timer.stop()
+        for source in self._wake_sources:
+            source.stop()
+        self.runtime.stop()
+        self.rpc.close()
+        self._lock.unlock()
+        log.info("stopped")
+
+    def _every(self, milliseconds: int, callback: Callable[[], object]) -> QTimer:
+        timer = QTimer(self)
+        timer.timeout.connect(callback)
+        timer.start(milliseconds)
+        self._timers.append(timer)
+        return timer
+
+    def _start_wake_sources(self) -> None:
+        from domi_desktop.platform.resume import resume_source_for_platform
+        from domi_desktop.platform.timezone import ZoneWatcher
+
+        resume = resume_source_for_platform()
+        if resume.start(
+            lambda: self.runtime.driver.wake("resume"), lambda: log.info("going to sleep")
+        ):
+            self._wake_sources.append(resume)
+            log.info("listening for resume from sleep: %s", resume.status)
+        else:
+            log.info("no resume signal (%s); the clock watchdog covers sleeps", resume.status)
+        zones = ZoneWatcher(self.clock.now)
+        self._every(ZONE_CHECK_MS, lambda: zones.check() and self.runtime.driver.wake("tz_change"))
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        driver = self.runtime.driver
+        last = driver.last_wake
+        return {
+            "running": True,
+            "pid": os.getpid(),
+            "socket": self.rpc.name(),
+            "version": __version__,
+            "data_dir": str(self.store.data_dir),
+            "gui": self.gui,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "last_wake": {"at": last.at.isoformat(), "reason": last.reason} if last else None,
+            "next_wake": driver.next_wake.isoformat() if driver.next_wake else None,
+            "schedules": len(self.store.list_schedules()),
+            "running_runs": self.runtime.running_runs(),
+            "paused": driver.paused,
+        }
+
+    def set_paused(self, paused: bool) -> None:
+        self.runtime.driver.paused = paused
+        self.runtime.driver.wake("edit")
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _on_wake(self, plan: WakePlan, reason: str) -> None:
+        log_wake(plan, reason)
+        self.woke.emit(plan, reason)
+
+    def _on_event(self, name: str, payload: dict[str, Any]) -> None:
+        log_event(name, payload)
+        self.rpc.broadcast(name, payload)
+        if name == "run.finished":
+            for respond in self._waiting.pop(payload["run_id"], []):
+                respond(run_json(self.store.get_run(payload["run_id"])))
+        self.event.emit(name, payload)
+
+    def _changed(self, schedule_id: int) -> None:
+        self.runtime.driver.reload(schedule_id)
+
+    def _run_now(
+        self, _connection: Connection, params: Mapping[str, Any], respond: Responder
+    ) -> Any:
+        schedule_id = Service._id(params)
+        run_id = self.runtime.run_now(schedule_id)
+        if params.get("wait"):
+            self._waiting.setdefault(run_id, []).append(respond)
+            return DEFER
+        return {"run_id": run_id}
+
+    def _show(
+        self, _connection: Connection, _params: Mapping[str, Any], _respond: Responder
+    ) -> Any:
+        self.show_requested.emit()
+        return {"shown": self.gui}
+
+    def _quit(self, connection: Connection, _params: Mapping[str, Any], respond: Responder) -> Any:
+        respond({"quitting": True})
+        connection.socket.flush()
+        self.loop.call_soon(self.quit_requested.emit)
+        return DEFER
+
+    def _subscribe(
+        self, connection: Connection, _params: Mapping[str, Any], _respond: Responder
+    ) -> Any:
+        connection.subscribed = True
+        return {"subscribed": True, "events": ["schedule.fire", "run.finished"]}
+
+
+def _bind(
+    method: Callable[[Service, Mapping[str, Any]], Any], service: Service
+) -> Callable[[Mapping[str, Any]], Any]:
+    return lambda params: method(service, params)
+
+
+def wait_for_primary(data_dir: Path, timeout: float = 5.0) -> Any:
+    """The primary's client; it may still be starting, so retry for a while."""
+    from domi_desktop.app.rpc_client import connect_to_app
+
+    deadline = time.monotonic() + timeout
+    while True:
+        client = connect_to_app(data_dir)
+        if client is not None or time.monotonic() > deadline:
+            return client
+        time.sleep(0.1)

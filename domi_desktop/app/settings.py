@@ -1,0 +1,122 @@
+"""The app's own settings: a small JSON file next to the database, read leniently.
+
+A settings file is something users edit, copy between machines and sync; a bad one must never keep
+the app from starting. So reading falls back field by field to the defaults, with a warning in the
+log naming what was wrong, and writing replaces the file in one step.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from domi_desktop.cron import LOCAL, ZoneError, zone_for
+from domi_desktop.store.paths import ensure_private_dir
+from domi_desktop.ui.i18n import LANGUAGES
+
+log = logging.getLogger(__name__)
+
+SETTINGS_FILENAME = "settings.json"
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    start_at_login: bool = False
+    """The user's wish; the login entry itself is the autostart backend's (the OS's) truth."""
+    notify_late: bool = True
+    """Late fires and catch-ups after a wake."""
+    notify_failures: bool = True
+    notify_successes: bool = False
+    default_zone: str = LOCAL
+    """The zone a new schedule starts with: an IANA name or ``"local"``."""
+    language: str = "en"
+    """A key of ``domi_desktop.ui.i18n.LANGUAGES``."""
+
+
+def settings_path(data_dir: Path) -> Path:
+    return data_dir / SETTINGS_FILENAME
+
+
+def load_settings(path: Path) -> AppSettings:
+    """The settings in ``path``; defaults for a missing file, and for what cannot be used.
+
+    A file that is unreadable or not a JSON object gives all defaults; a field of the wrong type or
+    an unsupported value (a language we have no catalog for, a zone this machine does not know)
+    gives that field's default. Each is logged as a warning. Unknown keys are ignored: a newer
+    release may have written them.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return AppSettings()
+    except (OSError, UnicodeDecodeError) as error:
+        log.warning("cannot read the settings %s (%s); using the defaults", path, error)
+        return AppSettings()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        log.warning("the settings %s are not valid JSON (%s); using the defaults", path, error)
+        return AppSettings()
+    if not isinstance(data, dict):
+        log.warning("the settings %s are not a JSON object; using the defaults", path)
+        return AppSettings()
+    defaults = AppSettings()
+    values: dict[str, Any] = {}
+    for field in fields(AppSettings):
+        if field.name not in data:
+            continue
+        value = data[field.name]
+        default = getattr(defaults, field.name)
+        # bool is an int subclass and JSON has both: compare the exact type, not isinstance.
+        usable = type(value) is type(default) and _VALID.get(field.name, _anything)(value)
+        if usable:
+            values[field.name] = value
+        else:
+            log.warning(
+                "the settings %s: %s = %r is not usable; using %r", path, field.name, value, default
+            )
+    return AppSettings(**values)
+
+
+def save_settings(path: Path, settings: AppSettings) -> None:
+    """Write ``settings`` to ``path`` (mode 0600) atomically: a crash leaves the old file or the new.
+
+    Raises ``OSError`` when the file cannot be written; the previous file is then left as it was.
+    """
+    ensure_private_dir(path.parent)
+    text = json.dumps(asdict(settings), indent=2, ensure_ascii=False) + "\n"
+    # mkstemp creates the file with mode 0600, so the settings are never readable by others.
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _anything(_value: Any) -> bool:
+    return True
+
+
+def _known_zone(name: str) -> bool:
+    try:
+        zone_for(name)
+    except ZoneError:
+        return False
+    return True
+
+
+_VALID: dict[str, Callable[[Any], bool]] = {
+    "language": lambda code: code in LANGUAGES,
+    "default_zone": _known_zone,
+}

@@ -1,0 +1,485 @@
+"""The tray app: the host's scheduler behind a tray icon, a menu, windows and notifications."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QPushButton,
+    QSystemTrayIcon,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from domi_desktop.app.host import AlreadyRunning, Host, setup_logging, wait_for_primary
+from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.cron import zone_for
+from domi_desktop.errors import DomiError
+from domi_desktop.platform.notify import Notice, Notifier, notifier_for
+from domi_desktop.scheduler.decide import WakePlan
+from domi_desktop.scheduler.model import Schedule
+from domi_desktop.store import Store
+from domi_desktop.ui.i18n import register, set_language, tr
+
+log = logging.getLogger("domi_desktop")
+
+register(
+    "zh",
+    {
+        "domi-desktop": "domi-desktop",
+        "Run now": "立即运行",
+        "Pause": "暂停",
+        "Resume": "恢复",
+        "Edit…": "编辑…",
+        "History…": "历史…",
+        "New schedule…": "新建计划…",
+        "Pause all": "全部暂停",
+        "Settings…": "设置…",
+        "Quit": "退出",
+        "No schedules yet": "还没有计划",
+        "paused": "已暂停",
+        "Next: {name} · {when}": "下一次：{name} · {when}",
+        "Nothing scheduled": "没有待运行的计划",
+        "{count} running": "{count} 个正在运行",
+        "{name} ran late": "{name} 迟到运行",
+        "due {due}, ran {ran}": "应于 {due}，实际 {ran}",
+        "{count} earlier runs skipped": "跳过了之前的 {count} 次",
+        "1 earlier run skipped": "跳过了之前的 1 次",
+        "{count} schedules caught up after sleep": "睡眠后补运行了 {count} 个计划",
+        "{name} failed": "{name} 运行失败",
+        "{name} succeeded": "{name} 运行成功",
+        "Open history": "打开历史",
+        "Schedules": "计划",
+        "Name": "名称",
+        "Cron": "Cron",
+        "Zone": "时区",
+        "Next fire": "下一次",
+        "New…": "新建…",
+        "Edit": "编辑",
+        "History": "历史",
+        "Settings": "设置",
+        "Attention: {what}": "需要注意：{what}",
+        "a late or failed run": "有迟到或失败的运行",
+    },
+)
+
+DAY_FORMAT = "%a %H:%M"
+
+
+def resources_dir() -> Path:
+    """The icons: in a PyInstaller bundle, next to the sources, or installed with the package."""
+    candidates = [
+        Path(getattr(sys, "_MEIPASS", "")) / "resources",
+        Path(__file__).resolve().parents[2] / "resources",
+        Path(sys.prefix) / "share" / "domi-desktop" / "resources",
+    ]
+    return next((path for path in candidates if (path / "domi-idle.svg").exists()), candidates[1])
+
+
+def load_icon(name: str) -> QIcon:
+    icon = QIcon(str(resources_dir() / f"domi-{name}.svg"))
+    if sys.platform == "darwin" and name == "template":
+        icon.setIsMask(True)
+    return icon
+
+
+def short_time(moment: datetime, tz: str) -> str:
+    try:
+        return f"{moment.astimezone(zone_for(tz)):{DAY_FORMAT}}"
+    except DomiError:
+        return f"{moment:{DAY_FORMAT}}"
+
+
+class MainWindow(QMainWindow):
+    """The schedules at a glance; where the app lives when the desktop has no tray."""
+
+    def __init__(self, tray_app: TrayApp) -> None:
+        super().__init__()
+        self._app = tray_app
+        self.setWindowTitle(tr("domi-desktop"))
+        self.setWindowIcon(load_icon("idle"))
+        self.resize(760, 420)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        title = QLabel(f"<h2>{tr('Schedules')}</h2>")
+        layout.addWidget(title)
+        self.table = QTableWidget(0, 4, central)
+        self.table.setObjectName("schedulesTable")
+        self.table.setHorizontalHeaderLabels([tr("Name"), tr("Cron"), tr("Zone"), tr("Next fire")])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.doubleClicked.connect(lambda _index: self._edit_selected())
+        layout.addWidget(self.table)
+        buttons = QHBoxLayout()
+        for text, slot in (
+            (tr("New…"), lambda: self._app.open_editor(None)),
+            (tr("Edit"), self._edit_selected),
+            (tr("Run now"), self._run_selected),
+            (tr("History"), lambda: self._app.open_history(self._selected())),
+            (tr("Settings"), self._app.open_settings),
+        ):
+            button = QPushButton(text, central)
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.setCentralWidget(central)
+
+    def refresh(self) -> None:
+        schedules = self._app.host.store.list_schedules()
+        self.table.setRowCount(len(schedules))
+        for row, schedule in enumerate(schedules):
+            upcoming = self._app.host.runtime.driver.next_fire(schedule.id)
+            when = short_time(upcoming, schedule.tz) if upcoming else tr("paused")
+            for column, text in enumerate((schedule.name, schedule.expr, schedule.tz, when)):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, schedule.id)
+                self.table.setItem(row, column, item)
+
+    def _selected(self) -> int | None:
+        items = self.table.selectedItems()
+        return int(items[0].data(Qt.ItemDataRole.UserRole)) if items else None
+
+    def _edit_selected(self) -> None:
+        schedule_id = self._selected()
+        if schedule_id is not None:
+            self._app.open_editor(schedule_id)
+
+    def _run_selected(self) -> None:
+        schedule_id = self._selected()
+        if schedule_id is not None:
+            self._app.run_now(schedule_id)
+
+    def showEvent(self, event: Any) -> None:
+        self.refresh()
+        super().showEvent(event)
+
+
+class TrayApp(QObject):
+    def __init__(self, app: QApplication, host: Host) -> None:
+        super().__init__()
+        self.app = app
+        self.host = host
+        self.attention = False
+        self._late: list[dict[str, Any]] = []
+        self._windows: dict[str, QWidget] = {}
+        self.icons = {
+            name: load_icon(name) for name in ("idle", "running", "attention", "template")
+        }
+        self.tray = QSystemTrayIcon(self.icons["idle"], self)
+        self.menu = QMenu()
+        self.menu.aboutToShow.connect(self.rebuild_menu)
+        self.tray.setContextMenu(self.menu)
+        self.tray.activated.connect(self._activated)
+        self.main_window = MainWindow(self)
+        self.notifier: Notifier = notifier_for(self.tray, tr("Open history"))
+        self.notifier.clicked.connect(lambda: self.open_history(None))
+        host.event.connect(self._on_event)
+        host.woke.connect(self._on_wake)
+        host.show_requested.connect(self.show_main_window)
+        host.quit_requested.connect(app.quit)
+        self.settings = self._load_settings()
+
+    # -- showing -------------------------------------------------------------------------------
+
+    def show(self) -> None:
+        self.rebuild_menu()
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray.show()
+            self.update_look()
+        else:
+            log.info("no system tray on this desktop: the main window stands in for it")
+            self.app.setQuitOnLastWindowClosed(False)
+            self.show_main_window()
+
+    def show_main_window(self) -> None:
+        self.main_window.refresh()
+        self.main_window.show()
+        self.main_window.raise_()
+        self.main_window.activateWindow()
+
+    def update_look(self) -> None:
+        running = self.host.runtime.running_runs()
+        state = "attention" if self.attention else "running" if running else "idle"
+        if sys.platform == "darwin" and state == "idle":
+            state = "template"
+        self.tray.setIcon(self.icons[state])
+        lines = [tr("domi-desktop")]
+        upcoming = self._next_fire()
+        lines.append(
+            tr("Next: {name} · {when}", name=upcoming[0], when=upcoming[1])
+            if upcoming
+            else tr("Nothing scheduled")
+        )
+        if running:
+            lines.append(tr("{count} running", count=len(running)))
+        if self.attention:
+            lines.append(tr("Attention: {what}", what=tr("a late or failed run")))
+        self.tray.setToolTip("\n".join(lines))
+
+    def _next_fire(self) -> tuple[str, str] | None:
+        best: tuple[datetime, Schedule] | None = None
+        for schedule in self.host.store.list_schedules():
+            upcoming = self.host.runtime.driver.next_fire(schedule.id)
+            if upcoming is not None and (best is None or upcoming < best[0]):
+                best = (upcoming, schedule)
+        if best is None:
+            return None
+        return best[1].name, short_time(best[0], best[1].tz)
+
+    # -- the menu ------------------------------------------------------------------------------
+
+    def rebuild_menu(self) -> None:
+        """Rebuilt each time it opens, so next fires are always current (Vorta's habit)."""
+        self.menu.clear()
+        schedules = self.host.store.list_schedules()
+        if not schedules:
+            empty = self.menu.addAction(tr("No schedules yet"))
+            empty.setEnabled(False)
+        for schedule in schedules:
+            upcoming = self.host.runtime.driver.next_fire(schedule.id)
+            when = short_time(upcoming, schedule.tz) if upcoming else tr("paused")
+            sub = self.menu.addMenu(f"{schedule.name} · {when}")
+            sub.setObjectName(f"schedule-{schedule.id}")
+            self._add(sub, tr("Run now"), lambda s=schedule.id: self.run_now(s))
+            if schedule.enabled:
+                self._add(sub, tr("Pause"), lambda s=schedule.id: self.set_enabled(s, False))
+            else:
+                self._add(sub, tr("Resume"), lambda s=schedule.id: self.set_enabled(s, True))
+            self._add(sub, tr("Edit…"), lambda s=schedule.id: self.open_editor(s))
+            self._add(sub, tr("History…"), lambda s=schedule.id: self.open_history(s))
+        self.menu.addSeparator()
+        self._add(self.menu, tr("New schedule…"), lambda: self.open_editor(None))
+        pause = self._add(
+            self.menu,
+            tr("Pause all"),
+            lambda: self.host.set_paused(not self.host.runtime.driver.paused),
+        )
+        pause.setCheckable(True)
+        pause.setChecked(self.host.runtime.driver.paused)
+        self._add(self.menu, tr("History…"), lambda: self.open_history(None))
+        self._add(self.menu, tr("Settings…"), self.open_settings)
+        self.menu.addSeparator()
+        self._add(self.menu, tr("Quit"), self.app.quit)
+
+    def _add(self, menu: QMenu, text: str, slot: Any) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        return action
+
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (
+            QSystemTrayIcon.ActivationReason.Trigger,
+            QSystemTrayIcon.ActivationReason.DoubleClick,
+        ):
+            self.show_main_window()
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def run_now(self, schedule_id: int) -> None:
+        try:
+            self.host.runtime.run_now(schedule_id)
+        except DomiError as error:
+            log.warning("run now: %s", error)
+        self.update_look()
+
+    def set_enabled(self, schedule_id: int, enabled: bool) -> None:
+        self.host.service.set_enabled({"id": schedule_id}, enabled)
+        self.main_window.refresh()
+        self.update_look()
+
+    def open_editor(self, schedule_id: int | None) -> None:
+        from domi_desktop.ui.editor import EditorDialog
+
+        dialog = EditorDialog(
+            self.host.service, secret_names=self._secret_names, schedule_id=schedule_id
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.saved.connect(lambda _id: (self.main_window.refresh(), self.update_look()))
+        self._keep("editor", dialog)
+
+    def open_history(self, schedule_id: int | None) -> None:
+        from domi_desktop.ui.history import HistoryWindow
+
+        self.attention = False
+        self.update_look()
+        window = self._windows.get("history")
+        if not isinstance(window, HistoryWindow):
+            window = HistoryWindow(self.host.store)
+            self.host.event.connect(
+                lambda name, _payload: name == "run.finished" and window.refresh()
+            )
+        if schedule_id is not None:
+            window.show_schedule(schedule_id)
+        self._keep("history", window)
+
+    def open_settings(self) -> None:
+        from domi_desktop.platform.autostart import autostart_for_platform
+        from domi_desktop.ui.settings import SettingsDialog
+
+        dialog = SettingsDialog(self.settings, autostart=autostart_for_platform())
+        dialog.changed.connect(self._apply_settings)
+        self._keep("settings", dialog)
+
+    def _keep(self, key: str, window: QWidget) -> None:
+        self._windows[key] = window
+        window.show()
+        window.raise_()
+        window.activateWindow()
+
+    def _secret_names(self) -> list[str]:
+        try:
+            return self.host.secrets.names()
+        except DomiError as error:
+            log.warning("cannot list secrets: %s", error)
+            return []
+
+    # -- settings ------------------------------------------------------------------------------
+
+    def _settings_path(self) -> Path:
+        return self.host.store.data_dir / "settings.json"
+
+    def _load_settings(self) -> Any:
+        from domi_desktop.app.settings import load_settings
+
+        settings = load_settings(self._settings_path())
+        set_language(settings.language)
+        return settings
+
+    def _apply_settings(self, settings: Any) -> None:
+        from domi_desktop.app.settings import save_settings
+
+        save_settings(self._settings_path(), settings)
+        self.settings = settings
+        set_language(settings.language)
+
+    # -- events --------------------------------------------------------------------------------
+
+    def _on_event(self, name: str, payload: dict[str, Any]) -> None:
+        if name == "schedule.fire" and payload["late"] and not payload["skipped"]:
+            self._late.append(payload)
+        elif name == "run.finished":
+            status = payload["status"]
+            if status in ("failed", "timed_out"):
+                self.attention = True
+                if self.settings.notify_failures:
+                    self.notifier.notify(
+                        Notice(
+                            tr("{name} failed", name=payload["name"]),
+                            payload["reason"] or status,
+                            warning=True,
+                        )
+                    )
+            elif status == "succeeded" and self.settings.notify_successes:
+                self.notifier.notify(Notice(tr("{name} succeeded", name=payload["name"]), ""))
+        self.update_look()
+
+    def _on_wake(self, plan: WakePlan, _reason: str) -> None:
+        """All catch-ups of one wake in one notification."""
+        late, self._late = self._late, []
+        if not late:
+            return
+        self.attention = True
+        self.update_look()
+        if self.settings.notify_late:
+            self.notifier.notify(late_notice(late, plan.now))
+
+
+def late_notice(fires: list[dict[str, Any]], now: datetime) -> Notice:
+    """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"."""
+
+    def line(fire: dict[str, Any]) -> str:
+        due = datetime.fromisoformat(fire["due"]).astimezone()
+        ran = datetime.fromisoformat(fire["fired_at"]).astimezone()
+        text = tr("due {due}, ran {ran}", due=f"{due:%H:%M}", ran=f"{ran:%H:%M}")
+        missed = fire["missed_count"]
+        if missed == 1:
+            text += " · " + tr("1 earlier run skipped")
+        elif missed > 1:
+            text += " · " + tr("{count} earlier runs skipped", count=missed)
+        return text
+
+    if len(fires) == 1:
+        return Notice(tr("{name} ran late", name=fires[0]["name"]), line(fires[0]))
+    title = tr("{count} schedules caught up after sleep", count=len(fires))
+    return Notice(title, "\n".join(f"{fire['name']}: {line(fire)}" for fire in fires))
+
+
+def _has_display() -> bool:
+    if sys.platform != "linux":
+        return True
+    return bool(
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    )
+
+
+def run_tray(args: argparse.Namespace) -> int:
+    from domi_desktop.clock import SystemClock
+
+    if not _has_display():
+        print(
+            "domi-desktop: no display (DISPLAY/WAYLAND_DISPLAY unset); running headless",
+            file=sys.stderr,
+        )
+        from domi_desktop.app.headless import run_headless
+
+        with Store.open(args.data_dir, now=SystemClock().now()) as store:
+            return run_headless(store)
+    with Store.open(args.data_dir, now=SystemClock().now()) as store:
+        setup_logging(store.data_dir)
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        assert isinstance(app, QApplication)
+        app.setApplicationName("domi-desktop")
+        app.setQuitOnLastWindowClosed(False)
+        host = Host(store, gui=True)
+        try:
+            host.acquire()
+        except AlreadyRunning:
+            return _show_primary(store.data_dir)
+        app.setWindowIcon(load_icon("idle"))
+        tray_app = TrayApp(app, host)
+        signals = SignalBridge()
+        signals.received.connect(lambda _number: app.quit())
+        host.start()
+        tray_app.show()
+        try:
+            app.exec()
+        finally:
+            tray_app.notifier.close()
+            tray_app.tray.hide()
+            host.stop()
+            signals.close()
+    return 0
+
+
+def _show_primary(data_dir: Path) -> int:
+    client = wait_for_primary(data_dir)
+    if client is None:
+        print("domi-desktop: another instance holds the lock but does not answer", file=sys.stderr)
+        return 1
+    try:
+        client.call("app.show", {})
+    finally:
+        client.close()
+    log.info("domi-desktop already runs; asked it to show its window")
+    return 0

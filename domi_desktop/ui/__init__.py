@@ -1,0 +1,1 @@
+"""The windows: editor, history, settings (Qt widgets over the service layer)."""
