@@ -11,7 +11,6 @@ from typing import overload
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.command import run_command
 from domi_desktop.actions.control import Outcome, RunControl
-from domi_desktop.actions.http import run_http
 from domi_desktop.actions.model import ActionRequest, ActionResult, check_action, resolve_secrets
 from domi_desktop.clock import Clock
 from domi_desktop.errors import ActionError, SecretError
@@ -205,5 +204,8 @@ class ActionRunner:
             return run_command(
                 action, request.secrets, capture, control, timeout=limit, grace=self._kill_grace
             )
+        # urllib pulls in http.client, email and ssl: ~8 MB an idle tray app has no use for.
+        from domi_desktop.actions.http import run_http
+
         limit = action.timeout if limit is None else min(limit, action.timeout)
         return run_http(action, request.secrets, capture, control, timeout=limit)

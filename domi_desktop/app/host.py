@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
+from PySide6.QtCore import QLockFile, QObject, Signal
 
 from domi_desktop import __version__
 from domi_desktop.app.instance import lock_path, socket_name
@@ -26,10 +26,6 @@ from domi_desktop.service import METHODS, Service, run_json
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
-
-CLOCK_CHECK_MS = 5_000
-"""How often the wall and monotonic clocks are compared (a jump or a sleep shows up here)."""
-ZONE_CHECK_MS = 30_000
 
 
 def setup_logging(data_dir: Path) -> None:
@@ -128,8 +124,8 @@ class Host(QObject):
         self._lock = QLockFile(str(lock_path(store.data_dir)))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone
         self._waiting: dict[int, list[Responder]] = {}
-        self._timers: list[QTimer] = []
         self._wake_sources: list[Any] = []
+        self._zones: Any = None
         self.started_at: datetime | None = None
 
     # -- start and stop ------------------------------------------------------------------------
@@ -143,7 +139,6 @@ class Host(QObject):
         self.started_at = self.clock.now()
         if not self.rpc.listen(socket_name(self.store.data_dir)):
             log.warning("no RPC socket: the CLI will use the database directly")
-        self._every(CLOCK_CHECK_MS, self.runtime.driver.check_clock)
         self._start_wake_sources()
         # The first wake runs the start-up catch-up; after the loop is running, so a slow
         # keyring or a long catch-up never delays the tray icon.
@@ -156,21 +151,12 @@ class Host(QObject):
         )
 
     def stop(self) -> None:
-        for timer in self._timers:
-            timer.stop()
         for source in self._wake_sources:
             source.stop()
         self.runtime.stop()
         self.rpc.close()
         self._lock.unlock()
         log.info("stopped")
-
-    def _every(self, milliseconds: int, callback: Callable[[], object]) -> QTimer:
-        timer = QTimer(self)
-        timer.timeout.connect(callback)
-        timer.start(milliseconds)
-        self._timers.append(timer)
-        return timer
 
     def _start_wake_sources(self) -> None:
         from domi_desktop.platform.resume import resume_source_for_platform
@@ -184,8 +170,7 @@ class Host(QObject):
             log.info("listening for resume from sleep: %s", resume.status)
         else:
             log.info("no resume signal (%s); the clock watchdog covers sleeps", resume.status)
-        zones = ZoneWatcher(self.clock.now)
-        self._every(ZONE_CHECK_MS, lambda: zones.check() and self.runtime.driver.wake("tz_change"))
+        self._zones = ZoneWatcher(self.clock.now)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -215,6 +200,11 @@ class Host(QObject):
 
     def _on_wake(self, plan: WakePlan, reason: str) -> None:
         log_wake(plan, reason)
+        # Piggyback on the scheduler's own tick (at most a minute apart) rather than a timer of
+        # its own: an idle app wakes the CPU once a minute, no more. Clock jumps are checked on
+        # the same tick by the driver.
+        if reason in ("timer", "clock_jump") and self._zones is not None and self._zones.check():
+            self.loop.call_soon(lambda: self.runtime.driver.wake("tz_change"))
         self.woke.emit(plan, reason)
 
     def _on_event(self, name: str, payload: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,10 +76,12 @@ register(
         "Settings": "设置",
         "Attention: {what}": "需要注意：{what}",
         "a late or failed run": "有迟到或失败的运行",
+        "All {count} schedules…": "全部 {count} 个计划…",
     },
 )
 
 DAY_FORMAT = "%a %H:%M"
+MENU_SCHEDULES = 20
 
 
 def resources_dir() -> Path:
@@ -254,8 +256,14 @@ class TrayApp(QObject):
         if not schedules:
             empty = self.menu.addAction(tr("No schedules yet"))
             empty.setEnabled(False)
-        for schedule in schedules:
-            upcoming = self.host.runtime.driver.next_fire(schedule.id)
+        fires = {s.id: self.host.runtime.driver.next_fire(s.id) for s in schedules}
+        # The soonest first; a menu of hundreds helps nobody (the main window lists them all).
+        ordered = sorted(
+            schedules,
+            key=lambda s: (fires[s.id] is None, fires[s.id] or datetime.max.replace(tzinfo=UTC)),
+        )
+        for schedule in ordered[:MENU_SCHEDULES]:
+            upcoming = fires[schedule.id]
             when = short_time(upcoming, schedule.tz) if upcoming else tr("paused")
             sub = self.menu.addMenu(f"{schedule.name} · {when}")
             sub.setObjectName(f"schedule-{schedule.id}")
@@ -266,6 +274,14 @@ class TrayApp(QObject):
                 self._add(sub, tr("Resume"), lambda s=schedule.id: self.set_enabled(s, True))
             self._add(sub, tr("Edit…"), lambda s=schedule.id: self.open_editor(s))
             self._add(sub, tr("History…"), lambda s=schedule.id: self.open_history(s))
+        if len(schedules) > MENU_SCHEDULES:
+            more = len(schedules) - MENU_SCHEDULES
+            self._add(
+                self.menu, tr("All {count} schedules…", count=len(schedules)), self.show_main_window
+            )
+            log.debug(
+                "menu shows %d of %d schedules (%d more)", MENU_SCHEDULES, len(schedules), more
+            )
         self.menu.addSeparator()
         self._add(self.menu, tr("New schedule…"), lambda: self.open_editor(None))
         pause = self._add(

@@ -1,0 +1,218 @@
+"""The tray app's budgets, side by side with a bare PySide6 tray app measured in the same run.
+
+  start to tray registered   spawn -> RegisterStatusNotifierItem seen by a fake desktop (<= 1.0 s)
+  idle CPU and wakes         CPU ticks and scheduler wakes over --idle seconds (<= 1 wake a minute)
+  RSS                        with --schedules schedules (1,000) after start-up (<= 100 MB)
+  editor preview refresh     one keystroke's validation + next 10 fires (<= 10 ms)
+
+Needs a display and a session bus; without them it re-runs itself under
+``dbus-run-session -- xvfb-run``. Usage: python bench/app_bench.py [--idle 60] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FAKE_DESKTOP = ROOT / "tests" / "desktop" / "fake_desktop.py"
+HZ = os.sysconf("SC_CLK_TCK")
+
+BARE_TRAY = """
+import sys
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QMenu
+from PySide6.QtGui import QIcon, QPixmap, QColor
+app = QApplication(sys.argv)
+pixmap = QPixmap(22, 22); pixmap.fill(QColor("#3b82f6"))
+tray = QSystemTrayIcon(QIcon(pixmap)); menu = QMenu(); menu.addAction("Quit", app.quit)
+tray.setContextMenu(menu); tray.show()
+app.exec()
+"""
+
+
+def cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Desktop:
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.process = subprocess.Popen(
+            [sys.executable, str(FAKE_DESKTOP), "--log", str(log)],
+            stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert self.process.stdout is not None
+        assert self.process.stdout.readline().strip() == "READY"
+
+    def registrations(self) -> int:
+        if not self.log.exists():
+            return 0
+        return sum(
+            '"RegisterStatusNotifierItem"' in line for line in self.log.read_text().splitlines()
+        )
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+        if self.process.stdout:
+            self.process.stdout.close()
+
+
+def start_and_wait(
+    argv: list[str], desktop: Desktop, env: dict[str, str]
+) -> tuple[subprocess.Popen[bytes], float]:
+    before = desktop.registrations()
+    began = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while desktop.registrations() == before:
+        if process.poll() is not None:
+            raise RuntimeError(f"{argv} exited with {process.returncode}")
+        time.sleep(0.002)
+    return process, time.perf_counter() - began
+
+
+def make_data(path: Path, count: int) -> None:
+    from domi_desktop.clock import SystemClock
+    from domi_desktop.scheduler.model import CommandAction
+    from domi_desktop.store import Store
+
+    exprs = ["0 9 * * *", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *", "15 14 * * sun"]
+    with Store.open(path, now=SystemClock().now()) as store:
+        for i in range(count):
+            store.create_schedule(f"job {i}", exprs[i % len(exprs)], "Europe/Riga",
+                                  CommandAction(argv=("true",)), now=SystemClock().now())  # fmt: skip
+    with closing(sqlite3.connect(path / "domi.sqlite3")) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def editor_refresh_ms() -> float:
+    code = """
+import time, sys
+from datetime import datetime, UTC
+from pathlib import Path
+import tempfile
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from domi_desktop.clock import SystemClock
+from domi_desktop.service import Service
+from domi_desktop.store import Store
+from domi_desktop.ui.editor import EditorDialog
+with Store.open(Path(tempfile.mkdtemp()), now=datetime.now(UTC)) as store:
+    dialog = EditorDialog(Service(store, SystemClock()), secret_names=lambda: [])
+    dialog.findChild(object, "zone")
+    best = float("inf")
+    for text in ["0 9 * * 1-5", "30 2 * * *", "*/5 * * * *", "0 0 29 2 *", "0 0 13 * 5"] * 20:
+        began = time.perf_counter()
+        dialog.set_cron_text(text) if hasattr(dialog, "set_cron_text") else None
+        dialog.refresh_preview()
+        best = min(best, time.perf_counter() - began)
+    print(best * 1000)
+"""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        return float("nan")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    options = argparse.ArgumentParser(description=__doc__)
+    options.add_argument("--idle", type=float, default=60.0, help="seconds of idle to measure")
+    options.add_argument("--schedules", type=int, default=1000)
+    options.add_argument("--json", action="store_true")
+    args = options.parse_args()
+    if not os.environ.get("DISPLAY") or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        wrapped = ["dbus-run-session", "--", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
+                   sys.executable, *sys.argv]  # fmt: skip
+        return subprocess.call(wrapped, env={**os.environ, "HOME": tempfile.mkdtemp()})
+
+    sys.path.insert(0, str(ROOT))
+    work = Path(tempfile.mkdtemp(prefix="domi-bench-"))
+    data = work / "data"
+    make_data(data, args.schedules)
+    env = {**os.environ, "DOMI_DATA_DIR": str(data), "QT_QPA_PLATFORM": "xcb"}
+    desktop = Desktop(work / "desktop.jsonl")
+    bare_script = work / "bare_tray.py"
+    bare_script.write_text(BARE_TRAY)
+    try:
+        bare_starts, app_starts = [], []
+        for _ in range(5):
+            bare, took = start_and_wait([sys.executable, str(bare_script)], desktop, env)
+            bare_starts.append(took)
+            bare_rss = rss_mb(bare.pid)
+            bare.terminate()
+            bare.wait(10)
+            app, took = start_and_wait([sys.executable, "-m", "domi_desktop"], desktop, env)
+            app_starts.append(took)
+            if len(app_starts) < 5:
+                app.terminate()
+                app.wait(20)
+        time.sleep(2)  # let the start-up catch-up settle
+        app_rss = rss_mb(app.pid)
+        log = data / "domi-desktop.log"
+        wakes_before = log.read_text().count("wake (")
+        ticks_before = cpu_ticks(app.pid)
+        bare, _took = start_and_wait([sys.executable, str(bare_script)], desktop, env)
+        bare_ticks_before = cpu_ticks(bare.pid)
+        time.sleep(args.idle)
+        idle_ticks = cpu_ticks(app.pid) - ticks_before
+        bare_idle_ticks = cpu_ticks(bare.pid) - bare_ticks_before
+        wakes = log.read_text().count("wake (") - wakes_before
+        for process in (app, bare):
+            process.terminate()
+            process.wait(20)
+    finally:
+        desktop.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    refresh = editor_refresh_ms()
+    start, bare_start = min(app_starts), min(bare_starts)
+    result: dict[str, Any] = {
+        "start_to_tray_s": round(start, 3),
+        "bare_tray_start_s": round(bare_start, 3),
+        "start_ratio": round(start / bare_start, 2),
+        "idle_seconds": args.idle,
+        "idle_cpu_seconds": idle_ticks / HZ,
+        "bare_idle_cpu_seconds": bare_idle_ticks / HZ,
+        "scheduler_wakes": wakes,
+        "rss_mb": round(app_rss, 1),
+        "bare_rss_mb": round(bare_rss, 1),
+        "rss_ratio": round(app_rss / bare_rss, 2),
+        "schedules": args.schedules,
+        "editor_refresh_ms": round(refresh, 2),
+    }
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"start to tray registered  {start:6.3f} s   bare PySide6 tray {bare_start:.3f} s  "
+          f"({start / bare_start:.1f}x)   budget 1.0 s")  # fmt: skip
+    print(f"idle {args.idle:.0f} s               {idle_ticks / HZ:6.2f} s CPU, {wakes} scheduler wake(s)"
+          f"   bare {bare_idle_ticks / HZ:.2f} s CPU   budget ~0, <= 1 wake/min")  # fmt: skip
+    print(f"RSS, {args.schedules} schedules     {app_rss:6.1f} MB   bare {bare_rss:.1f} MB  "
+          f"({app_rss / bare_rss:.1f}x)   budget 100 MB")  # fmt: skip
+    print(f"editor preview refresh    {refresh:6.2f} ms   budget 10 ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
