@@ -426,7 +426,7 @@ def transition_day(moment: datetime) -> bool:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from domi_desktop.cron import zone_for
+    from domi_desktop.cron import next_run, prev_run, zone_for
     from domi_desktop.scheduler.simulate import simulate
 
     zone = zone_for(args.tz)
@@ -437,12 +437,20 @@ def _simulate(args: argparse.Namespace) -> int:
         print(json.dumps({"wakes": [wake.to_json() for wake in result]}))
         return 0
     print(f"{args.expr} in {args.tz}, last fired for {last_due.astimezone(zone):%a %Y-%m-%d %H:%M}")
+    fired_for: datetime | None = None
     for wake in result:
         at = f"{wake.at:%a %Y-%m-%d %H:%M:%S}"
         if not wake.fire:
-            print(f"  woke {at}: nothing is due, no fire")
+            upcoming = next_run(args.expr, wake.at, zone)
+            due = prev_run(args.expr, wake.at, zone)
+            if due is not None and due == fired_for:
+                print(f"  woke {at}: already fired for {due:%a %H:%M}, no fire")
+            else:
+                soon = f"{upcoming:%a %H:%M}" if upcoming else "never"
+                print(f"  woke {at}: nothing due yet, no fire (next due {soon})")
             continue
         assert wake.due is not None
+        fired_for = wake.due
         timing = "LATE (catch-up, runs once)" if wake.late else "on time"
         line = f"  woke {at}: fires for {wake.due:%a %H:%M}, {timing}"
         if wake.missed_count:
