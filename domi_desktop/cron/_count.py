@@ -27,8 +27,8 @@ def count_between(expr: CronExpr | str, start: datetime, end: datetime, tz: str 
     if hi <= lo:
         return 0
     total = 0
-    for seg_lo, seg_hi, changed_from in _segments(zone, lo, hi):
-        total += _count_segment(e, zone, seg_lo, seg_hi, changed_from)
+    for seg_lo, seg_hi, offset, changed_from in _segments(zone, lo, hi):
+        total += _count_segment(e, seg_lo, seg_hi, offset, changed_from)
     first = prev_run(e, start, zone)
     if first is not None and _instant(first) == lo:
         total -= 1  # [start, end) counted start itself; the interval is open
@@ -68,19 +68,28 @@ def _offset(zone: tzinfo, instant: datetime) -> timedelta:
 
 def _segments(
     zone: tzinfo, lo: datetime, hi: datetime
-) -> list[tuple[datetime, datetime, timedelta | None]]:
-    """[lo, hi) cut where the UTC offset changes: (start, end, offset before start or None).
+) -> list[tuple[datetime, datetime, timedelta, timedelta | None]]:
+    """[lo, hi) cut where the UTC offset changes: (start, end, offset, offset before start or None).
 
     Probing every ``FAST_PATH_SPAN`` finds every change: no zone reverts an offset change that
     quickly (tests/cron/test_zones.py checks the installed tz database), and a probe that sees a
     change resumes right after it.
     """
-    pieces: list[tuple[datetime, datetime, timedelta | None]] = []
-    seg_start, before = lo, None
-    cursor, offset = lo, _offset(zone, lo)
+    offset = _offset(zone, lo)
+    before: timedelta | None = None
+    if lo.microsecond == 0:
+        # An interval may start exactly at a change (a fixed-time job's gap fire lands there);
+        # changes happen on whole seconds.
+        just_before = _offset(zone, lo - timedelta(seconds=1))
+        before = just_before if just_before != offset else None
+    end_offset = _offset(zone, hi)
+    if end_offset == offset and hi - lo <= FAST_PATH_SPAN:
+        return [(lo, hi, offset, before)]
+    pieces: list[tuple[datetime, datetime, timedelta, timedelta | None]] = []
+    seg_start, cursor = lo, lo
     while cursor < hi:
         probe = min(cursor + FAST_PATH_SPAN, hi)
-        probe_offset = _offset(zone, probe)
+        probe_offset = end_offset if probe == hi else _offset(zone, probe)
         if probe_offset == offset:
             cursor = probe
             continue
@@ -88,10 +97,11 @@ def _segments(
         change = _instant(shift)
         if change >= hi:
             break
-        pieces.append((seg_start, change, before))
-        seg_start, before = change, offset
-        cursor, offset = change, _offset(zone, change)
-    pieces.append((seg_start, hi, before))
+        pieces.append((seg_start, change, offset, before))
+        new_offset = shift.utcoffset()
+        assert new_offset is not None
+        seg_start, before, cursor, offset = change, offset, change, new_offset
+    pieces.append((seg_start, hi, offset, before))
     return pieces
 
 
@@ -100,10 +110,10 @@ def _seconds(instant: datetime) -> int:
 
 
 def _count_segment(
-    e: CronExpr, zone: tzinfo, lo: datetime, hi: datetime, before: timedelta | None
+    e: CronExpr, lo: datetime, hi: datetime, offset: timedelta, before: timedelta | None
 ) -> int:
-    """Fires in [lo, hi), an interval of constant offset that starts at a change when ``before``."""
-    offset = _offset(zone, lo)
+    """Fires in [lo, hi), an interval of constant ``offset`` that starts at a change when
+    ``before``."""
     wall_lo, wall_hi = lo + offset, hi + offset
     count = _count_walls(e, wall_lo, wall_hi)
     if before is None or e.wildcard:

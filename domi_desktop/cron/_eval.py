@@ -18,10 +18,10 @@ HORIZON_YEARS = 400
 """Search bound. Parsing rejects never-firing expressions; the rarest real ones (Feb 29 on a given
 weekday) recur within 40 years, so reaching this means datetime's range ends first."""
 
-FAST_PATH_SPAN = timedelta(days=2)
-"""When the wall time found is this close and both ends have the same UTC offset, no DST
-transition lies between them: the shortest offset change that reverts in the tz database lasts
-3.99 days (Africa/Freetown, 1939); tests/cron/test_zones.py checks every installed zone."""
+FAST_PATH_SPAN = timedelta(days=3)
+"""When two instants are this close and have the same UTC offset, no DST transition lies between
+them: the shortest offset change that reverts in the tz database lasts 3.99 days
+(Africa/Freetown, 1939); tests/cron/test_zones.py checks every installed zone."""
 
 _MINUTE = timedelta(minutes=1)
 _EPOCH = datetime(1970, 1, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from domi_desktop.cron import next_run
@@ -42,6 +42,15 @@ def walked(expr: str, start: datetime, end: datetime, tz: str) -> list[datetime]
     seconds=st.sampled_from([0, 0, 30]),
     from_a_fire=st.booleans(),
 )
+@example(
+    expr="30 2 * * *",
+    tz="America/New_York",
+    base=datetime(2024, 3, 10),
+    offset=0,
+    length=1,
+    seconds=0,
+    from_a_fire=True,
+)  # starts at the gap fire itself, 03:00 EDT
 def test_counting_agrees_with_walking_across_dst(
     expr: str, tz: str, base: datetime, offset: int, length: int, seconds: int, from_a_fire: bool
 ) -> None:
