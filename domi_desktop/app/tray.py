@@ -343,8 +343,7 @@ class TrayApp(QObject):
             self.host.event.connect(
                 lambda name, _payload: name == "run.finished" and window.refresh()
             )
-        if schedule_id is not None:
-            window.show_schedule(schedule_id)
+        window.show_schedule(schedule_id)
         self._keep("history", window)
 
     def open_settings(self) -> None:
@@ -371,7 +370,9 @@ class TrayApp(QObject):
     # -- settings ------------------------------------------------------------------------------
 
     def _settings_path(self) -> Path:
-        return self.host.store.data_dir / "settings.json"
+        from domi_desktop.app.settings import settings_path
+
+        return settings_path(self.host.store.data_dir)
 
     def _load_settings(self) -> Any:
         from domi_desktop.app.settings import load_settings

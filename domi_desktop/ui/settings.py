@@ -1,0 +1,214 @@
+"""The Settings dialog: start at login, which notifications, the default zone, the language.
+
+It edits an ``AppSettings`` and hands the result to the app through ``changed``; only the login
+entry is written here, because it belongs to the OS (an XDG file, a LaunchAgent, a registry value)
+and its errors must be shown where the user clicked. Saving the file and switching the language
+are the app's.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from domi_desktop.app.settings import AppSettings
+from domi_desktop.platform.autostart import Autostart, AutostartError, default_command
+from domi_desktop.ui.editor_widgets import ERROR_COLOR, ZonePicker
+from domi_desktop.ui.i18n import LANGUAGES, register, tr
+
+register(
+    "zh",
+    {
+        "Settings — domi-desktop": "设置 — domi-desktop",
+        "Startup": "启动",
+        "Start domi-desktop when I log in": "登录时启动 domi-desktop",
+        "Login entry: {where}": "登录项：{where}",
+        "Problem with the login entry: {error}": "登录项出现问题：{error}",
+        "Notifications": "通知",
+        "Notify me about": "通知我",
+        "Late runs and catch-ups after sleep": "延迟运行和睡眠后的补运行",
+        "Failed runs": "运行失败",
+        "Successful runs": "运行成功",
+        "Notifications are best effort; the history keeps every run.": (
+            "通知尽力送达；运行历史会记录每一次运行。"
+        ),
+        "New schedules": "新计划",
+        "Default time zone:": "默认时区：",
+        "Unknown time zone: pick one from the list.": "未知时区：请从列表中选择。",
+        "Language": "语言",
+        "Language:": "语言：",
+    },
+)
+
+
+class SettingsDialog(QDialog):
+    """Edits ``settings``; ``changed`` carries the new ``AppSettings`` on OK and on Apply."""
+
+    changed = Signal(object)
+
+    def __init__(
+        self, settings: AppSettings, *, autostart: Autostart, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("settingsDialog")
+        self.setWindowTitle(tr("Settings — domi-desktop"))
+        self._autostart = autostart
+
+        self.start_at_login = QCheckBox(tr("Start domi-desktop when I log in"))
+        self.start_at_login.setObjectName("startAtLogin")
+        where = QLabel(tr("Login entry: {where}", where=autostart.describe()))
+        where.setObjectName("loginEntry")
+        where.setWordWrap(True)
+        where.setEnabled(False)  # the greyed look of secondary text, in every style
+        self.autostart_error = _error_label("autostartError")
+
+        self.notify_late = QCheckBox(tr("Late runs and catch-ups after sleep"))
+        self.notify_late.setObjectName("notifyLate")
+        self.notify_failures = QCheckBox(tr("Failed runs"))
+        self.notify_failures.setObjectName("notifyFailures")
+        self.notify_successes = QCheckBox(tr("Successful runs"))
+        self.notify_successes.setObjectName("notifySuccesses")
+        best_effort = QLabel(tr("Notifications are best effort; the history keeps every run."))
+        best_effort.setWordWrap(True)
+        best_effort.setEnabled(False)
+
+        self.default_zone = ZonePicker()
+        self.default_zone.setObjectName("defaultZone")
+        self.zone_error = _error_label("zoneError")
+        self.zone_error.setText(tr("Unknown time zone: pick one from the list."))
+
+        self.language = QComboBox()
+        self.language.setObjectName("language")
+        # Each language under its own name: someone who cannot read the current one finds theirs.
+        for code, name in LANGUAGES.items():
+            self.language.addItem(name, code)
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.Apply
+        )
+
+        startup = QGroupBox(tr("Startup"))
+        startup_layout = QVBoxLayout(startup)
+        startup_layout.addWidget(self.start_at_login)
+        startup_layout.addWidget(where)
+        startup_layout.addWidget(self.autostart_error)
+        notifications = QGroupBox(tr("Notifications"))
+        notifications_layout = QVBoxLayout(notifications)
+        notifications_layout.addWidget(QLabel(tr("Notify me about")))
+        for box in (self.notify_late, self.notify_failures, self.notify_successes):
+            notifications_layout.addWidget(box)
+        notifications_layout.addWidget(best_effort)
+        schedules = QGroupBox(tr("New schedules"))
+        schedules_layout = QFormLayout(schedules)
+        schedules_layout.addRow(tr("Default time zone:"), self.default_zone)
+        schedules_layout.addRow("", self.zone_error)
+        language = QGroupBox(tr("Language"))
+        QFormLayout(language).addRow(tr("Language:"), self.language)
+        layout = QVBoxLayout(self)
+        for group in (startup, notifications, schedules, language):
+            layout.addWidget(group)
+        layout.addStretch(1)
+        layout.addWidget(self.buttons)
+
+        self._show(settings)
+        self.default_zone.zone_changed.connect(self._check_zone)
+        self.buttons.accepted.connect(self._ok)
+        self.buttons.rejected.connect(self.reject)
+        self.buttons.button(QDialogButtonBox.StandardButton.Apply).clicked.connect(self.apply)
+        self._check_zone()
+        self.resize(max(520, self.sizeHint().width()), 0)
+        self._fit_height()
+
+    def apply(self) -> bool:
+        """Write the login entry, then emit ``changed``; False if the login entry failed."""
+        zone = self.default_zone.zone()
+        if zone is None:
+            return False
+        start_at_login = self._apply_autostart()
+        self.changed.emit(
+            AppSettings(
+                start_at_login=start_at_login,
+                notify_late=self.notify_late.isChecked(),
+                notify_failures=self.notify_failures.isChecked(),
+                notify_successes=self.notify_successes.isChecked(),
+                default_zone=zone,
+                language=self.language.currentData(),
+            )
+        )
+        return self.autostart_error.isHidden()
+
+    def _show(self, settings: AppSettings) -> None:
+        # The entry on disk is the truth: the user may have removed it by hand since.
+        try:
+            enabled = self._autostart.is_enabled()
+        except AutostartError as error:
+            enabled = settings.start_at_login
+            self._show_autostart_error(error)
+        self.start_at_login.setChecked(enabled)
+        self.notify_late.setChecked(settings.notify_late)
+        self.notify_failures.setChecked(settings.notify_failures)
+        self.notify_successes.setChecked(settings.notify_successes)
+        self.default_zone.set_zone(settings.default_zone)
+        self.language.setCurrentIndex(max(0, self.language.findData(settings.language)))
+
+    def _apply_autostart(self) -> bool:
+        """Make the login entry match the checkbox; return whether it is on afterwards."""
+        wanted = self.start_at_login.isChecked()
+        try:
+            if wanted != self._autostart.is_enabled():
+                if wanted:
+                    self._autostart.enable(default_command())
+                else:
+                    self._autostart.disable()
+        except AutostartError as error:
+            self._show_autostart_error(error)
+            # Nothing was changed, so the entry is as it was: the checkbox says so again.
+            with QSignalBlocker(self.start_at_login):
+                self.start_at_login.setChecked(not wanted)
+            return not wanted
+        self.autostart_error.hide()
+        self._fit_height()
+        return wanted
+
+    def _show_autostart_error(self, error: AutostartError) -> None:
+        self.autostart_error.setText(tr("Problem with the login entry: {error}", error=error))
+        self.autostart_error.show()
+        self._fit_height()
+
+    def _check_zone(self) -> None:
+        valid = self.default_zone.zone() is not None
+        self.zone_error.setVisible(not valid)
+        self._fit_height()
+        for button in (QDialogButtonBox.StandardButton.Ok, QDialogButtonBox.StandardButton.Apply):
+            self.buttons.button(button).setEnabled(valid)
+
+    def _fit_height(self) -> None:
+        # A top-level window does not grow by itself for wrapped text shown after it was sized
+        # (its minimum ignores height-for-width), so the error messages would be cut off.
+        self.resize(self.width(), self.heightForWidth(self.width()))
+
+    def _ok(self) -> None:
+        # A failed login entry keeps the dialog open, so its message is read rather than lost.
+        if self.apply():
+            self.accept()
+
+
+def _error_label(name: str) -> QLabel:
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {ERROR_COLOR.name()}")
+    label.hide()
+    return label
