@@ -41,8 +41,8 @@ system-deps:
 test: system-deps venv lint test-headless test-desktop
 
 lint: venv
-	$(VENV)/bin/ruff check domi_desktop tests bench
-	$(VENV)/bin/ruff format --check domi_desktop tests bench
+	$(VENV)/bin/ruff check domi_desktop tests bench docs
+	$(VENV)/bin/ruff format --check domi_desktop tests bench docs
 	$(VENV)/bin/mypy
 
 # Widgets, the core, the store and the actions: offscreen Qt, no display needed.
@@ -58,6 +58,13 @@ test-desktop: venv
 
 bench: venv
 	$(PY) bench/cron_bench.py
+	$(PY) bench/scheduler_bench.py --schedules 10000
+	$(PY) bench/app_bench.py --idle 60
+
+# The README's pictures, rendered under a virtual screen of their own.
+screenshots: system-deps venv
+	HOME=$$(mktemp -d) dbus-run-session -- xvfb-run -a -s "-screen 0 1600x1000x24" \
+	  $(CURDIR)/$(PY) docs/make_screenshots.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

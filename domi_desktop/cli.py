@@ -635,6 +635,7 @@ def _runs(args: argparse.Namespace) -> int:
         params["status"] = args.status
     with backend(args) as api:
         runs = api.call("schedule.runs", params)
+        schedules = {} if args.json else {s["id"]: s for s in api.call("schedule.list", {})}
     if args.json:
         print(json.dumps(runs, ensure_ascii=False))
         return 0
@@ -643,22 +644,23 @@ def _runs(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for run in runs:
+        schedule = schedules.get(run["schedule_id"], {"name": str(run["schedule_id"]), "tz": "local"})
         note = run["reason"] or ""
         if run["missed_count"]:
             note = (note + f" {run['missed_count']} missed").strip()
         rows.append(
             (
                 str(run["id"]),
-                str(run["schedule_id"]),
-                _short(run["due"]) if run["due"] else "-",
-                _short(run["started_at"]) if run["started_at"] else "-",
+                schedule["name"],
+                _short(run["due"], schedule["tz"]),
+                _short(run["started_at"], schedule["tz"]),
                 run["status"],
                 run["trigger"] + (" LATE" if run["late"] else ""),
                 "" if run["exit_code"] is None else str(run["exit_code"]),
                 note,
             )
         )
-    _table(("RUN", "SCHED", "DUE", "STARTED", "STATUS", "TRIGGER", "EXIT", "NOTE"), rows)
+    _table(("RUN", "SCHEDULE", "DUE", "STARTED", "STATUS", "TRIGGER", "EXIT", "NOTE"), rows)
     return 0
 
 

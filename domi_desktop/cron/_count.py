@@ -16,6 +16,7 @@ from domi_desktop.cron._parse import parse
 from domi_desktop.cron._zones import zone_for
 
 _MINUTE = timedelta(minutes=1)
+_TICK = timedelta(microseconds=1)
 _EPOCH = datetime(1970, 1, 1)
 
 
@@ -23,16 +24,14 @@ def count_between(expr: CronExpr | str, start: datetime, end: datetime, tz: str 
     """How many fires lie strictly between ``start`` and ``end`` (aware datetimes)."""
     e = expr if isinstance(expr, CronExpr) else parse(expr)
     zone = zone_for(tz)
-    lo, hi = _naive_utc(start), _naive_utc(end)
+    # Fires fall on whole seconds, so (start, end) is [start + 1 µs, end).
+    lo, hi = _naive_utc(start) + _TICK, _naive_utc(end)
     if hi <= lo:
         return 0
-    total = 0
-    for seg_lo, seg_hi, offset, changed_from in _segments(zone, lo, hi):
-        total += _count_segment(e, seg_lo, seg_hi, offset, changed_from)
-    first = prev_run(e, start, zone)
-    if first is not None and _instant(first) == lo:
-        total -= 1  # [start, end) counted start itself; the interval is open
-    return total
+    return sum(
+        _count_segment(e, seg_lo, seg_hi, offset, changed_from)
+        for seg_lo, seg_hi, offset, changed_from in _segments(zone, lo, hi)
+    )
 
 
 def fires_before(

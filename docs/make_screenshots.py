@@ -1,0 +1,211 @@
+"""Render the README's screenshots: tray menu, editor (an error, and the preview), history,
+settings. Run by ``make screenshots`` under Xvfb; writes PNGs next to this file."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("TZ", "Europe/Riga")
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QComboBox, QWidget
+
+from domi_desktop.clock import SystemClock
+from domi_desktop.scheduler.model import (
+    CommandAction,
+    HttpAction,
+    Policies,
+    RunStatus,
+    SkipReason,
+    Trigger,
+)
+from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.service import Service
+from domi_desktop.store import Store
+
+OUT = Path(__file__).resolve().parent
+NOW = datetime(2026, 3, 4, 10, 2, tzinfo=UTC)
+
+
+class FixedClock(SystemClock):
+    def now(self) -> datetime:
+        return NOW
+
+
+def populate(store: Store) -> None:
+    day = timedelta(days=1)
+    report = store.create_schedule(
+        "Rate-limit report",
+        "0 9 * * 1-5",
+        "Europe/Riga",
+        CommandAction(
+            argv=("report", "--endpoint", "/login"), secret_env=(("API_TOKEN", "login-api"),)
+        ),
+        now=NOW - 10 * day,
+    )
+    backup = store.create_schedule(
+        "Nightly backup",
+        "30 2 * * *",
+        "local",
+        CommandAction(shell="restic backup ~/work"),
+        now=NOW - 10 * day,
+    )
+    store.create_schedule(
+        "Weekly digest",
+        "0 17 * * fri",
+        "America/New_York",
+        HttpAction(url="https://hooks.example.com/digest", method="POST"),
+        Policies(),
+        now=NOW - 10 * day,
+    )
+    store.create_schedule(
+        "Invoice reminder",
+        "0 10 1 * *",
+        "Asia/Shanghai",
+        CommandAction(argv=("remind", "invoices")),
+        now=NOW - 10 * day,
+    )
+    for offset in range(8, 0, -1):
+        due = (NOW - offset * day).replace(hour=7, minute=0)
+        run_id = store.claim_fire(
+            backup.id,
+            expected_last_due=store.get_schedule(backup.id).last_due,
+            due=due,
+            fired_at=due,
+        )
+        assert run_id is not None
+        store.start_run(run_id, due)
+        status = RunStatus.failed if offset == 5 else RunStatus.succeeded
+        store.finish_run(
+            run_id,
+            status=status,
+            finished_at=due + timedelta(seconds=42),
+            exit_code=1 if offset == 5 else 0,
+            reason="exit code 1" if offset == 5 else None,
+        )
+    due = NOW.replace(hour=7, minute=0)
+    skipped = [due - 2 * day, due - day]
+    run_id = store.claim_fire(
+        report.id,
+        expected_last_due=store.get_schedule(report.id).last_due,
+        due=due,
+        fired_at=NOW,
+        trigger=Trigger.catch_up,
+        late=True,
+        missed_count=2,
+        skipped=skipped,
+        skip_reason=SkipReason.missed,
+    )
+    assert run_id is not None
+    store.start_run(run_id, NOW)
+    store.finish_run(
+        run_id, status=RunStatus.succeeded, finished_at=NOW + timedelta(seconds=3), exit_code=0
+    )
+
+
+def save(widget: QWidget, name: str) -> None:
+    widget.grab().save(str(OUT / name))
+    print("wrote", OUT / name)
+
+
+def tray_menu_shot(app: QApplication, store: Store) -> None:
+    from domi_desktop.app.host import Host
+    from domi_desktop.app.tray import TrayApp
+
+    host = Host(store, gui=True, secrets=MemorySecretStore({"login-api": "x"}))
+    host.runtime.driver.reload()
+    tray = TrayApp(app, host)
+    tray.rebuild_menu()
+    menu = tray.menu
+    menu.popup(QPoint(700, 40))
+    app.processEvents()
+    first = menu.actions()[0].menu()
+    assert first is not None
+    menu.setActiveAction(menu.actions()[0])
+    first.popup(QPoint(700 + menu.width() - 4, 40))
+    app.processEvents()
+    canvas = QPixmap(menu.width() + first.width() + 40, max(menu.height(), first.height()) + 40)
+    canvas.fill(QColor("#e5e7eb"))
+    painter = QPainter(canvas)
+    painter.drawPixmap(20, 20, menu.grab())
+    painter.drawPixmap(20 + menu.width() - 4, 20, first.grab())
+    painter.end()
+    canvas.save(str(OUT / "tray-menu.png"))
+    print("wrote", OUT / "tray-menu.png")
+    first.hide()
+    menu.hide()
+    tray.notifier.close()
+
+
+def editor_shots(service: Service) -> None:
+    from domi_desktop.ui.editor import EditorDialog
+
+    dialog = EditorDialog(
+        service, secret_names=lambda: ["login-api", "github-token"], schedule_id=1, now=lambda: NOW
+    )
+    dialog.show()
+    dialog.cron.set_text("0 9 * * mon-fri,8")
+    QApplication.processEvents()
+    save(dialog, "editor-error.png")
+    dialog.cron.set_text("30 2 * * *")
+    zone = dialog.findChild(QWidget, "zone")
+    assert zone is not None and hasattr(zone, "set_zone")
+    zone.set_zone("America/New_York")
+    scenario = dialog.findChild(QComboBox, "simulateScenario")
+    if scenario is not None:
+        scenario.setCurrentIndex(scenario.count() - 1)
+    QApplication.processEvents()
+    save(dialog, "editor.png")
+    dialog.close()
+
+
+def history_shot(store: Store) -> None:
+    from domi_desktop.ui.history import HistoryWindow
+
+    window = HistoryWindow(store)
+    window.resize(1100, 420)
+    window.show()
+    QApplication.processEvents()
+    save(window, "history.png")
+    window.close()
+
+
+def settings_shot() -> None:
+    from domi_desktop.app.settings import AppSettings
+    from domi_desktop.platform.autostart import autostart_for_platform
+    from domi_desktop.ui.settings import SettingsDialog
+
+    # A made-up home so the picture shows a typical path; nothing is written without a click.
+    autostart = autostart_for_platform("linux", home=Path("/home/alex"), env={})
+    dialog = SettingsDialog(AppSettings(), autostart=autostart)
+    dialog.show()
+    QApplication.processEvents()
+    save(dialog, "settings.png")
+    dialog.close()
+
+
+def main() -> int:
+    app = QApplication(sys.argv[:1])
+    app.setStyle("Fusion")
+    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, False)
+    with tempfile.TemporaryDirectory() as temp:
+        data = Path(temp)
+        with Store.open(data / "data", now=NOW) as store:
+            populate(store)
+            service = Service(store, FixedClock())
+            tray_menu_shot(app, store)
+            editor_shots(service)
+            history_shot(store)
+            settings_shot()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
