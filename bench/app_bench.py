@@ -117,14 +117,16 @@ from domi_desktop.store import Store
 from domi_desktop.ui.editor import EditorDialog
 with Store.open(Path(tempfile.mkdtemp()), now=datetime.now(UTC)) as store:
     dialog = EditorDialog(Service(store, SystemClock()), secret_names=lambda: [])
-    dialog.findChild(object, "zone")
-    best = float("inf")
+    dialog.show()
+    times = []
+    # A keystroke: the text changes, validation, description, next 10 fires, the sleep panel.
     for text in ["0 9 * * 1-5", "30 2 * * *", "*/5 * * * *", "0 0 29 2 *", "0 0 13 * 5"] * 20:
         began = time.perf_counter()
-        dialog.set_cron_text(text) if hasattr(dialog, "set_cron_text") else None
-        dialog.refresh_preview()
-        best = min(best, time.perf_counter() - began)
-    print(best * 1000)
+        dialog.cron.set_text(text)
+        app.processEvents()
+        times.append(time.perf_counter() - began)
+    times.sort()
+    print(times[len(times) // 2] * 1000)
 """
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     done = subprocess.run(
