@@ -644,7 +644,9 @@ def _runs(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for run in runs:
-        schedule = schedules.get(run["schedule_id"], {"name": str(run["schedule_id"]), "tz": "local"})
+        schedule = schedules.get(
+            run["schedule_id"], {"name": str(run["schedule_id"]), "tz": "local"}
+        )
         note = run["reason"] or ""
         if run["missed_count"]:
             note = (note + f" {run['missed_count']} missed").strip()
@@ -669,29 +671,14 @@ def _run_now(args: argparse.Namespace) -> int:
     if client is not None:
         result = client.call("schedule.run_now", {"id": args.id, "wait": True})
         return _print_run_outcome(args, result)
-    from domi_desktop.actions import ActionRequest, ActionRunner
     from domi_desktop.clock import SystemClock
-    from domi_desktop.scheduler.model import Trigger
+    from domi_desktop.runtime import run_here
     from domi_desktop.secrets import KeyringSecretStore
     from domi_desktop.service import run_json
 
-    clock = SystemClock()
     with open_store(args) as store:
-        schedule = store.get_schedule(args.id)
-        run_id = store.record_manual_run(schedule.id, clock.now(), Trigger.manual)
-        log_path = store.log_path_for(run_id)
-        store.start_run(run_id, clock.now(), log_path)
-        request = ActionRequest(schedule.action, run_id, log_path, schedule.policies.timeout)
-        result = ActionRunner(clock).run(request, secrets=KeyringSecretStore())
-        store.finish_run(
-            run_id,
-            status=result.status,
-            finished_at=result.finished_at,
-            exit_code=result.exit_code,
-            reason=result.reason,
-            output_tail=result.output_tail,
-        )
-        return _print_run_outcome(args, run_json(store.get_run(run_id)))
+        run = run_here(store, args.id, SystemClock(), KeyringSecretStore())
+        return _print_run_outcome(args, run_json(run))
 
 
 def _print_run_outcome(args: argparse.Namespace, run: dict[str, Any]) -> int:

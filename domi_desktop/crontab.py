@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import islice
 
-from domi_desktop.cron import CronError, ZoneError, parse, zone_for
+from domi_desktop.cron import CronError, known_zone, parse
 from domi_desktop.scheduler.model import CommandAction, Pairs
 
 ERROR = "error"
@@ -210,7 +209,7 @@ class _Reader:
                 f"{value} syntax must call it itself, e.g. {value} -c '…'",
                 WARNING,
             )
-        elif name in ("CRON_TZ", "TZ") and value and not _known_zone(value.removeprefix(":")):
+        elif name in ("CRON_TZ", "TZ") and value and not known_zone(value.removeprefix(":")):
             self._problem(
                 number,
                 value_column,
@@ -371,7 +370,7 @@ class _Reader:
         for name in ("CRON_TZ", "TZ"):
             value = self.env.get(name, "").removeprefix(":")
             if value:
-                return value if _known_zone(value) else None
+                return value if known_zone(value) else None
         return None
 
 
@@ -400,15 +399,6 @@ def _env_value(text: str, name: str, column: int) -> tuple[str, bool]:
             column + end + 1 + len(rest) - len(rest.lstrip(_C_SPACE)),
         )
     return value[1:end], True
-
-
-@lru_cache(maxsize=256)
-def _known_zone(name: str) -> bool:
-    try:
-        zone_for(name)
-    except ZoneError:
-        return False
-    return True
 
 
 def _looks_like_command(word: str) -> bool:

@@ -260,14 +260,7 @@ class Runtime:
             )
             self.loop.call_later(backoff.total_seconds(), lambda: self._start(active))
             return
-        self.store.finish_run(
-            run_id,
-            status=result.status,
-            finished_at=result.finished_at,
-            exit_code=result.exit_code,
-            reason=result.reason,
-            output_tail=result.output_tail,
-        )
+        record_result(self.store, run_id, result)
         started = active.started_at or result.started_at
         self._emit(
             "run.finished",
@@ -298,6 +291,28 @@ class Runtime:
                 listener(event, payload)
             except Exception:  # a broken subscriber must not break the scheduler
                 log.exception("event listener failed on %s", event)
+
+
+def record_result(store: Store, run_id: int, result: ActionResult) -> bool:
+    return store.finish_run(
+        run_id,
+        status=result.status,
+        finished_at=result.finished_at,
+        exit_code=result.exit_code,
+        reason=result.reason,
+        output_tail=result.output_tail,
+    )
+
+
+def run_here(store: Store, schedule_id: int, clock: Clock, secrets: SecretStore) -> Run:
+    """A manual run in this process, waited for (the CLI's ``run-now`` when no app runs)."""
+    schedule = store.get_schedule(schedule_id)
+    run_id = store.record_manual_run(schedule.id, clock.now(), Trigger.manual)
+    log_path = store.log_path_for(run_id)
+    store.start_run(run_id, clock.now(), log_path)
+    request = ActionRequest(schedule.action, run_id, log_path, schedule.policies.timeout)
+    record_result(store, run_id, ActionRunner(clock).run(request, secrets=secrets))
+    return store.get_run(run_id)
 
 
 def _key(schedule: Schedule) -> str:

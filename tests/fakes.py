@@ -12,6 +12,17 @@ from domi_desktop.scheduler.decide import FireDecision
 from domi_desktop.scheduler.model import CommandAction, Policies, Schedule
 
 
+def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
+    """Poll a real process's visible state until ``condition()`` is truthy (bounded)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 class FakeClock:
     """Wall and monotonic clocks that move together, unless a test jumps one (sleep, clock set)."""
 

@@ -8,13 +8,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import closing, suppress
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.fakes import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -35,16 +36,6 @@ def cli(data: Path, *args: str) -> Any:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout) if "--json" in args else done.stdout
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Daemon:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from domi_desktop.cron import LOCAL, ZoneError, zone_for
+from domi_desktop.cron import LOCAL, known_zone
 from domi_desktop.store.paths import ensure_private_dir
 from domi_desktop.ui.i18n import LANGUAGES
 
@@ -108,15 +108,7 @@ def _anything(_value: Any) -> bool:
     return True
 
 
-def _known_zone(name: str) -> bool:
-    try:
-        zone_for(name)
-    except ZoneError:
-        return False
-    return True
-
-
 _VALID: dict[str, Callable[[Any], bool]] = {
     "language": lambda code: code in LANGUAGES,
-    "default_zone": _known_zone,
+    "default_zone": known_zone,
 }

@@ -8,6 +8,7 @@ from domi_desktop.cron._expr import CronExpr
 from domi_desktop.cron._parse import parse
 from domi_desktop.cron._zones import (
     LOCAL,
+    known_zone,
     local_zone,
     local_zone_name,
     set_local_resolver,
@@ -21,6 +22,7 @@ __all__ = [
     "CronExpr",
     "ZoneError",
     "describe",
+    "known_zone",
     "local_zone",
     "local_zone_name",
     "next_run",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import tzinfo
+from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -30,6 +31,16 @@ def zone_for(tz: str | tzinfo) -> tzinfo:
     zone = _load(tz)
     _cache[tz] = zone
     return zone
+
+
+@lru_cache(maxsize=512)
+def known_zone(name: str) -> bool:
+    """True when ``name`` is ``local`` or a zone this machine can load."""
+    try:
+        zone_for(name)
+    except ZoneError:
+        return False
+    return True
 
 
 def _load(name: str) -> ZoneInfo:

@@ -51,6 +51,7 @@ from domi_desktop.ui.editor_widgets import (
     CronEdit,
     PairsTable,
     ZonePicker,
+    error_label,
     format_moment,
 )
 from domi_desktop.ui.i18n import cron_language, register, tr
@@ -114,15 +115,6 @@ def _field_of(param: str) -> str:
 def _param_message(error: ParamError) -> str:
     # ParamError's text starts with the parameter's name; the field it is shown under says that.
     return str(error).removeprefix(f"{error.param}: ")
-
-
-def _error_label(name: str) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setStyleSheet(f"color: {ERROR_COLOR.name()};")
-    label.hide()
-    return label
 
 
 def _help_label(text: str = "") -> QLabel:
@@ -207,7 +199,7 @@ class EditorDialog(QDialog):
         """A new dialog does not greet the user with "a name is required" in red."""
         self.setWindowTitle(tr("New schedule"))
         self.setMinimumWidth(720)
-        self._errors = {field: _error_label(name) for field, name in FIELDS.items()}
+        self._errors = {field: error_label(name) for field, name in FIELDS.items()}
 
         columns = QHBoxLayout()
         columns.setSpacing(12)

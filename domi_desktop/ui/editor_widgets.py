@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QCompleter,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPlainTextEdit,
     QTableWidget,
     QTableWidgetItem,
@@ -47,6 +48,16 @@ def format_moment(moment: datetime, *, year: bool = False) -> str:
 def _utf16_offset(text: str, index: int) -> int:
     """Qt counts text positions in UTF-16 units; Python spans count code points."""
     return len(text[:index].encode("utf-16-le")) // 2
+
+
+def error_label(name: str) -> QLabel:
+    """A red message under a field, hidden until there is something to say."""
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {ERROR_COLOR.name()};")
+    label.hide()
+    return label
 
 
 class CronEdit(QPlainTextEdit):

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.app.settings import AppSettings
 from domi_desktop.platform.autostart import Autostart, AutostartError, default_command
-from domi_desktop.ui.editor_widgets import ERROR_COLOR, ZonePicker
+from domi_desktop.ui.editor_widgets import ZonePicker, error_label
 from domi_desktop.ui.i18n import LANGUAGES, register, tr
 
 register(
@@ -70,7 +70,7 @@ class SettingsDialog(QDialog):
         where.setObjectName("loginEntry")
         where.setWordWrap(True)
         where.setEnabled(False)  # the greyed look of secondary text, in every style
-        self.autostart_error = _error_label("autostartError")
+        self.autostart_error = error_label("autostartError")
 
         self.notify_late = QCheckBox(tr("Late runs and catch-ups after sleep"))
         self.notify_late.setObjectName("notifyLate")
@@ -84,7 +84,7 @@ class SettingsDialog(QDialog):
 
         self.default_zone = ZonePicker()
         self.default_zone.setObjectName("defaultZone")
-        self.zone_error = _error_label("zoneError")
+        self.zone_error = error_label("zoneError")
         self.zone_error.setText(tr("Unknown time zone: pick one from the list."))
 
         self.language = QComboBox()
@@ -203,12 +203,3 @@ class SettingsDialog(QDialog):
         # A failed login entry keeps the dialog open, so its message is read rather than lost.
         if self.apply():
             self.accept()
-
-
-def _error_label(name: str) -> QLabel:
-    label = QLabel()
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setStyleSheet(f"color: {ERROR_COLOR.name()}")
-    label.hide()
-    return label

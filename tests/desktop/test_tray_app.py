@@ -9,7 +9,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -18,20 +17,11 @@ import pytest
 
 from domi_desktop.app.instance import socket_name
 from tests.desktop.harness import Child, FakeDesktop, FakeLogind, Spawn
+from tests.fakes import wait_for
 
 pytestmark = pytest.mark.gui
 
 APP = [sys.executable, "-m", "domi_desktop"]
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def cli(data: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -44,6 +34,12 @@ def cli(data: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 def status(data: Path) -> dict[str, Any]:
     return json.loads(cli(data, "status", "--json", check=False).stdout)  # type: ignore[no-any-return]
+
+
+def asleep_three_days(data: Path) -> None:
+    """As if the laptop had been closed for three days since each schedule's last fire."""
+    with closing(sqlite3.connect(data / "domi.sqlite3")) as db, db:
+        db.execute("UPDATE schedules SET last_due = last_due - 3 * 86400 * 1000000")
 
 
 @pytest.fixture
@@ -76,9 +72,7 @@ def test_the_tray_registers_and_a_late_catch_up_gives_one_honest_notification(
         "--",
         "true",
     )
-    with closing(sqlite3.connect(data / "domi.sqlite3")) as db, db:
-        # Asleep for three days: both owe one late run, each with 2 earlier dues skipped.
-        db.execute("UPDATE schedules SET last_due = last_due - 3 * 86400 * 1000000")
+    asleep_three_days(data)  # both owe one late run, each with 2 earlier dues skipped
     began = time.monotonic()
     start_app(spawn, data)
     fake_desktop.wait_for("RegisterStatusNotifierItem", timeout=10)
@@ -110,8 +104,7 @@ def test_one_late_schedule_is_named_in_the_title(
         "--",
         "true",
     )
-    with closing(sqlite3.connect(data / "domi.sqlite3")) as db, db:
-        db.execute("UPDATE schedules SET last_due = last_due - 3 * 86400 * 1000000")
+    asleep_three_days(data)
     start_app(spawn, data)
     (notify,) = fake_desktop.wait_for("Notify", timeout=10)
     summary, body = notify["args"][3], notify["args"][4]
