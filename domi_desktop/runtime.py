@@ -107,6 +107,15 @@ class Runtime:
     def stop(self, *, wait: float = 5.0) -> None:
         """Stop waking; running jobs are stopped and recorded ``interrupted`` (reason given)."""
         self.driver.stop()
+        for lane in self._lanes.values():
+            waiting, lane.waiting = lane.waiting, None
+            if waiting is not None:
+                self.store.finish_run(
+                    waiting.run_id,
+                    status=RunStatus.interrupted,
+                    finished_at=self.clock.now(),
+                    reason="stopped: domi-desktop quit before it started",
+                )
         for running in self.runner.stop_all("stopped: domi-desktop quit"):
             result = running.wait(wait)
             if result is not None:

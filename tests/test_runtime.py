@@ -125,6 +125,18 @@ def test_queue_starts_the_waiting_run_when_the_running_one_ends(
     assert [r.status for r in runs] == [RunStatus.skipped, RunStatus.succeeded, RunStatus.succeeded]
 
 
+def test_quitting_records_a_waiting_run_as_interrupted(harness: Harness, tmp_path: Path) -> None:
+    schedule = harness.add("* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
+                           overlap=Overlap.queue)  # fmt: skip
+    harness.runtime.start()
+    harness.loop.advance(timedelta(minutes=2))
+    harness.runtime.stop(wait=10)
+    runs = harness.store.runs(schedule_id=schedule.id)
+    assert [r.status for r in runs] == [RunStatus.interrupted, RunStatus.interrupted]
+    assert runs[0].reason == "stopped: domi-desktop quit before it started"
+    assert runs[0].started_at is None
+
+
 def test_replace_stops_the_running_one(harness: Harness) -> None:
     schedule = harness.add("* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
                            overlap=Overlap.replace)  # fmt: skip

@@ -128,7 +128,12 @@ class Driver:
                 log.exception("fire of schedule %s failed", decision.schedule_id)
                 errors.append((decision.schedule_id, f"fire failed: {error}"))
             # Won, lost or failed, the stored last_due is the truth: re-read it.
-            self._refresh(decision.schedule_id)
+            try:
+                self._refresh(decision.schedule_id)
+            except Exception as error:  # the timer below must be re-armed whatever happens
+                log.exception("schedule %s could not be re-read", decision.schedule_id)
+                self._planner.remove(decision.schedule_id)
+                errors.append((decision.schedule_id, f"re-read failed: {error}"))
         if plan.fires:
             after = self._planner.plan(now, paused=self.paused)
             plan = replace(

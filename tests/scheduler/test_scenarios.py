@@ -300,3 +300,15 @@ def test_the_planner_answers_an_idle_wake_without_evaluating_cron() -> None:
     result = planner.plan(riga(2024, 6, 5, 8, 0))
     assert result.fires == ()
     assert result.next_fire == riga(2024, 6, 5, 9, 0)
+
+
+def test_a_store_that_cannot_be_read_after_a_fire_does_not_stop_the_timer() -> None:
+    class Unreadable(MemoryBook):
+        def get(self, schedule_id: int) -> object:
+            raise OSError("database is locked")
+
+    book = Unreadable(report(YESTERDAY_9))  # type: ignore[arg-type]
+    driver, _clock, timer = start_driver(book, riga(2024, 6, 5, 10, 0))
+    assert len(book.fired) == 1
+    assert timer.pending(), "the driver re-armed its timer"
+    assert driver.last_wake is not None and driver.last_wake.reason == "start"
