@@ -167,6 +167,7 @@ class Runtime:
                 "trigger": decision.trigger.value,
                 "skipped": reason.value if reason else None,
                 "name": schedule.name,
+                "tz": schedule.tz,
             },
         )
         if reason is not None:
@@ -220,7 +221,7 @@ class Runtime:
             {
                 "schedule_id": schedule.id, "run_id": run_id, "due": None, "fired_at": now,
                 "late": False, "missed_count": 0, "trigger": trigger.value, "skipped": None,
-                "name": schedule.name,
+                "name": schedule.name, "tz": schedule.tz,
             },
         )  # fmt: skip
 

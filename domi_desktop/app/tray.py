@@ -6,7 +6,8 @@ import argparse
 import logging
 import os
 import sys
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,13 @@ def load_icon(name: str) -> QIcon:
     if sys.platform == "darwin" and name == "template":
         icon.setIsMask(True)
     return icon
+
+
+def _zone_or_local(tz: str) -> tzinfo:
+    try:
+        return zone_for(tz)
+    except DomiError:
+        return zone_for("local")
 
 
 def short_time(moment: datetime, tz: str) -> str:
@@ -296,9 +304,10 @@ class TrayApp(QObject):
         self.menu.addSeparator()
         self._add(self.menu, tr("Quit"), self.app.quit)
 
-    def _add(self, menu: QMenu, text: str, slot: Any) -> QAction:
+    def _add(self, menu: QMenu, text: str, slot: Callable[[], object]) -> QAction:
         action = menu.addAction(text)
-        action.triggered.connect(slot)
+        # triggered(bool) would land in a lambda's default argument: drop it.
+        action.triggered.connect(lambda *_checked: slot())
         return action
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
@@ -345,6 +354,7 @@ class TrayApp(QObject):
             )
         window.show_schedule(schedule_id)
         self._keep("history", window)
+        log.info("history window opened%s", f" for schedule {schedule_id}" if schedule_id else "")
 
     def open_settings(self) -> None:
         from domi_desktop.platform.autostart import autostart_for_platform
@@ -424,8 +434,10 @@ def late_notice(fires: list[dict[str, Any]], now: datetime) -> Notice:
     """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"."""
 
     def line(fire: dict[str, Any]) -> str:
-        due = datetime.fromisoformat(fire["due"]).astimezone()
-        ran = datetime.fromisoformat(fire["fired_at"]).astimezone()
+        # In the schedule's own zone: "due 09:00" is the time the user wrote.
+        zone = _zone_or_local(fire.get("tz", "local"))
+        due = datetime.fromisoformat(fire["due"]).astimezone(zone)
+        ran = datetime.fromisoformat(fire["fired_at"]).astimezone(zone)
         text = tr("due {due}, ran {ran}", due=f"{due:%H:%M}", ran=f"{ran:%H:%M}")
         missed = fire["missed_count"]
         if missed == 1:

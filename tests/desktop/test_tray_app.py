@@ -89,7 +89,7 @@ def test_the_tray_registers_and_a_late_catch_up_gives_one_honest_notification(
     assert registered < 20
 
 
-def test_one_late_schedule_is_named_in_the_title(
+def test_one_late_schedule_is_named_in_the_title_and_a_click_opens_the_history(
     spawn: Spawn, fake_desktop: FakeDesktop, data: Path
 ) -> None:
     cli(
@@ -105,11 +105,13 @@ def test_one_late_schedule_is_named_in_the_title(
         "true",
     )
     asleep_three_days(data)
-    start_app(spawn, data)
+    child = start_app(spawn, data)
     (notify,) = fake_desktop.wait_for("Notify", timeout=10)
     summary, body = notify["args"][3], notify["args"][4]
     assert summary == "Rate-limit report ran late"
     assert body.startswith("due 09:00, ran ") and body.endswith(" · 2 earlier runs skipped")
+    fake_desktop.invoke_action(1)  # the user clicks the notification
+    wait_for(lambda: "history window opened" in child.stderr(), 10, "the history to open")
 
 
 def test_prepare_for_sleep_false_wakes_the_scheduler_at_once(

@@ -1,0 +1,123 @@
+"""The tray app's menu and main window, offscreen (no tray here: the main window stands in)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
+
+from domi_desktop.app.host import Host
+from domi_desktop.app.tray import MENU_SCHEDULES, TrayApp, late_notice
+from domi_desktop.scheduler.model import CommandAction
+from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.store import Store
+from domi_desktop.ui import i18n
+
+
+@pytest.fixture
+def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrayApp]:
+    monkeypatch.setenv("TZ", "Europe/Riga")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    now = datetime.now(UTC)
+    with Store.open(tmp_path / "data", now=now) as store:
+        store.create_schedule("Rate-limit report", "0 9 * * 1-5", "Europe/Riga",
+                              CommandAction(argv=(sys.executable, "-c", "pass")), now=now)  # fmt: skip
+        store.create_schedule("Every minute", "* * * * *", "UTC",
+                              CommandAction(argv=(sys.executable, "-c", "pass")), now=now)  # fmt: skip
+        host = Host(store, gui=True, secrets=MemorySecretStore())
+        host.runtime.driver.reload()
+        app = TrayApp(qapp, host)
+        yield app
+        app.notifier.close()
+        app.main_window.close()
+        host.runtime.stop()
+
+
+def texts(menu: QMenu) -> list[str]:
+    return [action.text() for action in menu.actions() if not action.isSeparator()]
+
+
+def action(menu: QMenu, text: str) -> QAction:
+    return next(a for a in menu.actions() if a.text() == text)
+
+
+def test_the_menu_lists_schedules_soonest_first_with_their_next_fire(tray: TrayApp) -> None:
+    tray.rebuild_menu()
+    entries = texts(tray.menu)
+    assert entries[0].startswith("Every minute · ")
+    assert entries[1].startswith("Rate-limit report · ") and entries[1].endswith("09:00")
+    assert entries[2:] == ["New schedule…", "Pause all", "History…", "Settings…", "Quit"]
+    sub = tray.menu.actions()[1].menu()
+    assert sub is not None and texts(sub) == ["Run now", "Pause", "Edit…", "History…"]
+
+
+def test_pause_and_resume_from_the_menu(tray: TrayApp) -> None:
+    tray.rebuild_menu()
+    sub = tray.menu.actions()[1].menu()
+    assert sub is not None
+    action(sub, "Pause").trigger()
+    assert not tray.host.store.get_schedule(1).enabled
+    tray.rebuild_menu()
+    paused = next(a for a in tray.menu.actions() if a.text().startswith("Rate-limit report"))
+    assert paused.text() == "Rate-limit report · paused"
+    sub = paused.menu()
+    assert sub is not None
+    action(sub, "Resume").trigger()
+    assert tray.host.store.get_schedule(1).enabled
+
+
+def test_pause_all_is_a_checkable_toggle(tray: TrayApp) -> None:
+    tray.rebuild_menu()
+    action(tray.menu, "Pause all").trigger()
+    assert tray.host.runtime.driver.paused
+    tray.rebuild_menu()
+    assert action(tray.menu, "Pause all").isChecked()
+
+
+def test_run_now_from_the_menu_records_a_manual_run(tray: TrayApp, qtbot: object) -> None:
+    tray.rebuild_menu()
+    sub = tray.menu.actions()[0].menu()
+    assert sub is not None
+    action(sub, "Run now").trigger()
+    runs = tray.host.store.runs()
+    assert len(runs) == 1 and runs[0].trigger.value == "manual"
+
+
+def test_a_long_list_is_cut_to_the_soonest_with_a_way_to_all(tray: TrayApp) -> None:
+    now = datetime.now(UTC)
+    for i in range(MENU_SCHEDULES + 5):
+        tray.host.store.create_schedule(
+            f"job {i}", "0 3 * * *", "UTC", CommandAction(argv=("true",)), now=now
+        )
+    tray.host.runtime.driver.reload()
+    tray.rebuild_menu()
+    schedules = [a for a in tray.menu.actions() if a.menu() is not None]
+    assert len(schedules) == MENU_SCHEDULES
+    assert f"All {MENU_SCHEDULES + 7} schedules…" in texts(tray.menu)
+
+
+def test_without_a_tray_the_main_window_opens_and_lists_everything(tray: TrayApp) -> None:
+    assert not QSystemTrayIcon.isSystemTrayAvailable()  # offscreen has none
+    tray.show()
+    assert tray.main_window.isVisible()
+    assert tray.main_window.table.rowCount() == 2
+
+
+def test_the_late_notification_text(tray: TrayApp) -> None:
+    due = datetime(2024, 6, 5, 6, 0, tzinfo=UTC)  # 09:00 in Riga
+    fire = {"name": "Rate-limit report", "tz": "Europe/Riga", "due": due.isoformat(), "missed_count": 2,
+            "fired_at": (due + timedelta(hours=1, minutes=2)).isoformat()}  # fmt: skip
+    notice = late_notice([fire], due)
+    assert notice.title == "Rate-limit report ran late"
+    assert notice.body == "due 09:00, ran 10:02 · 2 earlier runs skipped"
+    i18n.set_language("zh")
+    try:
+        assert late_notice([fire], due).title == "Rate-limit report 迟到运行"
+        assert i18n.missing() == set()
+    finally:
+        i18n.set_language("en")
