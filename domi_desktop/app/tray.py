@@ -189,6 +189,8 @@ class TrayApp(QObject):
         self.app = app
         self.host = host
         self.attention = False
+        self.state = "idle"
+        """What the icon shows: idle, running, or attention (a late or failed run not yet seen)."""
         self._late: list[dict[str, Any]] = []
         self._windows: dict[str, QWidget] = {}
         self.icons = {
@@ -228,10 +230,9 @@ class TrayApp(QObject):
 
     def update_look(self) -> None:
         running = self.host.runtime.running_runs()
-        state = "attention" if self.attention else "running" if running else "idle"
-        if sys.platform == "darwin" and state == "idle":
-            state = "template"
-        self.tray.setIcon(self.icons[state])
+        self.state = "attention" if self.attention else "running" if running else "idle"
+        icon = "template" if sys.platform == "darwin" and self.state == "idle" else self.state
+        self.tray.setIcon(self.icons[icon])
         lines = [tr("domi-desktop")]
         upcoming = self._next_fire()
         lines.append(

@@ -121,3 +121,25 @@ def test_the_late_notification_text(tray: TrayApp) -> None:
         assert i18n.missing() == set()
     finally:
         i18n.set_language("en")
+
+
+def test_the_icon_shows_running_then_attention_until_the_history_is_seen(
+    tray: TrayApp, qtbot: object
+) -> None:
+    failing = tray.host.store.create_schedule(
+        "Broken",
+        "0 9 * * *",
+        "UTC",
+        CommandAction(argv=(sys.executable, "-c", "raise SystemExit(2)")),
+        now=datetime.now(UTC),
+    )
+    tray.update_look()
+    assert tray.state == "idle"
+    assert "Next: Every minute · " in tray.tray.toolTip()
+    tray.run_now(failing.id)
+    assert tray.state == "running"
+    qtbot.waitUntil(lambda: tray.state == "attention", timeout=10_000)  # type: ignore[attr-defined]
+    assert "Attention" in tray.tray.toolTip()
+    tray.open_history(None)
+    assert tray.state == "idle"
+    tray._windows["history"].close()
