@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp-installed
+PYINSTALLER_VERSION := 6.22.3
+PYINSTALLER_STAMP := $(VENV)/.stamp-pyinstaller-$(PYINSTALLER_VERSION)
 
 # Debian packages the test suite needs (../shared/TESTBED.md): the xcb platform plugin's libraries,
 # a virtual screen, a session bus and a real keyring. Never dbus-x11: it makes Qt autolaunch a bus.
@@ -11,7 +13,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libglib2.0-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
 	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring
 
-.PHONY: run test system-deps venv lint test-headless test-desktop bench screenshots package clean
+.PHONY: run test system-deps venv lint test-headless test-desktop bench screenshots package package-test clean
 
 run: venv
 	$(VENV)/bin/domi-desktop
@@ -38,11 +40,14 @@ system-deps:
 	  fi; \
 	fi
 
-test: system-deps venv lint test-headless test-desktop
+# PACKAGE_TEST=1 also builds the Linux bundle and smoke-tests it (tests/packaging, in test-headless).
+test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP)) test-headless test-desktop
 
 lint: venv
-	$(VENV)/bin/ruff check domi_desktop tests bench docs
-	$(VENV)/bin/ruff format --check domi_desktop tests bench docs
+	$(VENV)/bin/ruff check domi_desktop tests bench docs packaging
+	$(VENV)/bin/ruff format --check domi_desktop tests bench docs packaging
+	$(VENV)/bin/ruff check --extension spec:python packaging/domi-desktop.spec
+	$(VENV)/bin/ruff format --check --extension spec:python packaging/domi-desktop.spec
 	$(VENV)/bin/mypy
 
 # Widgets, the core, the store and the actions: offscreen Qt, no display needed.
@@ -65,6 +70,18 @@ bench: venv
 screenshots: system-deps venv
 	HOME=$$(mktemp -d) dbus-run-session -- xvfb-run -a -s "-screen 0 1600x1000x24" \
 	  $(CURDIR)/$(PY) docs/make_screenshots.py
+
+$(PYINSTALLER_STAMP): $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check pyinstaller==$(PYINSTALLER_VERSION)
+	@touch $@
+
+# The Linux bundle dist/domi-desktop/ and dist/domi-desktop-<version>-linux-<arch>.tar.gz.
+package: $(PYINSTALLER_STAMP)
+	PYTHON=$(CURDIR)/$(PY) packaging/build_linux.sh
+
+# Builds the bundle in a temp dir and checks it: env -i, --version, preview, --headless, keyring, size.
+package-test: $(PYINSTALLER_STAMP)
+	PACKAGE_TEST=1 $(PY) -m pytest -q -m slow -p no:cacheprovider tests/packaging
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

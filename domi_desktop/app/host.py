@@ -30,14 +30,17 @@ log = logging.getLogger("domi_desktop")
 
 def setup_logging(data_dir: Path) -> None:
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    stream = logging.StreamHandler(sys.stderr)
-    stream.setFormatter(formatter)
     file = logging.handlers.RotatingFileHandler(
         data_dir / "domi-desktop.log", maxBytes=2_000_000, backupCount=2, encoding="utf-8"
     )
-    file.setFormatter(formatter)
+    handlers: list[logging.Handler] = [file]
+    # A windowed Windows build has no stderr at all (sys.stderr is None): the file is the log.
+    if sys.stderr is not None:
+        handlers.append(logging.StreamHandler(sys.stderr))
     root = logging.getLogger()
-    root.handlers[:] = [stream, file]
+    for handler in handlers:
+        handler.setFormatter(formatter)
+    root.handlers[:] = handlers
     root.setLevel(logging.INFO)
 
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Linux: build the onedir bundle and the per-user tarball.
+#
+#   packaging/build_linux.sh
+#
+# Makes (paths relative to the repository root unless DIST_DIR/BUILD_DIR say otherwise):
+#   dist/domi-desktop/                                    the PyInstaller bundle (run domi-desktop in it)
+#   dist/domi-desktop-<version>-linux-<arch>.tar.gz       the bundle, a .desktop file, the icons,
+#                                                         install.sh and uninstall.sh
+# Environment:
+#   PYTHON     the interpreter with the app and PyInstaller installed (default .venv/bin/python,
+#              else python3)
+#   DIST_DIR   where the bundle and the tarball go (default dist)
+#   BUILD_DIR  PyInstaller's work files and the generated icons (default build)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PACKAGING="$ROOT/packaging"
+if [[ -z "${PYTHON:-}" ]]; then
+  if [[ -x "$ROOT/.venv/bin/python" ]]; then PYTHON="$ROOT/.venv/bin/python"; else PYTHON=python3; fi
+fi
+DIST_DIR=$(mkdir -p "${DIST_DIR:-$ROOT/dist}" && cd "${DIST_DIR:-$ROOT/dist}" && pwd)
+BUILD_DIR=$(mkdir -p "${BUILD_DIR:-$ROOT/build}" && cd "${BUILD_DIR:-$ROOT/build}" && pwd)
+
+if ! "$PYTHON" -c 'import PyInstaller' 2>/dev/null; then
+  echo "build_linux.sh: PyInstaller is not installed for $PYTHON" >&2
+  echo "  install it with: $PYTHON -m pip install pyinstaller==6.22.3" >&2
+  exit 1
+fi
+
+VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$ROOT/domi_desktop/__init__.py")
+ARCH=$(uname -m)
+NAME="domi-desktop-$VERSION-linux-$ARCH"
+started=$(date +%s.%N)
+
+echo "== icons"
+"$PYTHON" "$PACKAGING/make_icons.py" --out "$BUILD_DIR/icons"
+
+echo "== PyInstaller ($("$PYTHON" -m PyInstaller --version))"
+DOMI_ICON_DIR="$BUILD_DIR/icons" "$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN \
+  --distpath "$DIST_DIR" --workpath "$BUILD_DIR/pyinstaller" "$PACKAGING/domi-desktop.spec"
+BUNDLE="$DIST_DIR/domi-desktop"
+
+echo "== tarball"
+STAGE="$BUILD_DIR/stage/$NAME"
+rm -rf "$BUILD_DIR/stage"
+mkdir -p "$STAGE/icons/hicolor/scalable/apps"
+cp -a "$BUNDLE" "$STAGE/domi-desktop"
+install -m 0644 "$PACKAGING/linux/domi-desktop.desktop" "$STAGE/domi-desktop.desktop"
+install -m 0755 "$PACKAGING/linux/install.sh" "$STAGE/install.sh"
+install -m 0755 "$PACKAGING/linux/uninstall.sh" "$STAGE/uninstall.sh"
+install -m 0644 "$ROOT/resources/domi-desktop.svg" "$STAGE/icons/hicolor/scalable/apps/domi-desktop.svg"
+for size in 16 22 24 32 48 64 128 256 512; do
+  mkdir -p "$STAGE/icons/hicolor/${size}x${size}/apps"
+  install -m 0644 "$BUILD_DIR/icons/png/domi-desktop-$size.png" \
+    "$STAGE/icons/hicolor/${size}x${size}/apps/domi-desktop.png"
+done
+printf '%s\n' "$VERSION" >"$STAGE/VERSION"
+TARBALL="$DIST_DIR/$NAME.tar.gz"
+# Reproducible-ish: sorted names, no owner names, one mtime (the last commit, else now).
+MTIME=$(git -C "$ROOT" log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
+GZIP_PROGRAM=gzip
+if command -v pigz >/dev/null; then GZIP_PROGRAM=pigz; fi # the same bytes' format, on all cores
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="$MTIME" \
+  -C "$BUILD_DIR/stage" --use-compress-program="$GZIP_PROGRAM" -cf "$TARBALL" "$NAME"
+
+finished=$(date +%s.%N)
+echo "== done in $(awk -v a="$started" -v b="$finished" 'BEGIN { printf "%.1f", b - a }') s"
+echo "bundle   $BUNDLE ($(du -sh "$BUNDLE" | cut -f1))"
+echo "tarball  $TARBALL ($(du -h "$TARBALL" | cut -f1))"
+echo "smoke test: $PYTHON $PACKAGING/smoke_test.py $BUNDLE/domi-desktop"
