@@ -14,21 +14,9 @@
 #   BUILD_DIR  PyInstaller's work files and the generated icons (default build)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PACKAGING="$ROOT/packaging"
-if [[ -z "${PYTHON:-}" ]]; then
-  if [[ -x "$ROOT/.venv/bin/python" ]]; then PYTHON="$ROOT/.venv/bin/python"; else PYTHON=python3; fi
-fi
-DIST_DIR=$(mkdir -p "${DIST_DIR:-$ROOT/dist}" && cd "${DIST_DIR:-$ROOT/dist}" && pwd)
-BUILD_DIR=$(mkdir -p "${BUILD_DIR:-$ROOT/build}" && cd "${BUILD_DIR:-$ROOT/build}" && pwd)
+# shellcheck source=packaging/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-if ! "$PYTHON" -c 'import PyInstaller' 2>/dev/null; then
-  echo "build_linux.sh: PyInstaller is not installed for $PYTHON" >&2
-  echo "  install it with: $PYTHON -m pip install pyinstaller==6.22.3" >&2
-  exit 1
-fi
-
-VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$ROOT/domi_desktop/__init__.py")
 ARCH=$(uname -m)
 NAME="domi-desktop-$VERSION-linux-$ARCH"
 started=$(date +%s.%N)

@@ -21,26 +21,15 @@
 # Environment: PYTHON (default .venv/bin/python, else python3), DIST_DIR (dist), BUILD_DIR (build).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PACKAGING="$ROOT/packaging"
-if [[ -z "${PYTHON:-}" ]]; then
-  if [[ -x "$ROOT/.venv/bin/python" ]]; then PYTHON="$ROOT/.venv/bin/python"; else PYTHON=python3; fi
-fi
-DIST_DIR=$(mkdir -p "${DIST_DIR:-$ROOT/dist}" && cd "${DIST_DIR:-$ROOT/dist}" && pwd)
-BUILD_DIR=$(mkdir -p "${BUILD_DIR:-$ROOT/build}" && cd "${BUILD_DIR:-$ROOT/build}" && pwd)
 IDENTITY=${DOMI_CODESIGN_IDENTITY:-}
 
 if [[ $(uname -s) != Darwin ]]; then
   echo "build_macos.sh: run me on macOS (codesign, hdiutil)" >&2
   exit 1
 fi
-if ! "$PYTHON" -c 'import PyInstaller' 2>/dev/null; then
-  echo "build_macos.sh: PyInstaller is not installed for $PYTHON" >&2
-  echo "  install it with: $PYTHON -m pip install pyinstaller==6.22.3" >&2
-  exit 1
-fi
+# shellcheck source=packaging/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-VERSION=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$ROOT/domi_desktop/__init__.py")
 ARCH=$(uname -m)
 APP="$DIST_DIR/domi-desktop.app"
 DMG="$DIST_DIR/domi-desktop-$VERSION-macos-$ARCH.dmg"
