@@ -29,11 +29,15 @@ def env_for(data: Path) -> dict[str, str]:
     return env
 
 
-def cli(data: Path, *args: str) -> Any:
-    done = subprocess.run(
+def run_cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "domi_desktop", *args],
         capture_output=True, text=True, env=env_for(data), timeout=60,
     )  # fmt: skip
+
+
+def cli(data: Path, *args: str) -> Any:
+    done = run_cli(data, *args)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout) if "--json" in args else done.stdout
 
@@ -125,6 +129,13 @@ def test_kill_9_mid_run_then_restart_shows_interrupted_and_one_resumed_rerun(dat
 
 def test_sigint_stops_it_cleanly_too(data: Path) -> None:
     daemon = Daemon(data)
+    state = wait_for(
+        lambda: json.loads(run_cli(data, "status", "--json").stdout).get("running"), 30, "rpc"
+    )
+    assert state is True
+    status = json.loads(run_cli(data, "status", "--json").stdout)
+    assert status["gui"] is False and status["pid"] == daemon.process.pid
+    assert status["last_wake"]["reason"] == "start"
     wait_for(lambda: (data / "domi-desktop.log").exists()
              and "wake (start)" in (data / "domi-desktop.log").read_text(), 30, "start")  # fmt: skip
     assert daemon.stop(signal.SIGINT) == 0
