@@ -34,7 +34,6 @@ from domi_desktop.cron import zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
-from domi_desktop.scheduler.model import Schedule
 from domi_desktop.store import Store
 from domi_desktop.ui.i18n import register, set_language, tr
 
@@ -247,14 +246,12 @@ class TrayApp(QObject):
         self.tray.setToolTip("\n".join(lines))
 
     def _next_fire(self) -> tuple[str, str] | None:
-        best: tuple[datetime, Schedule] | None = None
-        for schedule in self.host.store.list_schedules():
-            upcoming = self.host.runtime.driver.next_fire(schedule.id)
-            if upcoming is not None and (best is None or upcoming < best[0]):
-                best = (upcoming, schedule)
-        if best is None:
+        # Called on every event: the planner's cache answers without touching the database.
+        soonest = self.host.runtime.driver.soonest()
+        if soonest is None:
             return None
-        return best[1].name, short_time(best[0], best[1].tz)
+        upcoming, schedule = soonest
+        return schedule.name, short_time(upcoming, schedule.tz)
 
     # -- the menu ------------------------------------------------------------------------------
 

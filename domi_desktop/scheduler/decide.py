@@ -117,8 +117,12 @@ class Planner:
         self._entries.pop(schedule_id, None)
         self._errors.pop(schedule_id, None)
 
-    def schedules(self) -> list[Schedule]:
-        return [entry.schedule for entry in self._entries.values()]
+    def soonest(self) -> tuple[datetime, Schedule] | None:
+        """The schedule that fires next and when (UTC), from the cache: no cron evaluated."""
+        entry = min(self._entries.values(), key=lambda e: e.next_ts, default=None)
+        if entry is None or entry.next_ts == _NEVER:
+            return None
+        return datetime.fromtimestamp(entry.next_ts, UTC), entry.schedule
 
     def zone_changed(self) -> None:
         """The OS zone changed: ``local`` schedules re-resolve it and re-plan."""

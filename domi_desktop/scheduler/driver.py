@@ -106,6 +106,9 @@ class Driver:
     def next_fire(self, schedule_id: int) -> datetime | None:
         return self._planner.next_fire(schedule_id)
 
+    def soonest(self) -> tuple[datetime, Schedule] | None:
+        return self._planner.soonest()
+
     def check_clock(self) -> WakePlan | None:
         """Compare the clocks now (the app calls this often and cheaply); wake on a jump."""
         if self._jumps.observe(self._clock.now(), self._clock.monotonic()):

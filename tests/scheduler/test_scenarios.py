@@ -312,3 +312,16 @@ def test_a_store_that_cannot_be_read_after_a_fire_does_not_stop_the_timer() -> N
     assert len(book.fired) == 1
     assert timer.pending(), "the driver re-armed its timer"
     assert driver.last_wake is not None and driver.last_wake.reason == "start"
+
+
+def test_the_planner_knows_which_schedule_fires_next() -> None:
+    planner = Planner(
+        [
+            command_schedule("0 9 * * *", RIGA, YESTERDAY_9, schedule_id=1),
+            command_schedule("30 8 * * *", RIGA, YESTERDAY_9, schedule_id=2),
+        ]
+    )
+    soonest = planner.soonest()
+    assert soonest is not None
+    assert soonest[0] == riga(2024, 6, 5, 8, 30) and soonest[1].id == 2
+    assert Planner().soonest() is None
