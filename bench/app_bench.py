@@ -91,7 +91,7 @@ def start_and_wait(
 
 def make_data(path: Path, count: int) -> None:
     from domi_desktop.clock import SystemClock
-    from domi_desktop.scheduler.model import CommandAction
+    from domi_desktop.model import CommandAction
     from domi_desktop.store import Store
 
     exprs = ["0 9 * * *", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *", "15 14 * * sun"]
@@ -112,7 +112,7 @@ import tempfile
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from domi_desktop.clock import SystemClock
-from domi_desktop.service import Service
+from domi_desktop.api.service import Service
 from domi_desktop.store import Store
 from domi_desktop.ui.editor import EditorDialog
 with Store.open(Path(tempfile.mkdtemp()), now=datetime.now(UTC)) as store:

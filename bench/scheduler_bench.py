@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from apscheduler.triggers.cron import CronTrigger
 
 from domi_desktop.cron import prev_run
+from domi_desktop.model import CommandAction, Schedule
 from domi_desktop.scheduler.decide import Planner
-from domi_desktop.scheduler.model import CommandAction, Schedule
 
 # Weekdays by name: APScheduler 3's from_crontab reads a numeric day of week with 0 = Monday,
 # and it ANDs day of month with day of week; these expressions mean the same to both.

@@ -17,8 +17,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QComboBox, QWidget
 
+from domi_desktop.api.service import Service
 from domi_desktop.clock import SystemClock
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     CommandAction,
     HttpAction,
     Policies,
@@ -27,7 +28,6 @@ from domi_desktop.scheduler.model import (
     Trigger,
 )
 from domi_desktop.secrets import MemorySecretStore
-from domi_desktop.service import Service
 from domi_desktop.store import Store
 
 OUT = Path(__file__).resolve().parent
@@ -117,7 +117,7 @@ def save(widget: QWidget, name: str) -> None:
 
 def tray_menu_shot(app: QApplication, store: Store) -> None:
     from domi_desktop.app.host import Host
-    from domi_desktop.app.tray import TrayApp
+    from domi_desktop.ui.tray import TrayApp
 
     host = Host(store, gui=True, secrets=MemorySecretStore({"login-api": "x"}))
     host.runtime.driver.reload()
@@ -178,7 +178,7 @@ def history_shot(store: Store) -> None:
 
 
 def settings_shot() -> None:
-    from domi_desktop.app.settings import AppSettings
+    from domi_desktop.api.settings import AppSettings
     from domi_desktop.platform.autostart import autostart_for_platform
     from domi_desktop.ui.settings import SettingsDialog
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from domi_desktop.cron import CronError, known_zone, parse
-from domi_desktop.scheduler.model import CommandAction, Pairs
+from domi_desktop.model import CommandAction, Pairs
 
 ERROR = "error"
 """The line is not imported."""

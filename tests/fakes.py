@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from domi_desktop.model import CommandAction, Policies, Schedule
 from domi_desktop.scheduler.decide import FireDecision
-from domi_desktop.scheduler.model import CommandAction, Policies, Schedule
 
 
 def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:

@@ -13,7 +13,7 @@ from domi_desktop.crontab import (
     read_crontab,
     to_action,
 )
-from domi_desktop.scheduler.model import CommandAction
+from domi_desktop.model import CommandAction
 
 USER_CRONTAB = r"""# Edit this file to introduce tasks to be run by cron.
 SHELL=/bin/sh

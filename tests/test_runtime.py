@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from domi_desktop.runtime import REPLACED, Runtime
-from domi_desktop.scheduler.model import (
+from domi_desktop.api.runtime import REPLACED, Runtime
+from domi_desktop.model import (
     CommandAction,
     Overlap,
     Policies,

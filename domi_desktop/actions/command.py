@@ -15,7 +15,7 @@ from typing import IO
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
 from domi_desktop.actions.environment import job_environment
-from domi_desktop.scheduler.model import CommandAction, RunStatus
+from domi_desktop.model import CommandAction, RunStatus
 
 if sys.platform == "win32":
     _NEW_GROUP_FLAGS = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from domi_desktop.scheduler.model import RunStatus
+from domi_desktop.model import RunStatus
 
 
 class Wake(Enum):

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 
-from domi_desktop.scheduler.model import CommandAction
+from domi_desktop.model import CommandAction
 
 POSIX_PATH = "/usr/local/bin:/usr/bin:/bin"
 MACOS_PATH = "/opt/homebrew/bin:" + POSIX_PATH

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from domi_desktop import __version__
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
-from domi_desktop.scheduler.model import HttpAction, RunStatus
+from domi_desktop.model import HttpAction, RunStatus
 
 EXCERPT_BYTES = 4096
 """How much of a response body is read and logged; a job's endpoint is not a download."""

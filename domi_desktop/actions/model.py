@@ -11,8 +11,9 @@ from types import MappingProxyType
 from urllib.parse import urlsplit
 
 from domi_desktop.errors import ActionError, SecretError
-from domi_desktop.scheduler.model import Action, CommandAction, HttpAction, RunStatus
-from domi_desktop.secrets import SecretStore, validate_name
+from domi_desktop.model import Action, CommandAction, HttpAction, RunStatus
+from domi_desktop.ports import SecretStore
+from domi_desktop.secrets import validate_name
 
 TAIL_BYTES = 4096
 """How much of the end of a run's output is kept in the database (the whole of it is in the log)."""

@@ -12,10 +12,10 @@ from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.command import run_command
 from domi_desktop.actions.control import Outcome, RunControl
 from domi_desktop.actions.model import ActionRequest, ActionResult, check_action, resolve_secrets
-from domi_desktop.clock import Clock
 from domi_desktop.errors import ActionError, SecretError
-from domi_desktop.scheduler.model import CommandAction, RunStatus
-from domi_desktop.secrets import Masker, SecretStore
+from domi_desktop.model import CommandAction, RunStatus
+from domi_desktop.ports import Clock, SecretStore
+from domi_desktop.secrets import Masker
 
 log = logging.getLogger(__name__)
 

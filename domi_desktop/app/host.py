@@ -15,14 +15,15 @@ from typing import Any
 from PySide6.QtCore import QLockFile, QObject, Signal
 
 from domi_desktop import __version__
+from domi_desktop.api.runtime import Runtime
+from domi_desktop.api.service import METHODS, Service, run_json
 from domi_desktop.app.instance import lock_path, socket_name
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.rpc import DEFER, Connection, Responder, RpcServer
 from domi_desktop.clock import SystemClock
-from domi_desktop.runtime import Runtime
+from domi_desktop.ports import SecretStore
 from domi_desktop.scheduler.decide import WakePlan
-from domi_desktop.secrets import KeyringSecretStore, SecretStore
-from domi_desktop.service import METHODS, Service, run_json
+from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from domi_desktop.cron import CronExpr, next_run, parse, prev_run, zone_for
 from domi_desktop.cron._count import count_between, fires_before
 from domi_desktop.errors import DomiError
-from domi_desktop.scheduler.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
+from domi_desktop.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
 
 GRACE = timedelta(seconds=60)
 """A fire at most this long after its due is on time; later is late (the seed's rule)."""

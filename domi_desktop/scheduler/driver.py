@@ -11,28 +11,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Protocol
 
-from domi_desktop.clock import Clock, Timer, TimerHandle
-from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan
-from domi_desktop.scheduler.model import Schedule
+from domi_desktop.model import Schedule
+from domi_desktop.ports import Clock, FireSink, ScheduleSource, Timer, TimerHandle
+from domi_desktop.scheduler.decide import Planner, WakePlan
 
 log = logging.getLogger(__name__)
 
 WAKE_REASONS = ("start", "timer", "resume", "clock_jump", "tz_change", "edit", "manual")
-
-
-class ScheduleSource(Protocol):
-    def load(self) -> list[Schedule]: ...
-
-    def get(self, schedule_id: int) -> Schedule | None: ...
-
-
-class FireSink(Protocol):
-    def fire(self, decision: FireDecision) -> bool:
-        """Claim the fire atomically (compare-and-set on ``last_due``) and start it; False when
-        another process claimed it first."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)

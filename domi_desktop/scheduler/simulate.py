@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from domi_desktop.cron import parse, zone_for
+from domi_desktop.model import CommandAction, Policies, Schedule, Trigger
 from domi_desktop.scheduler.decide import decide
-from domi_desktop.scheduler.model import CommandAction, Policies, Schedule, Trigger
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,6 @@ from domi_desktop.secrets.store import (
     NAME_RULE,
     SERVICE,
     MemorySecretStore,
-    SecretStore,
     validate_name,
 )
 
@@ -24,7 +23,6 @@ __all__ = [
     "Masker",
     "MaskingStream",
     "MemorySecretStore",
-    "SecretStore",
     "mask",
     "validate_name",
 ]

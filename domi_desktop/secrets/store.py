@@ -1,11 +1,10 @@
-"""The ``SecretStore`` interface, secret-name rules and the in-memory store."""
+"""Secret-name rules and the in-memory ``SecretStore`` (the interface is in ``ports``)."""
 
 from __future__ import annotations
 
 import re
 import threading
 from collections.abc import Mapping
-from typing import Protocol
 
 from domi_desktop.errors import SecretError
 
@@ -33,26 +32,6 @@ def unknown_secret(name: str, where: str) -> SecretError:
     return SecretError(
         f"no secret named {name!r} in {where}; add it with `domi-desktop secret set {name}`"
     )
-
-
-class SecretStore(Protocol):
-    """Secret values by name. Values never leave the store except through ``get``."""
-
-    def get(self, name: str) -> str:
-        """The value of ``name``; ``SecretError`` when it is unknown or the store is unavailable."""
-        ...
-
-    def set(self, name: str, value: str) -> None:
-        """Create or replace ``name``."""
-        ...
-
-    def delete(self, name: str) -> None:
-        """Remove ``name``; ``SecretError`` when it is unknown."""
-        ...
-
-    def names(self) -> list[str]:
-        """Every stored name, sorted."""
-        ...
 
 
 def check_value(name: str, value: str) -> None:

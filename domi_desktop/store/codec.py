@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any, TypeVar
 
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     Action,
     CatchUp,
     CommandAction,

@@ -25,7 +25,7 @@ from typing import Any
 from peewee import PeeweeException, SqliteDatabase, fn
 
 from domi_desktop.errors import NotFoundError, StoreError
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     Action,
     Policies,
     Run,

@@ -40,11 +40,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from domi_desktop.api.service import Json, ParamError, Service, parse_action, parse_policies
 from domi_desktop.cli import transition_day
 from domi_desktop.cron import LOCAL, CronError, describe, local_zone_name, next_run, parse, zone_for
 from domi_desktop.errors import DomiError
-from domi_desktop.scheduler.model import CatchUp, Overlap, Policies
-from domi_desktop.service import Json, ParamError, Service, parse_action, parse_policies
+from domi_desktop.model import CatchUp, Overlap, Policies
 from domi_desktop.ui.editor_sleep import SleepPanel
 from domi_desktop.ui.editor_widgets import (
     ERROR_COLOR,

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import NotFoundError
-from domi_desktop.scheduler.model import Run, RunStatus, SkipReason, Trigger
+from domi_desktop.model import Run, RunStatus, SkipReason, Trigger
 from domi_desktop.store import PROCESS_DIED, Store
 from domi_desktop.ui.editor_widgets import ERROR_COLOR, format_moment
 from domi_desktop.ui.i18n import register, tr

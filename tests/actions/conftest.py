@@ -17,7 +17,7 @@ import pytest
 
 from domi_desktop.actions import ActionRequest, ActionRunner
 from domi_desktop.clock import SystemClock
-from domi_desktop.scheduler.model import Action
+from domi_desktop.model import Action
 
 MakeRequest = Callable[..., ActionRequest]
 WaitUntil = Callable[[Callable[[], bool]], None]

@@ -16,7 +16,7 @@ import pytest
 from domi_desktop.actions import ActionRunner
 from domi_desktop.actions.environment import POSIX_PATH
 from domi_desktop.clock import SystemClock
-from domi_desktop.scheduler.model import CommandAction, RunStatus
+from domi_desktop.model import CommandAction, RunStatus
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shells and signals")
 resource = pytest.importorskip("resource")  # POSIX only

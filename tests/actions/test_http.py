@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from domi_desktop.actions import ActionRequest, ActionRunner
-from domi_desktop.scheduler.model import HttpAction, RunStatus
+from domi_desktop.model import HttpAction, RunStatus
 
 MakeRequest = Callable[..., ActionRequest]
 

@@ -21,7 +21,7 @@ from domi_desktop.actions.control import format_seconds
 from domi_desktop.actions.environment import MACOS_PATH, POSIX_PATH
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import ActionError, SecretError
-from domi_desktop.scheduler.model import Action, CommandAction, HttpAction, RunStatus
+from domi_desktop.model import Action, CommandAction, HttpAction, RunStatus
 from domi_desktop.secrets import MemorySecretStore
 
 

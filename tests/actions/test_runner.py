@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner
-from domi_desktop.scheduler.model import CommandAction, RunStatus
+from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.secrets import MemorySecretStore
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shells and signals")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from domi_desktop.app.settings import AppSettings, load_settings, save_settings, settings_path
+from domi_desktop.api.settings import AppSettings, load_settings, save_settings, settings_path
 
 CUSTOM = AppSettings(
     start_at_login=True,

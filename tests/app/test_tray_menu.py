@@ -12,11 +12,11 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from domi_desktop.app.host import Host
-from domi_desktop.app.tray import MENU_SCHEDULES, TrayApp, late_notice
-from domi_desktop.scheduler.model import CommandAction
+from domi_desktop.model import CommandAction
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
+from domi_desktop.ui.tray import MENU_SCHEDULES, TrayApp, late_notice
 
 
 @pytest.fixture

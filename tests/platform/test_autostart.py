@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domi_desktop.platform.autostart import (
-    Autostart,
     AutostartError,
     XdgAutostart,
     autostart_for_platform,
@@ -24,6 +23,7 @@ from domi_desktop.platform.autostart import (
     desktop_exec,
     gui_interpreter,
 )
+from domi_desktop.ports import Autostart
 from tests.platform.fakes import MemoryRegistry
 
 COMMAND = ["/usr/bin/python3", "-m", "domi_desktop"]

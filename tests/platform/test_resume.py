@@ -6,14 +6,11 @@ import sys
 
 import pytest
 
-from domi_desktop.platform.resume import (
-    PowerCallbacks,
-    UnsupportedResumeSource,
-    resume_source_for_platform,
-)
-from domi_desktop.platform.resume_linux import LogindResumeSource
-from domi_desktop.platform.resume_macos import WorkspaceWakeResumeSource
-from domi_desktop.platform.resume_windows import PowerBroadcastResumeSource
+from domi_desktop.platform.resume import resume_source_for_platform
+from domi_desktop.platform.resume.base import PowerCallbacks, UnsupportedResumeSource
+from domi_desktop.platform.resume.linux import LogindResumeSource
+from domi_desktop.platform.resume.macos import WorkspaceWakeResumeSource
+from domi_desktop.platform.resume.windows import PowerBroadcastResumeSource
 
 
 @pytest.mark.parametrize(
@@ -38,7 +35,7 @@ def test_an_os_without_a_source_says_so_and_starts_nothing() -> None:
 
 def test_no_os_source_is_loaded_until_one_is_asked_for() -> None:
     code = (
-        "import sys, domi_desktop.platform\n"
+        "import sys, domi_desktop.platform.resume\n"
         "loaded = sorted(m for m in sys.modules if m.startswith(('PySide6', 'domi_desktop.platform.')))\n"
         "print(loaded)\n"
     )
@@ -46,11 +43,7 @@ def test_no_os_source_is_loaded_until_one_is_asked_for() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip() == str(
-        [
-            "domi_desktop.platform.autostart",
-            "domi_desktop.platform.resume",
-            "domi_desktop.platform.timezone",
-        ]
+        ["domi_desktop.platform.resume", "domi_desktop.platform.resume.base"]
     )
 
 

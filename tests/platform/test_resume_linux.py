@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication
 
-from domi_desktop.platform.resume_linux import LogindResumeSource
+from domi_desktop.platform.resume.linux import LogindResumeSource
 
 
 @pytest.mark.parametrize("address", ["unix:path={tmp}/no-such-socket", "not an address"])

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from domi_desktop.platform.resume_macos import DID_WAKE, WILL_SLEEP, WorkspaceWakeResumeSource
+from domi_desktop.platform.resume.macos import DID_WAKE, WILL_SLEEP, WorkspaceWakeResumeSource
 
 
 class FakeNotification:

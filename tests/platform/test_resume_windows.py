@@ -5,8 +5,7 @@ import ctypes
 import pytest
 from PySide6.QtCore import QByteArray, QCoreApplication
 
-from domi_desktop.platform.resume import PowerEvent
-from domi_desktop.platform.resume_windows import (
+from domi_desktop.platform.resume.windows import (
     MSG,
     PBT_APMRESUMEAUTOMATIC,
     PBT_APMRESUMESUSPEND,
@@ -17,6 +16,7 @@ from domi_desktop.platform.resume_windows import (
     decode_power_message,
     read_msg,
 )
+from domi_desktop.ports import PowerEvent
 
 PBT_APMPOWERSTATUSCHANGE = 0xA
 WM_TIMER = 0x0113

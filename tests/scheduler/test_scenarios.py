@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from domi_desktop.model import CatchUp, SkipReason, Trigger
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, Planner, decide, plan
 from domi_desktop.scheduler.driver import Driver, JumpDetector
-from domi_desktop.scheduler.model import CatchUp, SkipReason, Trigger
 from tests.fakes import FakeClock, FakeTimer, MemoryBook, command_schedule
 
 RIGA = "Europe/Riga"

@@ -20,7 +20,8 @@ from jeepney.io.blocking import open_dbus_connection
 from keyring.backend import KeyringBackend
 from keyring.backends.SecretService import Keyring as SecretServiceKeyring
 
-from domi_desktop.secrets import KeyringSecretStore, MemorySecretStore, SecretStore
+from domi_desktop.ports import SecretStore
+from domi_desktop.secrets import KeyringSecretStore, MemorySecretStore
 
 SECRETS_BUS_NAME = "org.freedesktop.secrets"
 

@@ -20,7 +20,7 @@ from keyring.backends.SecretService import Keyring as SecretServiceKeyring
 from domi_desktop.actions import ActionRequest, ActionRunner
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import SecretError
-from domi_desktop.scheduler.model import CommandAction, RunStatus
+from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.secrets import SERVICE, KeyringSecretStore
 from domi_desktop.secrets.keyring_store import INDEX_USERNAME
 

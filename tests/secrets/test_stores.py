@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domi_desktop.errors import SecretError
-from domi_desktop.secrets import SecretStore
+from domi_desktop.ports import SecretStore
 
 
 def test_it_returns_what_was_set(store: SecretStore) -> None:

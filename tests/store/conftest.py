@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from domi_desktop.scheduler.model import CommandAction, Schedule
+from domi_desktop.model import CommandAction, Schedule
 from domi_desktop.store import Store
 
 WORKER = Path(__file__).with_name("store_worker.py")

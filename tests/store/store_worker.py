@@ -10,7 +10,7 @@ import sys
 from datetime import datetime, timedelta
 
 from domi_desktop.errors import StoreError
-from domi_desktop.scheduler.model import RunStatus
+from domi_desktop.model import RunStatus
 from domi_desktop.store import Store
 
 MINUTE = timedelta(minutes=1)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     CatchUp,
     CommandAction,
     HttpAction,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from domi_desktop.errors import StoreError
-from domi_desktop.scheduler.model import RunStatus, Schedule, Trigger
+from domi_desktop.model import RunStatus, Schedule, Trigger
 from domi_desktop.store import PROCESS_DIED, Store
 
 Spawn = Callable[..., subprocess.Popen[str]]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from domi_desktop.errors import StoreError
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     CatchUp,
     CommandAction,
     HttpAction,

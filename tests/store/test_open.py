@@ -13,7 +13,7 @@ import platformdirs
 import pytest
 
 from domi_desktop.errors import StoreError
-from domi_desktop.scheduler.model import CommandAction
+from domi_desktop.model import CommandAction
 from domi_desktop.store import DB_FILENAME, Store, resolve_data_dir
 from domi_desktop.store import store as store_module
 

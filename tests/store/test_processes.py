@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from domi_desktop.scheduler.model import CommandAction, RunStatus, Trigger
+from domi_desktop.model import CommandAction, RunStatus, Trigger
 from domi_desktop.store import DB_FILENAME, PROCESS_DIED, Store
 from domi_desktop.store.codec import to_micros
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domi_desktop.errors import NotFoundError, StoreError
-from domi_desktop.scheduler.model import CommandAction, RunStatus, Schedule, SkipReason, Trigger
+from domi_desktop.model import CommandAction, RunStatus, Schedule, SkipReason, Trigger
 from domi_desktop.store import Store
 from domi_desktop.store import store as store_module
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from domi_desktop.errors import NotFoundError, StoreError
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     CatchUp,
     CommandAction,
     HttpAction,

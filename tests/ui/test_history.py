@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.cron import set_local_resolver
-from domi_desktop.scheduler.model import CommandAction, Run, RunStatus, Schedule, Trigger
+from domi_desktop.model import CommandAction, Run, RunStatus, Schedule, Trigger
 from domi_desktop.store import DB_FILENAME, Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history import (

@@ -7,8 +7,9 @@ import pytest
 from PySide6.QtWidgets import QDialogButtonBox, QLabel
 from pytestqt.qtbot import QtBot
 
-from domi_desktop.app.settings import AppSettings
-from domi_desktop.platform.autostart import Autostart, autostart_for_platform
+from domi_desktop.api.settings import AppSettings
+from domi_desktop.platform.autostart import autostart_for_platform
+from domi_desktop.ports import Autostart
 from domi_desktop.ui import i18n
 from domi_desktop.ui.settings import SettingsDialog
 

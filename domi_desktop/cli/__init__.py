@@ -242,14 +242,14 @@ class DirectBackend:
     """No app runs: the service over the store, opened for this command only."""
 
     def __init__(self, store: Store) -> None:
+        from domi_desktop.api.service import Service
         from domi_desktop.clock import SystemClock
-        from domi_desktop.service import Service
 
         self.store = store
         self.service = Service(store, SystemClock())
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
-        from domi_desktop.service import METHODS
+        from domi_desktop.api.service import METHODS
 
         return METHODS[method](self.service, params)
 
@@ -348,7 +348,7 @@ def _start_app(args: argparse.Namespace) -> int:
 
         with open_store(args) as store:
             return run_headless(store)
-    from domi_desktop.app.tray import run_tray
+    from domi_desktop.ui.tray import run_tray
 
     return run_tray(args)
 
@@ -671,10 +671,10 @@ def _run_now(args: argparse.Namespace) -> int:
     if client is not None:
         result = client.call("schedule.run_now", {"id": args.id, "wait": True})
         return _print_run_outcome(args, result)
+    from domi_desktop.api.runtime import run_here
+    from domi_desktop.api.service import run_json
     from domi_desktop.clock import SystemClock
-    from domi_desktop.runtime import run_here
     from domi_desktop.secrets import KeyringSecretStore
-    from domi_desktop.service import run_json
 
     with open_store(args) as store:
         run = run_here(store, args.id, SystemClock(), KeyringSecretStore())
@@ -730,8 +730,8 @@ def _secret_rm(args: argparse.Namespace) -> int:
 
 
 def _import_crontab(args: argparse.Namespace) -> int:
+    from domi_desktop.api.service import action_json
     from domi_desktop.crontab import read_crontab, to_action
-    from domi_desktop.service import action_json
 
     try:
         if args.file == "-":

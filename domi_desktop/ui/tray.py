@@ -378,19 +378,19 @@ class TrayApp(QObject):
     # -- settings ------------------------------------------------------------------------------
 
     def _settings_path(self) -> Path:
-        from domi_desktop.app.settings import settings_path
+        from domi_desktop.api.settings import settings_path
 
         return settings_path(self.host.store.data_dir)
 
     def _load_settings(self) -> Any:
-        from domi_desktop.app.settings import load_settings
+        from domi_desktop.api.settings import load_settings
 
         settings = load_settings(self._settings_path())
         set_language(settings.language)
         return settings
 
     def _apply_settings(self, settings: Any) -> None:
-        from domi_desktop.app.settings import save_settings
+        from domi_desktop.api.settings import save_settings
 
         save_settings(self._settings_path(), settings)
         self.settings = settings

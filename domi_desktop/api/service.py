@@ -12,10 +12,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domi_desktop.actions import check_action
-from domi_desktop.clock import Clock
 from domi_desktop.cron import describe, next_run, parse, zone_for
 from domi_desktop.errors import ActionError, CronError, DomiError, ZoneError
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     LOCAL_ZONE,
     Action,
     CatchUp,
@@ -27,6 +26,7 @@ from domi_desktop.scheduler.model import (
     RunStatus,
     Schedule,
 )
+from domi_desktop.ports import Clock
 from domi_desktop.scheduler.simulate import simulate
 from domi_desktop.store import Store
 

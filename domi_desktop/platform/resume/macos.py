@@ -9,7 +9,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from domi_desktop.platform.resume import PowerCallbacks, PowerEvent
+from domi_desktop.platform.resume.base import PowerCallbacks
+from domi_desktop.ports import PowerEvent
 
 # The notification names are these very strings (AppKit's constants are NSStrings with this text).
 DID_WAKE = "NSWorkspaceDidWakeNotification"

@@ -10,14 +10,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner, RunningAction
-from domi_desktop.clock import Clock, Timer
 from domi_desktop.errors import DomiError, NotFoundError
-from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision, WakePlan
-from domi_desktop.scheduler.driver import Driver
-from domi_desktop.scheduler.model import (
+from domi_desktop.model import (
     Overlap,
     Run,
     RunStatus,
@@ -25,19 +22,15 @@ from domi_desktop.scheduler.model import (
     SkipReason,
     Trigger,
 )
-from domi_desktop.secrets import SecretStore
+from domi_desktop.ports import Clock, Loop, SecretStore
+from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision, WakePlan
+from domi_desktop.scheduler.driver import Driver
 from domi_desktop.store import Store
 
 log = logging.getLogger(__name__)
 
 REPLACED = "stopped: replaced by a newer run"
 Listener = Callable[[str, dict[str, Any]], None]
-
-
-class Loop(Timer, Protocol):
-    def call_soon(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` on the loop thread; callable from any thread."""
-        ...
 
 
 @dataclass

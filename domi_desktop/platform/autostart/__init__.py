@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from domi_desktop.errors import DomiError
+from domi_desktop.ports import Autostart
 
 APP_NAME = "domi-desktop"
 MARKER_KEY = "X-Domi-Desktop"
@@ -27,22 +28,6 @@ RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
 
 class AutostartError(DomiError):
     """The login entry cannot be written or removed (someone else's file, unwritable folder...)."""
-
-
-class Autostart(Protocol):
-    def enable(self, command: Sequence[str]) -> None:
-        """Start ``command`` at login; enabling twice leaves one entry."""
-        ...
-
-    def disable(self) -> None:
-        """Remove our entry; fine when there is none."""
-        ...
-
-    def is_enabled(self) -> bool: ...
-
-    def describe(self) -> str:
-        """Where the entry lives, for the Settings window and error messages."""
-        ...
 
 
 class RegistryLike(Protocol):

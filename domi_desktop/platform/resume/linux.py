@@ -9,7 +9,7 @@ from collections.abc import Callable
 from PySide6.QtCore import SLOT, QObject, Slot
 from PySide6.QtDBus import QDBusConnection
 
-from domi_desktop.platform.resume import PowerCallbacks
+from domi_desktop.platform.resume.base import PowerCallbacks
 
 LOGIND_SERVICE = "org.freedesktop.login1"
 LOGIND_PATH = "/org/freedesktop/login1"

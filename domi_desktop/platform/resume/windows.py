@@ -13,7 +13,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QAbstractNativeEventFilter, QByteArray, QCoreApplication
 from PySide6.QtGui import QWindow
 
-from domi_desktop.platform.resume import PowerCallbacks, PowerEvent
+from domi_desktop.platform.resume.base import PowerCallbacks
+from domi_desktop.ports import PowerEvent
 
 WM_POWERBROADCAST = 0x0218
 PBT_APMSUSPEND = 0x4

@@ -1,0 +1,145 @@
+"""Every interface between the floors, in one place.
+
+The core is handed implementations of these (a ``Clock``, a ``Timer``, a ``ScheduleSource``...);
+adapters provide them (``SystemClock``, ``QtLoop``, ``Store``, ``KeyringSecretStore``, the resume
+sources of ``platform/``). Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from domi_desktop.model import Run, RunStatus, Schedule
+    from domi_desktop.scheduler.decide import FireDecision
+
+# -- time ------------------------------------------------------------------------------------------
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The wall clock as an aware UTC datetime."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never jumps (it may stop while the machine sleeps)."""
+        ...
+
+
+class TimerHandle(Protocol):
+    def cancel(self) -> None: ...
+
+
+class Timer(Protocol):
+    def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
+        """Arm ``callback`` to run once after ``delay`` seconds; the handle cancels it."""
+        ...
+
+
+class Loop(Timer, Protocol):
+    def call_soon(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` on the loop thread; callable from any thread."""
+        ...
+
+
+# -- what the scheduler and the runtime need of a store ------------------------------------------
+
+
+class ScheduleSource(Protocol):
+    """The scheduler's view of the stored schedules."""
+
+    def load(self) -> list[Schedule]: ...
+
+    def get(self, schedule_id: int) -> Schedule | None: ...
+
+
+class FireSink(Protocol):
+    def fire(self, decision: FireDecision) -> bool:
+        """Claim the fire atomically (compare-and-set on ``last_due``) and start it; False when
+        another process claimed it first."""
+        ...
+
+
+class RunReader(Protocol):
+    """Runs for people to read (the History window): paged, newest first."""
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    def runs(
+        self,
+        schedule_id: int | None = None,
+        status: RunStatus | None = None,
+        *,
+        limit: int = 100,
+        before_id: int | None = None,
+    ) -> list[Run]: ...
+
+    def count_runs(
+        self, schedule_id: int | None = None, status: RunStatus | None = None
+    ) -> int: ...
+
+    def get_run(self, run_id: int) -> Run: ...
+
+    def list_schedules(self) -> list[Schedule]: ...
+
+
+# -- secrets -----------------------------------------------------------------------------------
+
+
+class SecretStore(Protocol):
+    """Secret values by name. Values never leave the store except through ``get``."""
+
+    def get(self, name: str) -> str:
+        """The value of ``name``; ``SecretError`` when it is unknown or the store is unavailable."""
+        ...
+
+    def set(self, name: str, value: str) -> None:
+        """Create or replace ``name``."""
+        ...
+
+    def delete(self, name: str) -> None:
+        """Remove ``name``; ``SecretError`` when it is unknown."""
+        ...
+
+    def names(self) -> list[str]:
+        """The stored names, sorted."""
+        ...
+
+
+# -- the operating system ------------------------------------------------------------------------
+
+PowerEvent = Literal["resume", "sleep"]
+
+
+class ResumeSource(Protocol):
+    status: str
+    """What the source is doing, or why it cannot: for the log and the Settings window."""
+
+    def start(
+        self, on_resume: Callable[[], None], on_sleep: Callable[[], None] | None = None
+    ) -> bool:
+        """Begin reporting on the Qt thread; ``False`` (reason in ``status``) when unavailable."""
+        ...
+
+    def stop(self) -> None: ...
+
+
+class Autostart(Protocol):
+    def enable(self, command: Sequence[str]) -> None:
+        """Start ``command`` at login (replacing an earlier entry of ours)."""
+        ...
+
+    def disable(self) -> None:
+        """Remove our entry; nothing happens when there is none."""
+        ...
+
+    def is_enabled(self) -> bool: ...
+
+    def describe(self) -> str:
+        """Where the entry lives, for the Settings window."""
+        ...
