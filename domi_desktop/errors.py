@@ -42,3 +42,19 @@ class SecretError(DomiError):
 
 class ActionError(DomiError):
     """An action definition that cannot run (empty command, bad URL, bad env spec...)."""
+
+
+class ParamError(DomiError, ValueError):
+    """A request parameter that is missing, of the wrong type or invalid; ``param`` names it."""
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(f"{param}: {message}")
+        self.param = param
+
+
+class UsageError(DomiError):
+    """A command line that cannot be carried out; printed as one line, exit 2."""
+
+
+class AppError(DomiError):
+    """The running app cannot be reached or answered with an error."""

@@ -1,263 +1,36 @@
 """One service layer for the CLI (store opened directly) and the RPC server (the running app).
 
-It takes and returns JSON-shaped values, validates everything a person or a client can send, and
-names the parameter at fault (``ParamError.param``) so RPC can answer -32602 and the CLI exit 2.
+It takes and returns the JSON shapes of ``wire`` and tells the app to re-plan after each change.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from domi_desktop.actions import check_action
-from domi_desktop.cron import describe, next_run, parse, zone_for
-from domi_desktop.errors import ActionError, CronError, DomiError, ZoneError
-from domi_desktop.model import (
-    LOCAL_ZONE,
-    Action,
-    CatchUp,
-    CommandAction,
-    HttpAction,
-    Overlap,
-    Policies,
-    Run,
-    RunStatus,
-    Schedule,
+from domi_desktop.api.wire import (
+    MAX_PREVIEW,
+    MAX_RUNS_PAGE,
+    Json,
+    action_json,
+    check_expr,
+    check_name,
+    check_zone,
+    get_param,
+    instant_param,
+    iso,
+    parse_action,
+    parse_policies,
+    policies_json,
+    run_json,
 )
+from domi_desktop.cron import describe, next_run
+from domi_desktop.errors import CronError, DomiError, ParamError
+from domi_desktop.model import LOCAL_ZONE, RunStatus, Schedule
 from domi_desktop.ports import Clock
 from domi_desktop.scheduler.simulate import simulate
 from domi_desktop.store import Store
-
-Json = dict[str, Any]
-MAX_PREVIEW = 1000
-MAX_RUNS_PAGE = 10_000
-
-
-class ParamError(DomiError, ValueError):
-    """A request parameter that is missing, of the wrong type or invalid; ``param`` names it."""
-
-    def __init__(self, param: str, message: str) -> None:
-        super().__init__(f"{param}: {message}")
-        self.param = param
-
-
-def iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat()
-
-
-# -- JSON shapes -------------------------------------------------------------------------------
-
-
-def action_json(action: Action) -> Json:
-    if isinstance(action, HttpAction):
-        return {
-            "kind": "http",
-            "url": action.url,
-            "method": action.method,
-            "headers": dict(action.headers),
-            "secret_headers": dict(action.secret_headers),
-            "body": action.body,
-            "timeout": action.timeout,
-        }
-    return {
-        "kind": "command",
-        "argv": list(action.argv),
-        "shell": action.shell,
-        "cwd": action.cwd,
-        "env": dict(action.env),
-        "secret_env": dict(action.secret_env),
-        "stdin": action.stdin,
-    }
-
-
-def policies_json(policies: Policies) -> Json:
-    def seconds(value: timedelta | None) -> float | None:
-        return None if value is None else value.total_seconds()
-
-    return {
-        "catch_up": policies.catch_up.value,
-        "catch_up_within": seconds(policies.catch_up_within),
-        "overlap": policies.overlap.value,
-        "concurrency_key": policies.concurrency_key,
-        "timeout": seconds(policies.timeout),
-        "retries": policies.retries,
-        "retry_backoff": policies.retry_backoff.total_seconds(),
-        "jitter": policies.jitter.total_seconds(),
-    }
-
-
-def run_json(run: Run) -> Json:
-    duration = run.duration
-    return {
-        "id": run.id,
-        "schedule_id": run.schedule_id,
-        "due": iso(run.due),
-        "fired_at": iso(run.fired_at),
-        "started_at": iso(run.started_at),
-        "finished_at": iso(run.finished_at),
-        "status": run.status.value,
-        "reason": run.reason,
-        "trigger": run.trigger.value,
-        "late": run.late,
-        "missed_count": run.missed_count,
-        "exit_code": run.exit_code,
-        "output_tail": run.output_tail,
-        "resumed_from": run.resumed_from,
-        "log_path": run.log_path,
-        "attempt": run.attempt,
-        "duration": None if duration is None else duration.total_seconds(),
-    }
-
-
-# -- reading requests --------------------------------------------------------------------------
-
-
-def _get(
-    params: Mapping[str, Any], name: str, kind: type | tuple[type, ...], *, required: bool = False
-) -> Any:
-    if name not in params or params[name] is None:
-        if required:
-            raise ParamError(name, "is required")
-        return None
-    value = params[name]
-    if (kind is int or kind == (int, float)) and isinstance(value, bool):
-        raise ParamError(name, f"must be a number, not {value!r}")
-    if not isinstance(value, kind):
-        expected = (
-            kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        )
-        raise ParamError(name, f"must be {expected}, not {type(value).__name__}")
-    return value
-
-
-def _pairs(params: Mapping[str, Any], name: str, prefix: str) -> tuple[tuple[str, str], ...]:
-    value = _get(params, name, (dict, list))
-    if value is None:
-        return ()
-    items = value.items() if isinstance(value, dict) else value
-    pairs = []
-    for item in items:
-        if not (
-            isinstance(item, (list, tuple))
-            and len(item) == 2
-            and all(isinstance(p, str) for p in item)
-        ):
-            raise ParamError(f"{prefix}{name}", f"entries must be name/value strings, not {item!r}")
-        pairs.append((item[0], item[1]))
-    return tuple(pairs)
-
-
-def _duration(params: Mapping[str, Any], name: str, prefix: str) -> timedelta | None:
-    value = _get(params, name, (int, float))
-    if value is None:
-        return None
-    if not math.isfinite(value) or value < 0 or value > 10 * 365 * 86400:
-        raise ParamError(f"{prefix}{name}", f"must be a number of seconds >= 0, not {value!r}")
-    return timedelta(seconds=value)
-
-
-def parse_action(value: Any) -> Action:
-    if not isinstance(value, dict):
-        raise ParamError("action", "must be an object with a 'kind' of 'command' or 'http'")
-    kind = value.get("kind", "command")
-    p = "action."
-    if kind == "http":
-        timeout = _duration(value, "timeout", p)
-        action: Action = HttpAction(
-            url=_get(value, "url", str, required=True),
-            method=(_get(value, "method", str) or "GET").upper(),
-            headers=_pairs(value, "headers", p),
-            secret_headers=_pairs(value, "secret_headers", p),
-            body=_get(value, "body", str),
-            timeout=30.0 if timeout is None else timeout.total_seconds(),
-        )
-    elif kind == "command":
-        argv = _get(value, "argv", list) or []
-        if not all(isinstance(arg, str) for arg in argv):
-            raise ParamError("action.argv", "must be a list of strings")
-        action = CommandAction(
-            argv=tuple(argv),
-            shell=_get(value, "shell", str),
-            cwd=_get(value, "cwd", str),
-            env=_pairs(value, "env", p),
-            secret_env=_pairs(value, "secret_env", p),
-            stdin=_get(value, "stdin", str),
-        )
-    else:
-        raise ParamError("action.kind", f"must be 'command' or 'http', not {kind!r}")
-    try:
-        check_action(action)
-    except ActionError as error:
-        raise ParamError("action", str(error)) from None
-    return action
-
-
-def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
-    if value is None:
-        return base
-    if not isinstance(value, dict):
-        raise ParamError("policies", "must be an object")
-    p = "policies."
-    unknown = set(value) - set(policies_json(base))
-    if unknown:
-        raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
-    changes: dict[str, Any] = {}
-    for name, enum in (("catch_up", CatchUp), ("overlap", Overlap)):
-        raw = _get(value, name, str)
-        if raw is not None:
-            try:
-                changes[name] = enum(raw)
-            except ValueError:
-                allowed = ", ".join(member.value for member in enum)
-                raise ParamError(f"{p}{name}", f"must be one of {allowed}, not {raw!r}") from None
-    for name in ("catch_up_within", "timeout"):
-        if name in value:
-            changes[name] = _duration(value, name, p)
-    for name in ("retry_backoff", "jitter"):
-        if value.get(name) is not None:
-            changes[name] = _duration(value, name, p)
-    if "concurrency_key" in value:
-        changes["concurrency_key"] = _get(value, "concurrency_key", str)
-    retries = _get(value, "retries", int)
-    if retries is not None:
-        if not 0 <= retries <= 100:
-            raise ParamError(f"{p}retries", f"must be between 0 and 100, not {retries}")
-        changes["retries"] = retries
-    fields = {name: getattr(base, name) for name in policies_json(base)}
-    return Policies(**{**fields, **changes})
-
-
-def check_expr(expr: Any, param: str = "expr") -> str:
-    if not isinstance(expr, str):
-        raise ParamError(param, "must be a cron expression string")
-    try:
-        parse(expr)
-    except CronError as error:
-        raise ParamError(param, error.message) from None
-    return expr
-
-
-def check_zone(tz: Any, param: str = "tz") -> str:
-    if not isinstance(tz, str):
-        raise ParamError(param, "must be an IANA zone name or 'local'")
-    try:
-        zone_for(tz)
-    except ZoneError as error:
-        raise ParamError(param, str(error)) from None
-    return tz
-
-
-def check_name(name: Any) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise ParamError("name", "must be a non-empty string")
-    if len(name) > 200:
-        raise ParamError("name", "is too long (at most 200 characters)")
-    return name.strip()
-
-
-# -- the service -------------------------------------------------------------------------------
 
 
 class Service:
@@ -316,7 +89,7 @@ class Service:
             check_zone(params.get("tz", LOCAL_ZONE)),
             parse_action(params.get("action")),
             parse_policies(params.get("policies")),
-            enabled=bool(_get(params, "enabled", bool) if "enabled" in params else True),
+            enabled=bool(get_param(params, "enabled", bool) if "enabled" in params else True),
             now=self.clock.now(),
         )
         self._on_change(schedule.id)
@@ -337,7 +110,7 @@ class Service:
         if "policies" in params:
             changes["policies"] = parse_policies(params["policies"], current.policies)
         if "enabled" in params:
-            changes["enabled"] = _get(params, "enabled", bool, required=True)
+            changes["enabled"] = get_param(params, "enabled", bool, required=True)
         schedule = self.store.update_schedule(schedule_id, now=self.clock.now(), **changes)
         self._on_change(schedule_id)
         return self.schedule_json(schedule)
@@ -354,8 +127,8 @@ class Service:
         return {"id": schedule_id, "deleted": True}
 
     def runs(self, params: Mapping[str, Any]) -> list[Json]:
-        schedule_id = _get(params, "schedule_id", int)
-        status_text = _get(params, "status", str)
+        schedule_id = get_param(params, "schedule_id", int)
+        status_text = get_param(params, "status", str)
         status = None
         if status_text is not None:
             try:
@@ -365,13 +138,13 @@ class Service:
                 raise ParamError(
                     "status", f"must be one of {allowed}, not {status_text!r}"
                 ) from None
-        limit = _get(params, "limit", int)
+        limit = get_param(params, "limit", int)
         limit = 100 if limit is None else limit
         if not 1 <= limit <= MAX_RUNS_PAGE:
             raise ParamError("limit", f"must be between 1 and {MAX_RUNS_PAGE}, not {limit}")
         if schedule_id is not None:
             self.store.get_schedule(schedule_id)  # an unknown id is an error, not an empty list
-        before = _get(params, "before_id", int)
+        before = get_param(params, "before_id", int)
         runs = self.store.runs(
             schedule_id=schedule_id, status=status, limit=limit, before_id=before
         )
@@ -380,15 +153,15 @@ class Service:
     def preview(self, params: Mapping[str, Any]) -> Json:
         expr = check_expr(params.get("expr"))
         tz = check_zone(params.get("tz", LOCAL_ZONE))
-        count = _get(params, "count", int)
+        count = get_param(params, "count", int)
         count = 10 if count is None else count
         if not 1 <= count <= MAX_PREVIEW:
             raise ParamError("count", f"must be between 1 and {MAX_PREVIEW}, not {count}")
-        after_text = _get(params, "after", str)
+        after_text = get_param(params, "after", str)
         cursor: datetime | None = (
-            self.clock.now() if after_text is None else _instant(after_text, "after")
+            self.clock.now() if after_text is None else instant_param(after_text, "after")
         )
-        lang = _get(params, "lang", str) or "en"
+        lang = get_param(params, "lang", str) or "en"
         if lang not in ("en", "zh"):
             raise ParamError("lang", f"must be 'en' or 'zh', not {lang!r}")
         fires = []
@@ -401,27 +174,17 @@ class Service:
     def simulate(self, params: Mapping[str, Any]) -> Json:
         expr = check_expr(params.get("expr"))
         tz = check_zone(params.get("tz", LOCAL_ZONE))
-        last_due = _instant(_get(params, "last_due", str, required=True), "last_due")
-        wakes_raw = _get(params, "wakes", list, required=True)
-        wakes = [_instant(w if isinstance(w, str) else "", "wakes") for w in wakes_raw]
+        last_due = instant_param(get_param(params, "last_due", str, required=True), "last_due")
+        wakes_raw = get_param(params, "wakes", list, required=True)
+        wakes = [instant_param(w if isinstance(w, str) else "", "wakes") for w in wakes_raw]
         result = simulate(expr, tz, last_due, wakes, parse_policies(params.get("policies")))
         return {"wakes": [wake.to_json() for wake in result]}
 
     @staticmethod
     def _id(params: Mapping[str, Any]) -> int:
-        value = _get(params, "id", int, required=True)
+        value = get_param(params, "id", int, required=True)
         assert isinstance(value, int)
         return value
-
-
-def _instant(text: str, param: str) -> datetime:
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        raise ParamError(param, f"{text!r} is not an ISO 8601 date-time") from None
-    if value.tzinfo is None:
-        raise ParamError(param, f"{text!r} needs a UTC offset (e.g. +02:00 or Z)")
-    return value.astimezone(UTC)
 
 
 def _describe(expr: str, lang: str) -> str:

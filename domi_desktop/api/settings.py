@@ -18,11 +18,13 @@ from typing import Any
 
 from domi_desktop.cron import LOCAL, known_zone
 from domi_desktop.store.paths import ensure_private_dir
-from domi_desktop.ui.i18n import LANGUAGES
 
 log = logging.getLogger(__name__)
 
 SETTINGS_FILENAME = "settings.json"
+
+LANGUAGES = {"en": "English", "zh": "简体中文"}
+"""The languages of the UI, by code, each named in itself."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class AppSettings:
     default_zone: str = LOCAL
     """The zone a new schedule starts with: an IANA name or ``"local"``."""
     language: str = "en"
-    """A key of ``domi_desktop.ui.i18n.LANGUAGES``."""
+    """A key of ``LANGUAGES``."""
 
 
 def settings_path(data_dir: Path) -> Path:

@@ -10,17 +10,25 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from domi_desktop.app.host import AlreadyRunning, Host, setup_logging
+from domi_desktop.app.host import AlreadyRunning, Host
+from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.clock import SystemClock
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
 
 
-def run_headless(store: Store) -> int:
+def run_headless(data_dir: str | Path | None) -> int:
+    with Store.open(data_dir, now=SystemClock().now()) as store:
+        return _serve(store)
+
+
+def _serve(store: Store) -> int:
     setup_logging(store.data_dir)
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     host = Host(store, gui=False)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -16,70 +14,20 @@ from PySide6.QtCore import QLockFile, QObject, Signal
 
 from domi_desktop import __version__
 from domi_desktop.api.runtime import Runtime
-from domi_desktop.api.service import METHODS, Service, run_json
+from domi_desktop.api.service import METHODS, Service
+from domi_desktop.api.wire import run_json
 from domi_desktop.app.instance import lock_path, socket_name
+from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.rpc import DEFER, Connection, Responder, RpcServer
 from domi_desktop.clock import SystemClock
+from domi_desktop.model import Schedule
 from domi_desktop.ports import SecretStore
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
-
-
-def setup_logging(data_dir: Path) -> None:
-    formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    file = logging.handlers.RotatingFileHandler(
-        data_dir / "domi-desktop.log", maxBytes=2_000_000, backupCount=2, encoding="utf-8"
-    )
-    handlers: list[logging.Handler] = [file]
-    # A windowed Windows build has no stderr at all (sys.stderr is None): the file is the log.
-    if sys.stderr is not None:
-        handlers.append(logging.StreamHandler(sys.stderr))
-    root = logging.getLogger()
-    for handler in handlers:
-        handler.setFormatter(formatter)
-    root.handlers[:] = handlers
-    root.setLevel(logging.INFO)
-
-
-def log_wake(plan: WakePlan, reason: str) -> None:
-    log.info(
-        "wake (%s) at %s: %d fire(s), next wake %s",
-        reason,
-        plan.now.isoformat(timespec="seconds"),
-        len(plan.fires),
-        plan.next_wake.isoformat(timespec="seconds"),
-    )
-    for schedule_id, problem in plan.errors:
-        log.warning("schedule %s cannot be evaluated: %s", schedule_id, problem)
-
-
-def log_event(event: str, payload: Mapping[str, Any]) -> None:
-    if event == "schedule.fire":
-        kind = f"skipped ({payload['skipped']})" if payload["skipped"] else "fire"
-        log.info(
-            "%s: schedule %s %r run %s due %s trigger %s%s%s",
-            kind,
-            payload["schedule_id"],
-            payload["name"],
-            payload["run_id"],
-            payload["due"],
-            payload["trigger"],
-            " LATE" if payload["late"] else "",
-            f", {payload['missed_count']} missed" if payload["missed_count"] else "",
-        )
-    elif event == "run.finished":
-        log.info(
-            "finished: run %s of %r %s%s in %.1fs",
-            payload["run_id"],
-            payload["name"],
-            payload["status"],
-            f" ({payload['reason']})" if payload["reason"] else "",
-            payload["duration"],
-        )
 
 
 class AlreadyRunning(Exception):
@@ -195,6 +143,30 @@ class Host(QObject):
             "running_runs": self.runtime.running_runs(),
             "paused": driver.paused,
         }
+
+    @property
+    def runs(self) -> Store:
+        return self.store
+
+    @property
+    def data_dir(self) -> Path:
+        return self.store.data_dir
+
+    @property
+    def paused(self) -> bool:
+        return self.runtime.driver.paused
+
+    def running_runs(self) -> list[int]:
+        return self.runtime.running_runs()
+
+    def next_fire(self, schedule_id: int) -> datetime | None:
+        return self.runtime.driver.next_fire(schedule_id)
+
+    def soonest(self) -> tuple[datetime, Schedule] | None:
+        return self.runtime.driver.soonest()
+
+    def run_now(self, schedule_id: int) -> int:
+        return self.runtime.run_now(schedule_id)
 
     def set_paused(self, paused: bool) -> None:
         self.runtime.driver.paused = paused

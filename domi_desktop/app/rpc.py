@@ -14,8 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from domi_desktop.api.service import ParamError
-from domi_desktop.errors import DomiError, NotFoundError
+from domi_desktop.errors import DomiError, NotFoundError, ParamError
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from domi_desktop.api.service import ParamError
-from domi_desktop.errors import DomiError, NotFoundError
+from domi_desktop.errors import DomiError, NotFoundError, ParamError
 from domi_desktop.store import resolve_data_dir
 
 CONNECT_TIMEOUT_MS = 1000

@@ -40,11 +40,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domi_desktop.api.service import Json, ParamError, Service, parse_action, parse_policies
-from domi_desktop.cli import transition_day
+from domi_desktop.api.service import Service
+from domi_desktop.api.wire import MAX_NAME, MAX_SECONDS, Json, parse_action, parse_policies
 from domi_desktop.cron import LOCAL, CronError, describe, local_zone_name, next_run, parse, zone_for
-from domi_desktop.errors import DomiError
+from domi_desktop.errors import DomiError, ParamError
 from domi_desktop.model import CatchUp, Overlap, Policies
+from domi_desktop.timefmt import transition_day
 from domi_desktop.ui.editor_sleep import SleepPanel
 from domi_desktop.ui.editor_widgets import (
     ERROR_COLOR,
@@ -52,9 +53,8 @@ from domi_desktop.ui.editor_widgets import (
     PairsTable,
     ZonePicker,
     error_label,
-    format_moment,
 )
-from domi_desktop.ui.i18n import cron_language, register, tr
+from domi_desktop.ui.i18n import cron_language, format_moment, register, tr
 
 PRESETS = (
     ("Every minute", "* * * * *"),
@@ -70,10 +70,6 @@ DEFAULT_EXPR = "0 9 * * *"
 """A new schedule starts valid, on the running example's time."""
 PREVIEW_COUNT = 10
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
-MAX_NAME = 200
-"""The service's limit, checked here too so Save is disabled before the service says no."""
-MAX_SECONDS = 10 * 365 * 86400
-"""The service's upper bound for a duration."""
 DST_COLOR = QColor("#b26a00")
 SECRET_TIP = "Only the secret's name is kept here; its value is read from the keychain at run time."
 

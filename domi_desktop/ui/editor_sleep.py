@@ -14,8 +14,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLa
 from domi_desktop.cron import next_run, parse, prev_run, zone_for
 from domi_desktop.model import CatchUp, Policies
 from domi_desktop.scheduler.simulate import SimulatedWake, simulate
-from domi_desktop.ui.editor_widgets import format_moment
-from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.i18n import format_moment, register, tr
 
 
 class Scenario(Enum):

@@ -5,7 +5,6 @@ time-zone picker, and a small name/value table (plain values or secret names).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from functools import cache
 from zoneinfo import available_timezones
 
@@ -31,18 +30,6 @@ from domi_desktop.cron import LOCAL, local_zone_name
 from domi_desktop.ui.i18n import register, tr
 
 ERROR_COLOR = QColor("#c62828")
-
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-
-
-def format_moment(moment: datetime, *, year: bool = False) -> str:
-    """``Mon 03-11 09:00`` (seconds only when there are some), with a translated weekday.
-
-    ``strftime('%a')`` would follow the C locale, not the app's language.
-    """
-    clock = "%H:%M:%S" if moment.second else "%H:%M"
-    date = "%Y-%m-%d" if year else "%m-%d"
-    return f"{tr(_WEEKDAYS[moment.weekday()])} {moment.strftime(f'{date} {clock}')}"
 
 
 def _utf16_offset(text: str, index: int) -> int:
@@ -296,13 +283,6 @@ class PairsTable(QWidget):
 register(
     "zh",
     {
-        "Mon": "周一",
-        "Tue": "周二",
-        "Wed": "周三",
-        "Thu": "周四",
-        "Fri": "周五",
-        "Sat": "周六",
-        "Sun": "周日",
         "Local ({zone})": "本地 ({zone})",
         "this computer": "本机",
         "Add a row": "添加一行",

@@ -43,8 +43,8 @@ from domi_desktop.cron import local_zone
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import Run, RunStatus, SkipReason, Trigger
 from domi_desktop.store import PROCESS_DIED, Store
-from domi_desktop.ui.editor_widgets import ERROR_COLOR, format_moment
-from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.editor_widgets import ERROR_COLOR
+from domi_desktop.ui.i18n import format_moment, register, tr
 
 PAGE_SIZE = 200
 """Runs read per page: a few screens' worth, one indexed query of a few milliseconds."""

@@ -8,9 +8,11 @@ language that has no translation for them (tests fail on it).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
-LANGUAGES = {"en": "English", "zh": "简体中文"}
+from domi_desktop import timefmt
+from domi_desktop.api.settings import LANGUAGES
 
 _catalogs: dict[str, dict[str, str]] = {"zh": {}}
 _language = "en"
@@ -54,3 +56,45 @@ def missing() -> set[tuple[str, str]]:
 
 def reset_missing() -> None:
     _missing.clear()
+
+
+register(
+    "zh",
+    {
+        "Mon": "周一",
+        "Tue": "周二",
+        "Wed": "周三",
+        "Thu": "周四",
+        "Fri": "周五",
+        "Sat": "周六",
+        "Sun": "周日",
+    },
+)
+
+
+def weekdays() -> tuple[str, ...]:
+    return tuple(tr(day) for day in timefmt.WEEKDAYS)
+
+
+def format_moment(moment: datetime, *, year: bool = False) -> str:
+    """``timefmt.format_moment`` with the weekday in the app's language."""
+    return timefmt.format_moment(moment, year=year, weekdays=weekdays())
+
+
+def person_time(moment: datetime, tz: str) -> str:
+    """``Tue 14:00 (09:00 New York)``: a menu's time on the local clock, the schedule's beside it."""
+    from domi_desktop.cron import local_zone, zone_for
+    from domi_desktop.errors import DomiError
+
+    try:
+        zone = zone_for(tz)
+    except DomiError:
+        zone = None
+    return timefmt.for_person(
+        moment,
+        local_zone(),
+        schedule_zone=zone,
+        schedule_zone_name=tz,
+        brief=True,
+        weekdays=weekdays(),
+    )

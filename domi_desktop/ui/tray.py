@@ -2,40 +2,33 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
-import os
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QIcon
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QApplication,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QMainWindow,
     QMenu,
-    QPushButton,
     QSystemTrayIcon,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
-from domi_desktop.app.host import AlreadyRunning, Host, setup_logging, wait_for_primary
-from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.cron import zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
-from domi_desktop.store import Store
-from domi_desktop.ui.i18n import register, set_language, tr
+from domi_desktop.ui.backend import AppBackend
+from domi_desktop.ui.i18n import person_time, register, set_language, tr
+from domi_desktop.ui.icons import load_icon
+from domi_desktop.ui.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from domi_desktop.ui.history import HistoryWindow
 
 log = logging.getLogger("domi_desktop")
 
@@ -80,25 +73,7 @@ register(
     },
 )
 
-DAY_FORMAT = "%a %H:%M"
 MENU_SCHEDULES = 20
-
-
-def resources_dir() -> Path:
-    """The icons: in a PyInstaller bundle, next to the sources, or installed with the package."""
-    candidates = [
-        Path(getattr(sys, "_MEIPASS", "")) / "resources",
-        Path(__file__).resolve().parents[2] / "resources",
-        Path(sys.prefix) / "share" / "domi-desktop" / "resources",
-    ]
-    return next((path for path in candidates if (path / "domi-idle.svg").exists()), candidates[1])
-
-
-def load_icon(name: str) -> QIcon:
-    icon = QIcon(str(resources_dir() / f"domi-{name}.svg"))
-    if sys.platform == "darwin" and name == "template":
-        icon.setIsMask(True)
-    return icon
 
 
 def _zone_or_local(tz: str) -> tzinfo:
@@ -108,82 +83,8 @@ def _zone_or_local(tz: str) -> tzinfo:
         return zone_for("local")
 
 
-def short_time(moment: datetime, tz: str) -> str:
-    try:
-        return f"{moment.astimezone(zone_for(tz)):{DAY_FORMAT}}"
-    except DomiError:
-        return f"{moment:{DAY_FORMAT}}"
-
-
-class MainWindow(QMainWindow):
-    """The schedules at a glance; where the app lives when the desktop has no tray."""
-
-    def __init__(self, tray_app: TrayApp) -> None:
-        super().__init__()
-        self._app = tray_app
-        self.setWindowTitle(tr("domi-desktop"))
-        self.setWindowIcon(load_icon("idle"))
-        self.resize(760, 420)
-        central = QWidget(self)
-        layout = QVBoxLayout(central)
-        title = QLabel(f"<h2>{tr('Schedules')}</h2>")
-        layout.addWidget(title)
-        self.table = QTableWidget(0, 4, central)
-        self.table.setObjectName("schedulesTable")
-        self.table.setHorizontalHeaderLabels([tr("Name"), tr("Cron"), tr("Zone"), tr("Next fire")])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.doubleClicked.connect(lambda _index: self._edit_selected())
-        layout.addWidget(self.table)
-        buttons = QHBoxLayout()
-        for text, slot in (
-            (tr("New…"), lambda: self._app.open_editor(None)),
-            (tr("Edit"), self._edit_selected),
-            (tr("Run now"), self._run_selected),
-            (tr("History"), lambda: self._app.open_history(self._selected())),
-            (tr("Settings"), self._app.open_settings),
-        ):
-            button = QPushButton(text, central)
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        layout.addLayout(buttons)
-        self.setCentralWidget(central)
-
-    def refresh(self) -> None:
-        schedules = self._app.host.store.list_schedules()
-        self.table.setRowCount(len(schedules))
-        for row, schedule in enumerate(schedules):
-            upcoming = self._app.host.runtime.driver.next_fire(schedule.id)
-            when = short_time(upcoming, schedule.tz) if upcoming else tr("paused")
-            for column, text in enumerate((schedule.name, schedule.expr, schedule.tz, when)):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, schedule.id)
-                self.table.setItem(row, column, item)
-
-    def _selected(self) -> int | None:
-        items = self.table.selectedItems()
-        return int(items[0].data(Qt.ItemDataRole.UserRole)) if items else None
-
-    def _edit_selected(self) -> None:
-        schedule_id = self._selected()
-        if schedule_id is not None:
-            self._app.open_editor(schedule_id)
-
-    def _run_selected(self) -> None:
-        schedule_id = self._selected()
-        if schedule_id is not None:
-            self._app.run_now(schedule_id)
-
-    def showEvent(self, event: Any) -> None:
-        self.refresh()
-        super().showEvent(event)
-
-
 class TrayApp(QObject):
-    def __init__(self, app: QApplication, host: Host) -> None:
+    def __init__(self, app: QApplication, host: AppBackend) -> None:
         super().__init__()
         self.app = app
         self.host = host
@@ -192,6 +93,7 @@ class TrayApp(QObject):
         """What the icon shows: idle, running, or attention (a late or failed run not yet seen)."""
         self._late: list[dict[str, Any]] = []
         self._windows: dict[str, QWidget] = {}
+        self._history: HistoryWindow | None = None
         self.icons = {
             name: load_icon(name) for name in ("idle", "running", "attention", "template")
         }
@@ -200,13 +102,9 @@ class TrayApp(QObject):
         self.menu.aboutToShow.connect(self.rebuild_menu)
         self.tray.setContextMenu(self.menu)
         self.tray.activated.connect(self._activated)
-        self.main_window = MainWindow(self)
+        self.main_window = MainWindow(host, self)
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"))
         self.notifier.clicked.connect(lambda: self.open_history(None))
-        host.event.connect(self._on_event)
-        host.woke.connect(self._on_wake)
-        host.show_requested.connect(self.show_main_window)
-        host.quit_requested.connect(app.quit)
         self.settings = self._load_settings()
 
     # -- showing -------------------------------------------------------------------------------
@@ -228,7 +126,7 @@ class TrayApp(QObject):
         self.main_window.activateWindow()
 
     def update_look(self) -> None:
-        running = self.host.runtime.running_runs()
+        running = self.host.running_runs()
         self.state = "attention" if self.attention else "running" if running else "idle"
         icon = "template" if sys.platform == "darwin" and self.state == "idle" else self.state
         self.tray.setIcon(self.icons[icon])
@@ -247,22 +145,22 @@ class TrayApp(QObject):
 
     def _next_fire(self) -> tuple[str, str] | None:
         # Called on every event: the planner's cache answers without touching the database.
-        soonest = self.host.runtime.driver.soonest()
+        soonest = self.host.soonest()
         if soonest is None:
             return None
         upcoming, schedule = soonest
-        return schedule.name, short_time(upcoming, schedule.tz)
+        return schedule.name, person_time(upcoming, schedule.tz)
 
     # -- the menu ------------------------------------------------------------------------------
 
     def rebuild_menu(self) -> None:
         """Rebuilt each time it opens, so next fires are always current (Vorta's habit)."""
         self.menu.clear()
-        schedules = self.host.store.list_schedules()
+        schedules = self.host.runs.list_schedules()
         if not schedules:
             empty = self.menu.addAction(tr("No schedules yet"))
             empty.setEnabled(False)
-        fires = {s.id: self.host.runtime.driver.next_fire(s.id) for s in schedules}
+        fires = {s.id: self.host.next_fire(s.id) for s in schedules}
         # The soonest first; a menu of hundreds helps nobody (the main window lists them all).
         ordered = sorted(
             schedules,
@@ -270,7 +168,7 @@ class TrayApp(QObject):
         )
         for schedule in ordered[:MENU_SCHEDULES]:
             upcoming = fires[schedule.id]
-            when = short_time(upcoming, schedule.tz) if upcoming else tr("paused")
+            when = person_time(upcoming, schedule.tz) if upcoming else tr("paused")
             sub = self.menu.addMenu(f"{schedule.name} · {when}")
             sub.setObjectName(f"schedule-{schedule.id}")
             self._add(sub, tr("Run now"), lambda s=schedule.id: self.run_now(s))
@@ -293,10 +191,10 @@ class TrayApp(QObject):
         pause = self._add(
             self.menu,
             tr("Pause all"),
-            lambda: self.host.set_paused(not self.host.runtime.driver.paused),
+            lambda: self.host.set_paused(not self.host.paused),
         )
         pause.setCheckable(True)
-        pause.setChecked(self.host.runtime.driver.paused)
+        pause.setChecked(self.host.paused)
         self._add(self.menu, tr("History…"), lambda: self.open_history(None))
         self._add(self.menu, tr("Settings…"), self.open_settings)
         self.menu.addSeparator()
@@ -319,7 +217,7 @@ class TrayApp(QObject):
 
     def run_now(self, schedule_id: int) -> None:
         try:
-            self.host.runtime.run_now(schedule_id)
+            self.host.run_now(schedule_id)
         except DomiError as error:
             log.warning("run now: %s", error)
         self.update_look()
@@ -344,12 +242,9 @@ class TrayApp(QObject):
 
         self.attention = False
         self.update_look()
-        window = self._windows.get("history")
-        if not isinstance(window, HistoryWindow):
-            window = HistoryWindow(self.host.store)
-            self.host.event.connect(
-                lambda name, _payload: name == "run.finished" and window.refresh()
-            )
+        window = self._history
+        if window is None:
+            window = self._history = HistoryWindow(self.host.runs)
         window.show_schedule(schedule_id)
         self._keep("history", window)
         log.info("history window opened%s", f" for schedule {schedule_id}" if schedule_id else "")
@@ -380,7 +275,7 @@ class TrayApp(QObject):
     def _settings_path(self) -> Path:
         from domi_desktop.api.settings import settings_path
 
-        return settings_path(self.host.store.data_dir)
+        return settings_path(self.host.data_dir)
 
     def _load_settings(self) -> Any:
         from domi_desktop.api.settings import load_settings
@@ -398,7 +293,7 @@ class TrayApp(QObject):
 
     # -- events --------------------------------------------------------------------------------
 
-    def _on_event(self, name: str, payload: dict[str, Any]) -> None:
+    def on_event(self, name: str, payload: dict[str, Any]) -> None:
         if name == "schedule.fire" and payload["late"] and not payload["skipped"]:
             self._late.append(payload)
         elif name == "run.finished":
@@ -415,9 +310,11 @@ class TrayApp(QObject):
                     )
             elif status == "succeeded" and self.settings.notify_successes:
                 self.notifier.notify(Notice(tr("{name} succeeded", name=payload["name"]), ""))
+        if name == "run.finished" and self._history is not None:
+            self._history.refresh()
         self.update_look()
 
-    def _on_wake(self, plan: WakePlan, _reason: str) -> None:
+    def on_wake(self, plan: WakePlan, _reason: str) -> None:
         """All catch-ups of one wake in one notification."""
         late, self._late = self._late, []
         if not late:
@@ -448,65 +345,3 @@ def late_notice(fires: list[dict[str, Any]], now: datetime) -> Notice:
         return Notice(tr("{name} ran late", name=fires[0]["name"]), line(fires[0]))
     title = tr("{count} schedules caught up after sleep", count=len(fires))
     return Notice(title, "\n".join(f"{fire['name']}: {line(fire)}" for fire in fires))
-
-
-def _has_display() -> bool:
-    if sys.platform != "linux":
-        return True
-    return bool(
-        os.environ.get("DISPLAY")
-        or os.environ.get("WAYLAND_DISPLAY")
-        or os.environ.get("QT_QPA_PLATFORM")
-    )
-
-
-def run_tray(args: argparse.Namespace) -> int:
-    from domi_desktop.clock import SystemClock
-
-    if not _has_display():
-        print(
-            "domi-desktop: no display (DISPLAY/WAYLAND_DISPLAY unset); running headless",
-            file=sys.stderr,
-        )
-        from domi_desktop.app.headless import run_headless
-
-        with Store.open(args.data_dir, now=SystemClock().now()) as store:
-            return run_headless(store)
-    with Store.open(args.data_dir, now=SystemClock().now()) as store:
-        setup_logging(store.data_dir)
-        app = QApplication.instance() or QApplication(sys.argv[:1])
-        assert isinstance(app, QApplication)
-        app.setApplicationName("domi-desktop")
-        app.setQuitOnLastWindowClosed(False)
-        host = Host(store, gui=True)
-        try:
-            host.acquire()
-        except AlreadyRunning:
-            return _show_primary(store.data_dir)
-        app.setWindowIcon(load_icon("idle"))
-        tray_app = TrayApp(app, host)
-        signals = SignalBridge()
-        signals.received.connect(lambda _number: app.quit())
-        host.start()
-        tray_app.show()
-        try:
-            app.exec()
-        finally:
-            tray_app.notifier.close()
-            tray_app.tray.hide()
-            host.stop()
-            signals.close()
-    return 0
-
-
-def _show_primary(data_dir: Path) -> int:
-    client = wait_for_primary(data_dir)
-    if client is None:
-        print("domi-desktop: another instance holds the lock but does not answer", file=sys.stderr)
-        return 1
-    try:
-        client.call("app.show", {})
-    finally:
-        client.close()
-    log.info("domi-desktop already runs; asked it to show its window")
-    return 0

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
+from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
 from domi_desktop.model import CommandAction
 from domi_desktop.secrets import MemorySecretStore
@@ -32,6 +33,7 @@ def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         host = Host(store, gui=True, secrets=MemorySecretStore())
         host.runtime.driver.reload()
         app = TrayApp(qapp, host)
+        connect(app, host)
         yield app
         app.notifier.close()
         app.main_window.close()

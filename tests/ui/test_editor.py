@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from domi_desktop.api.service import ParamError, Service
+from domi_desktop.api.service import Service
+from domi_desktop.errors import ParamError
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n

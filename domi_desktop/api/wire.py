@@ -1,0 +1,258 @@
+"""The JSON shapes of schedules, actions, policies and runs, their parsers and their limits.
+
+One source for every front door: the CLI, the JSON-RPC server and the editor read and write these
+shapes, and each parser names the parameter at fault (``ParamError.param``) so RPC can answer
+-32602 and the CLI exit 2.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from domi_desktop.actions import check_action
+from domi_desktop.cron import parse, zone_for
+from domi_desktop.errors import ActionError, CronError, ParamError, ZoneError
+from domi_desktop.model import (
+    Action,
+    CatchUp,
+    CommandAction,
+    HttpAction,
+    Overlap,
+    Policies,
+    Run,
+)
+
+Json = dict[str, Any]
+MAX_PREVIEW = 1000
+MAX_RUNS_PAGE = 10_000
+MAX_NAME = 200
+"""Characters in a schedule's name."""
+MAX_SECONDS = 10 * 365 * 86400
+"""The longest duration a policy takes (timeouts, windows, backoff, jitter)."""
+
+
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+# -- JSON shapes -------------------------------------------------------------------------------
+
+
+def action_json(action: Action) -> Json:
+    if isinstance(action, HttpAction):
+        return {
+            "kind": "http",
+            "url": action.url,
+            "method": action.method,
+            "headers": dict(action.headers),
+            "secret_headers": dict(action.secret_headers),
+            "body": action.body,
+            "timeout": action.timeout,
+        }
+    return {
+        "kind": "command",
+        "argv": list(action.argv),
+        "shell": action.shell,
+        "cwd": action.cwd,
+        "env": dict(action.env),
+        "secret_env": dict(action.secret_env),
+        "stdin": action.stdin,
+    }
+
+
+def policies_json(policies: Policies) -> Json:
+    def seconds(value: timedelta | None) -> float | None:
+        return None if value is None else value.total_seconds()
+
+    return {
+        "catch_up": policies.catch_up.value,
+        "catch_up_within": seconds(policies.catch_up_within),
+        "overlap": policies.overlap.value,
+        "concurrency_key": policies.concurrency_key,
+        "timeout": seconds(policies.timeout),
+        "retries": policies.retries,
+        "retry_backoff": policies.retry_backoff.total_seconds(),
+        "jitter": policies.jitter.total_seconds(),
+    }
+
+
+def run_json(run: Run) -> Json:
+    duration = run.duration
+    return {
+        "id": run.id,
+        "schedule_id": run.schedule_id,
+        "due": iso(run.due),
+        "fired_at": iso(run.fired_at),
+        "started_at": iso(run.started_at),
+        "finished_at": iso(run.finished_at),
+        "status": run.status.value,
+        "reason": run.reason,
+        "trigger": run.trigger.value,
+        "late": run.late,
+        "missed_count": run.missed_count,
+        "exit_code": run.exit_code,
+        "output_tail": run.output_tail,
+        "resumed_from": run.resumed_from,
+        "log_path": run.log_path,
+        "attempt": run.attempt,
+        "duration": None if duration is None else duration.total_seconds(),
+    }
+
+
+# -- reading requests --------------------------------------------------------------------------
+
+
+def get_param(
+    params: Mapping[str, Any], name: str, kind: type | tuple[type, ...], *, required: bool = False
+) -> Any:
+    if name not in params or params[name] is None:
+        if required:
+            raise ParamError(name, "is required")
+        return None
+    value = params[name]
+    if (kind is int or kind == (int, float)) and isinstance(value, bool):
+        raise ParamError(name, f"must be a number, not {value!r}")
+    if not isinstance(value, kind):
+        expected = (
+            kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        )
+        raise ParamError(name, f"must be {expected}, not {type(value).__name__}")
+    return value
+
+
+def pairs_param(params: Mapping[str, Any], name: str, prefix: str) -> tuple[tuple[str, str], ...]:
+    value = get_param(params, name, (dict, list))
+    if value is None:
+        return ()
+    items = value.items() if isinstance(value, dict) else value
+    pairs = []
+    for item in items:
+        if not (
+            isinstance(item, (list, tuple))
+            and len(item) == 2
+            and all(isinstance(p, str) for p in item)
+        ):
+            raise ParamError(f"{prefix}{name}", f"entries must be name/value strings, not {item!r}")
+        pairs.append((item[0], item[1]))
+    return tuple(pairs)
+
+
+def duration_param(params: Mapping[str, Any], name: str, prefix: str) -> timedelta | None:
+    value = get_param(params, name, (int, float))
+    if value is None:
+        return None
+    if not math.isfinite(value) or value < 0 or value > MAX_SECONDS:
+        raise ParamError(f"{prefix}{name}", f"must be a number of seconds >= 0, not {value!r}")
+    return timedelta(seconds=value)
+
+
+def parse_action(value: Any) -> Action:
+    if not isinstance(value, dict):
+        raise ParamError("action", "must be an object with a 'kind' of 'command' or 'http'")
+    kind = value.get("kind", "command")
+    p = "action."
+    if kind == "http":
+        timeout = duration_param(value, "timeout", p)
+        action: Action = HttpAction(
+            url=get_param(value, "url", str, required=True),
+            method=(get_param(value, "method", str) or "GET").upper(),
+            headers=pairs_param(value, "headers", p),
+            secret_headers=pairs_param(value, "secret_headers", p),
+            body=get_param(value, "body", str),
+            timeout=30.0 if timeout is None else timeout.total_seconds(),
+        )
+    elif kind == "command":
+        argv = get_param(value, "argv", list) or []
+        if not all(isinstance(arg, str) for arg in argv):
+            raise ParamError("action.argv", "must be a list of strings")
+        action = CommandAction(
+            argv=tuple(argv),
+            shell=get_param(value, "shell", str),
+            cwd=get_param(value, "cwd", str),
+            env=pairs_param(value, "env", p),
+            secret_env=pairs_param(value, "secret_env", p),
+            stdin=get_param(value, "stdin", str),
+        )
+    else:
+        raise ParamError("action.kind", f"must be 'command' or 'http', not {kind!r}")
+    try:
+        check_action(action)
+    except ActionError as error:
+        raise ParamError("action", str(error)) from None
+    return action
+
+
+def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
+    if value is None:
+        return base
+    if not isinstance(value, dict):
+        raise ParamError("policies", "must be an object")
+    p = "policies."
+    unknown = set(value) - set(policies_json(base))
+    if unknown:
+        raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
+    changes: dict[str, Any] = {}
+    for name, enum in (("catch_up", CatchUp), ("overlap", Overlap)):
+        raw = get_param(value, name, str)
+        if raw is not None:
+            try:
+                changes[name] = enum(raw)
+            except ValueError:
+                allowed = ", ".join(member.value for member in enum)
+                raise ParamError(f"{p}{name}", f"must be one of {allowed}, not {raw!r}") from None
+    for name in ("catch_up_within", "timeout"):
+        if name in value:
+            changes[name] = duration_param(value, name, p)
+    for name in ("retry_backoff", "jitter"):
+        if value.get(name) is not None:
+            changes[name] = duration_param(value, name, p)
+    if "concurrency_key" in value:
+        changes["concurrency_key"] = get_param(value, "concurrency_key", str)
+    retries = get_param(value, "retries", int)
+    if retries is not None:
+        if not 0 <= retries <= 100:
+            raise ParamError(f"{p}retries", f"must be between 0 and 100, not {retries}")
+        changes["retries"] = retries
+    fields = {name: getattr(base, name) for name in policies_json(base)}
+    return Policies(**{**fields, **changes})
+
+
+def check_expr(expr: Any, param: str = "expr") -> str:
+    if not isinstance(expr, str):
+        raise ParamError(param, "must be a cron expression string")
+    try:
+        parse(expr)
+    except CronError as error:
+        raise ParamError(param, error.message) from None
+    return expr
+
+
+def check_zone(tz: Any, param: str = "tz") -> str:
+    if not isinstance(tz, str):
+        raise ParamError(param, "must be an IANA zone name or 'local'")
+    try:
+        zone_for(tz)
+    except ZoneError as error:
+        raise ParamError(param, str(error)) from None
+    return tz
+
+
+def check_name(name: Any) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ParamError("name", "must be a non-empty string")
+    if len(name) > MAX_NAME:
+        raise ParamError("name", f"is too long (at most {MAX_NAME} characters)")
+    return name.strip()
+
+
+def instant_param(text: str, param: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise ParamError(param, f"{text!r} is not an ISO 8601 date-time") from None
+    if value.tzinfo is None:
+        raise ParamError(param, f"{text!r} needs a UTC offset (e.g. +02:00 or Z)")
+    return value.astimezone(UTC)

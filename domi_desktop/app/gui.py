@@ -1,0 +1,90 @@
+"""``domi-desktop`` with no command: the host's scheduler behind a tray icon and its windows."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from domi_desktop.app.host import AlreadyRunning, Host, wait_for_primary
+from domi_desktop.app.logs import setup_logging
+from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.store import Store
+from domi_desktop.ui.icons import load_icon
+from domi_desktop.ui.tray import TrayApp
+
+log = logging.getLogger("domi_desktop")
+
+
+def connect(tray_app: TrayApp, host: Host) -> None:
+    """The host's signals into the tray app: events, wakes, "show" from a second launch, quit."""
+    host.event.connect(tray_app.on_event)
+    host.woke.connect(tray_app.on_wake)
+    host.show_requested.connect(tray_app.show_main_window)
+    host.quit_requested.connect(tray_app.app.quit)
+
+
+def _has_display() -> bool:
+    if sys.platform != "linux":
+        return True
+    return bool(
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    )
+
+
+def run_tray(data_dir: str | Path | None) -> int:
+    """The tray app on the store in ``data_dir`` (``None``: the default); headless without a display."""
+    from domi_desktop.clock import SystemClock
+
+    if not _has_display():
+        print(
+            "domi-desktop: no display (DISPLAY/WAYLAND_DISPLAY unset); running headless",
+            file=sys.stderr,
+        )
+        from domi_desktop.app.headless import run_headless
+
+        return run_headless(data_dir)
+    with Store.open(data_dir, now=SystemClock().now()) as store:
+        setup_logging(store.data_dir)
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        assert isinstance(app, QApplication)
+        app.setApplicationName("domi-desktop")
+        app.setQuitOnLastWindowClosed(False)
+        host = Host(store, gui=True)
+        try:
+            host.acquire()
+        except AlreadyRunning:
+            return _show_primary(store.data_dir)
+        app.setWindowIcon(load_icon("idle"))
+        tray_app = TrayApp(app, host)
+        connect(tray_app, host)
+        signals = SignalBridge()
+        signals.received.connect(lambda _number: app.quit())
+        host.start()
+        tray_app.show()
+        try:
+            app.exec()
+        finally:
+            tray_app.notifier.close()
+            tray_app.tray.hide()
+            host.stop()
+            signals.close()
+    return 0
+
+
+def _show_primary(data_dir: Path) -> int:
+    client = wait_for_primary(data_dir)
+    if client is None:
+        print("domi-desktop: another instance holds the lock but does not answer", file=sys.stderr)
+        return 1
+    try:
+        client.call("app.show", {})
+    finally:
+        client.close()
+    log.info("domi-desktop already runs; asked it to show its window")
+    return 0

@@ -1,0 +1,265 @@
+"""The commands that are not about editing schedules: the app, preview, simulate, runs, secrets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, tzinfo
+from typing import Any
+
+from domi_desktop.cli.backend import app_client, backend, open_store
+from domi_desktop.cli.render import (
+    EXIT_NOT_RUNNING,
+    emit,
+    print_run_outcome,
+    table,
+    when,
+)
+from domi_desktop.errors import UsageError
+from domi_desktop.timefmt import with_offset
+
+
+def parse_instant(text: str, zone: tzinfo, option: str) -> datetime:
+    """An ISO 8601 instant; without an offset it is read in ``zone``."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(
+            f"{option}: {text!r} is not an ISO 8601 date-time (e.g. 2024-03-09T12:00:00-05:00)"
+        ) from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=zone)
+
+
+def status(args: argparse.Namespace) -> int:
+    from domi_desktop.store import resolve_data_dir
+
+    client = app_client(args)
+    if client is None:
+        state = {"running": False, "data_dir": str(resolve_data_dir(args.data_dir))}
+        if args.json:
+            print(json.dumps(state))
+        else:
+            print(f"domi-desktop is not running (data dir {state['data_dir']})")
+        return EXIT_NOT_RUNNING
+    try:
+        state = client.call("app.status", {})
+    finally:
+        client.close()
+    if args.json:
+        print(json.dumps(state, ensure_ascii=False))
+        return 0
+    last = state["last_wake"] or {}
+    print(f"domi-desktop {state['version']} running, pid {state['pid']}")
+    print(f"  data dir   {state['data_dir']}")
+    print(f"  socket     {state['socket']}")
+    print(f"  schedules  {state['schedules']}, running runs {state['running_runs'] or 'none'}")
+    print(f"  last wake  {when(last.get('at'))} ({last.get('reason', '-')})")
+    print(f"  next wake  {when(state['next_wake'])}")
+    return 0
+
+
+def quit(args: argparse.Namespace) -> int:
+    client = app_client(args)
+    if client is None:
+        print("domi-desktop is not running")
+        return EXIT_NOT_RUNNING
+    try:
+        client.call("app.quit", {})
+    finally:
+        client.close()
+    print("domi-desktop is stopping")
+    return 0
+
+
+def events(args: argparse.Namespace) -> int:
+    client = app_client(args)
+    if client is None:
+        print("domi-desktop is not running", file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    try:
+        for event in client.events():
+            print(json.dumps({"event": event["method"], **event.get("params", {})}), flush=True)
+            if not args.follow:
+                break
+    finally:
+        client.close()
+    return 0
+
+
+def start_app(args: argparse.Namespace) -> int:
+    if args.headless:
+        from domi_desktop.app.headless import run_headless
+
+        return run_headless(args.data_dir)
+    from domi_desktop.app.gui import run_tray
+
+    return run_tray(args.data_dir)
+
+
+def preview(args: argparse.Namespace) -> int:
+    from domi_desktop.cron import describe, local_zone_name, next_run, parse, zone_for
+
+    if not 1 <= args.n <= 1000:
+        raise UsageError(f"-n: {args.n} is out of range 1-1000")
+    expr = parse(args.expr)
+    zone = zone_for(args.tz)
+    start = (
+        parse_instant(args.after, zone, "--after")
+        if args.after
+        else datetime.now(zone).replace(second=0, microsecond=0)
+    )
+    fires: list[datetime] = []
+    cursor: datetime | None = start
+    while cursor is not None and len(fires) < args.n:
+        cursor = next_run(expr, cursor, zone)
+        if cursor is not None:
+            fires.append(cursor)
+    description = describe(expr, args.lang)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "expr": args.expr,
+                    "tz": args.tz,
+                    "description": description,
+                    "next": [fire.isoformat() for fire in fires],
+                },
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    print(description)
+    zone_label = args.tz if args.tz != "local" else f"local: {local_zone_name() or 'OS zone'}"
+    print(f"\nNext {len(fires)} in {zone_label}:")
+    for fire in fires:
+        print("  " + with_offset(fire))
+    os_zone = local_zone_name()
+    if args.tz != "local" and os_zone and os_zone != args.tz:
+        here = zone_for("local")
+        if any(fire.utcoffset() != fire.astimezone(here).utcoffset() for fire in fires):
+            print(f"\nThe same in your zone ({os_zone}):")
+            for fire in fires:
+                print("  " + with_offset(fire.astimezone(here)))
+    return 0
+
+
+def simulate(args: argparse.Namespace) -> int:
+    from domi_desktop.cron import next_run, prev_run, zone_for
+    from domi_desktop.scheduler.simulate import simulate
+
+    zone = zone_for(args.tz)
+    last_due = parse_instant(args.last_due, zone, "--last-due")
+    wakes = [parse_instant(text, zone, "--wake") for text in args.wake]
+    result = simulate(args.expr, args.tz, last_due, wakes)
+    if args.json:
+        print(json.dumps({"wakes": [wake.to_json() for wake in result]}))
+        return 0
+    print(f"{args.expr} in {args.tz}, last fired for {last_due.astimezone(zone):%a %Y-%m-%d %H:%M}")
+    fired_for: datetime | None = None
+    for wake in result:
+        at = f"{wake.at:%a %Y-%m-%d %H:%M:%S}"
+        if not wake.fire:
+            upcoming = next_run(args.expr, wake.at, zone)
+            due = prev_run(args.expr, wake.at, zone)
+            if due is not None and due == fired_for:
+                print(f"  woke {at}: already fired for {due:%a %H:%M}, no fire")
+            else:
+                soon = f"{upcoming:%a %H:%M}" if upcoming else "never"
+                print(f"  woke {at}: nothing due yet, no fire (next due {soon})")
+            continue
+        assert wake.due is not None
+        fired_for = wake.due
+        timing = "LATE (catch-up, runs once)" if wake.late else "on time"
+        line = f"  woke {at}: fires for {wake.due:%a %H:%M}, {timing}"
+        if wake.missed_count:
+            listed = ", ".join(f"{m:%a %H:%M}" for m in wake.skipped[-5:])
+            more = "" if wake.missed_count <= 5 else f" (the latest 5 of {wake.missed_count})"
+            line += f"; {wake.missed_count} earlier skipped: {listed}{more}"
+        print(line)
+    return 0
+
+
+def runs(args: argparse.Namespace) -> int:
+    params: dict[str, Any] = {"limit": args.limit}
+    if args.schedule is not None:
+        params["schedule_id"] = args.schedule
+    if args.status is not None:
+        params["status"] = args.status
+    with backend(args) as api:
+        runs = api.call("schedule.runs", params)
+        schedules = {} if args.json else {s["id"]: s for s in api.call("schedule.list", {})}
+    if args.json:
+        print(json.dumps(runs, ensure_ascii=False))
+        return 0
+    if not runs:
+        print("No runs.")
+        return 0
+    rows = []
+    for run in runs:
+        schedule = schedules.get(
+            run["schedule_id"], {"name": str(run["schedule_id"]), "tz": "local"}
+        )
+        note = run["reason"] or ""
+        if run["missed_count"]:
+            note = (note + f" {run['missed_count']} missed").strip()
+        rows.append(
+            (
+                str(run["id"]),
+                schedule["name"],
+                when(run["due"], schedule["tz"]),
+                when(run["started_at"], schedule["tz"]),
+                run["status"],
+                run["trigger"] + (" LATE" if run["late"] else ""),
+                "" if run["exit_code"] is None else str(run["exit_code"]),
+                note,
+            )
+        )
+    table(("RUN", "SCHEDULE", "DUE", "STARTED", "STATUS", "TRIGGER", "EXIT", "NOTE"), rows)
+    return 0
+
+
+def run_now(args: argparse.Namespace) -> int:
+    client = app_client(args)
+    if client is not None:
+        result = client.call("schedule.run_now", {"id": args.id, "wait": True})
+        return print_run_outcome(args, result)
+    from domi_desktop.api.runtime import run_here
+    from domi_desktop.api.wire import run_json
+    from domi_desktop.clock import SystemClock
+    from domi_desktop.secrets import KeyringSecretStore
+
+    with open_store(args) as store:
+        run = run_here(store, args.id, SystemClock(), KeyringSecretStore())
+        return print_run_outcome(args, run_json(run))
+
+
+def _secrets() -> Any:
+    from domi_desktop.secrets import KeyringSecretStore
+
+    return KeyringSecretStore()
+
+
+def secret_set(args: argparse.Namespace) -> int:
+    import getpass
+
+    if sys.stdin.isatty():
+        value = getpass.getpass(f"Value for secret {args.name} (not shown): ")
+    else:
+        value = sys.stdin.read().removesuffix("\n")
+    if not value:
+        raise UsageError("the secret value is empty; nothing stored")
+    _secrets().set(args.name, value)
+    print(f"stored secret {args.name} in the OS keyring")
+    return 0
+
+
+def secret_list(args: argparse.Namespace) -> int:
+    names = _secrets().names()
+    return emit(args, names, lambda items: print("\n".join(items) if items else "No secrets."))
+
+
+def secret_rm(args: argparse.Namespace) -> int:
+    _secrets().delete(args.name)
+    print(f"deleted secret {args.name}")
+    return 0

@@ -1,0 +1,163 @@
+"""The command line's grammar: every command, its options and its handler."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from domi_desktop import __version__
+from domi_desktop.cli import commands, schedules
+from domi_desktop.cli.render import EXIT_USAGE
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="domi-desktop",
+        description="Run recurring jobs on cron schedules, honestly across sleep. "
+        "With no command, start the tray app.",
+    )
+    parser.add_argument("--version", action="version", version=f"domi-desktop {__version__}")
+    parser.add_argument(
+        "--data-dir", metavar="DIR", help="where the database lives (or DOMI_DATA_DIR)"
+    )
+    parser.add_argument("--headless", action="store_true", help="run the scheduler with no GUI")
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    preview = subcommands.add_parser(
+        "preview", help="show what an expression means and when it fires next (no DB needed)"
+    )
+    preview.add_argument("expr", metavar="EXPR", help="a cron expression, quoted")
+    preview.add_argument("--tz", default="local", help="IANA zone name or 'local' (default)")
+    preview.add_argument(
+        "-n", type=int, default=10, metavar="N", help="how many fires (default 10)"
+    )
+    preview.add_argument("--after", metavar="ISO8601", help="start instead of now")
+    preview.add_argument("--lang", choices=("en", "zh"), default="en")
+    preview.add_argument("--json", action="store_true", help="one JSON object for scripts")
+    preview.set_defaults(handler=commands.preview)
+
+    simulate = subcommands.add_parser(
+        "simulate", help="what the scheduler does at each wake (the real decision; no DB)"
+    )
+    simulate.add_argument("expr", metavar="EXPR")
+    simulate.add_argument("--tz", default="local")
+    simulate.add_argument("--last-due", required=True, metavar="ISO", help="the last fire's due")
+    simulate.add_argument(
+        "--wake", required=True, action="append", metavar="ISO", help="a wake (repeat, in order)"
+    )
+    simulate.add_argument("--json", action="store_true")
+    simulate.set_defaults(handler=commands.simulate)
+
+    schedule = subcommands.add_parser("schedule", help="add, list, show, edit, remove schedules")
+    actions = schedule.add_subparsers(
+        dest="action", metavar="ACTION", parser_class=_Parser, required=True
+    )
+    add = actions.add_parser(
+        "add",
+        help="add a schedule: ... -- COMMAND [ARG...] or --http URL",
+        usage="%(prog)s NAME --cron EXPR [options] -- COMMAND [ARG...]",
+    )
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--cron", required=True, metavar="EXPR")
+    _job_options(add, editing=False)
+    add.set_defaults(handler=schedules.add_schedule)
+    listing = actions.add_parser("list", help="all schedules with their next fire")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=schedules.list_schedules)
+    show = actions.add_parser("show", help="one schedule in full")
+    show.add_argument("id", type=int, metavar="ID")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=schedules.show_schedule)
+    edit = actions.add_parser("edit", help="change a schedule (a new time or zone restarts it now)")
+    edit.add_argument("id", type=int, metavar="ID")
+    edit.add_argument("--name")
+    edit.add_argument("--cron", metavar="EXPR")
+    _job_options(edit, editing=True)
+    edit.set_defaults(handler=schedules.edit_schedule)
+    for verb, handler, text in (
+        ("rm", schedules.remove_schedule, "remove a schedule and its history"),
+        ("enable", schedules.enable_schedule, "enable (nothing fires for the time it was disabled)"),
+        ("disable", schedules.disable_schedule, "disable: it stops firing"),
+    ):
+        sub = actions.add_parser(verb, help=text)
+        sub.add_argument("id", type=int, metavar="ID")
+        sub.add_argument("--json", action="store_true")
+        sub.set_defaults(handler=handler)
+
+    runs = subcommands.add_parser("runs", help="the history of runs, newest first")
+    runs.add_argument("--schedule", type=int, metavar="ID")
+    runs.add_argument("--status", metavar="S", help="running, succeeded, failed, timed_out, ...")
+    runs.add_argument("--limit", type=int, default=20, metavar="N")
+    runs.add_argument("--json", action="store_true")
+    runs.set_defaults(handler=commands.runs)
+
+    run_now = subcommands.add_parser("run-now", help="run a schedule's action now (trigger manual)")
+    run_now.add_argument("id", type=int, metavar="ID")
+    run_now.add_argument("--json", action="store_true")
+    run_now.set_defaults(handler=commands.run_now)
+
+    secret = subcommands.add_parser("secret", help="secrets in the OS keyring (names only shown)")
+    secret_actions = secret.add_subparsers(
+        dest="action", metavar="ACTION", parser_class=_Parser, required=True
+    )
+    secret_set = secret_actions.add_parser(
+        "set", help="store a secret: value from stdin or a prompt"
+    )
+    secret_set.add_argument("name", metavar="NAME")
+    secret_set.set_defaults(handler=commands.secret_set)
+    secret_list = secret_actions.add_parser("list", help="the names of the stored secrets")
+    secret_list.add_argument("--json", action="store_true")
+    secret_list.set_defaults(handler=commands.secret_list)
+    secret_rm = secret_actions.add_parser("rm", help="delete a secret")
+    secret_rm.add_argument("name", metavar="NAME")
+    secret_rm.set_defaults(handler=commands.secret_rm)
+
+    status = subcommands.add_parser("status", help="is the app running, its last and next wake")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(handler=commands.status)
+    quit_ = subcommands.add_parser("quit", help="ask the running app to stop")
+    quit_.set_defaults(handler=commands.quit)
+    events = subcommands.add_parser("events", help="print the app's events as JSON lines")
+    events.add_argument("--follow", action="store_true", help="keep printing until Ctrl-C")
+    events.set_defaults(handler=commands.events)
+
+    crontab = subcommands.add_parser("import-crontab", help="import the entries of a crontab file")
+    crontab.add_argument("file", metavar="FILE", help="a crontab file, or - for stdin")
+    crontab.add_argument("--system", action="store_true", help="system format: a user column")
+    crontab.add_argument("--dry-run", action="store_true", help="show what would be imported")
+    crontab.add_argument("--disabled", action="store_true", help="import them disabled")
+    crontab.add_argument("--tz", default="local", help="zone of the entries (CRON_TZ wins)")
+    crontab.add_argument("--json", action="store_true")
+    crontab.set_defaults(handler=schedules.import_crontab)
+    return parser
+
+
+def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
+    parser.add_argument("--tz", help="IANA zone or 'local'" + ("" if editing else " (default)"))
+    parser.add_argument("--env", action="append", default=[], metavar="K=V")
+    parser.add_argument("--secret-env", action="append", default=[], metavar="K=SECRET")
+    parser.add_argument("--cwd", metavar="DIR")
+    parser.add_argument("--shell", action="store_true", help="the command is one shell line")
+    parser.add_argument("--http", metavar="URL", help="an HTTP request instead of a command")
+    parser.add_argument("--method", help="HTTP method (default GET)")
+    parser.add_argument("--header", action="append", default=[], metavar="K=V")
+    parser.add_argument("--secret-header", action="append", default=[], metavar="K=SECRET")
+    parser.add_argument("--body", help="HTTP request body")
+    parser.add_argument("--overlap", choices=("skip", "queue", "parallel", "replace"))
+    parser.add_argument("--catch-up", choices=("latest", "skip"))
+    parser.add_argument("--catch-up-within", type=float, metavar="SEC")
+    parser.add_argument("--timeout", type=float, metavar="SEC")
+    parser.add_argument("--retries", type=int, metavar="N")
+    parser.add_argument("--jitter", type=float, metavar="SEC")
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(command=[])

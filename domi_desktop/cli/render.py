@@ -1,0 +1,102 @@
+"""What the CLI prints: tables, one schedule, a run's outcome, errors with a caret, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from domi_desktop import timefmt
+from domi_desktop.errors import CronError, DomiError
+
+EXIT_USAGE = 2
+"""Bad input of any kind: a bad expression, zone, id or option."""
+
+EXIT_NOT_RUNNING = 3
+
+
+def print_cron_error(error: CronError, out: TextIO) -> None:
+    print(f"domi-desktop: {error.message}", file=out)
+    text = error.text.replace("\t", " ")
+    if text and "\n" not in text and len(text) <= 200 and text.isprintable():
+        start, end = error.span
+        print(f"  {text}", file=out)
+        print("  " + " " * start + "^" * max(1, end - start), file=out)
+
+
+def emit(args: argparse.Namespace, value: Any, human: Callable[[Any], None]) -> int:
+    if getattr(args, "json", False):
+        print(json.dumps(value, ensure_ascii=False))
+    else:
+        human(value)
+    return 0
+
+
+def print_schedule(schedule: dict[str, Any]) -> None:
+    action = schedule["action"]
+    if action["kind"] == "http":
+        what = f"{action['method']} {action['url']}"
+    else:
+        what = action["shell"] or shlex.join(action["argv"])
+    lines = [
+        ("id", schedule["id"]),
+        ("name", schedule["name"]),
+        ("cron", f"{schedule['expr']}  ({schedule['description']})"),
+        ("zone", schedule["tz"]),
+        ("enabled", "yes" if schedule["enabled"] else "no"),
+        ("runs", what),
+        ("last due", schedule["last_due"] or "-"),
+        ("next", schedule["next_run"] or "-"),
+    ]
+    if action["kind"] == "command":
+        if action["cwd"]:
+            lines.append(("cwd", action["cwd"]))
+        for key, value in action["env"].items():
+            lines.append(("env", f"{key}={value}"))
+        for key, value in action["secret_env"].items():
+            lines.append(("secret env", f"{key} <- keyring:{value}"))
+    policies = schedule["policies"]
+    lines.append(("policies", ", ".join(f"{k}={v}" for k, v in policies.items() if v is not None)))
+    for label, value in lines:
+        print(f"{label:>11}: {value}")
+
+
+def print_run_outcome(args: argparse.Namespace, run: dict[str, Any]) -> int:
+    if args.json:
+        print(json.dumps(run, ensure_ascii=False))
+    else:
+        if run["output_tail"]:
+            print(run["output_tail"], end="" if run["output_tail"].endswith("\n") else "\n")
+        outcome = run["status"] + (f" ({run['reason']})" if run["reason"] else "")
+        print(f"run {run['id']}: {outcome}; log: {run['log_path']}", file=sys.stderr)
+    return 0 if run["status"] == "succeeded" else 1
+
+
+def when(moment: str | None, tz: str = "local") -> str:
+    """An ISO instant for people: the local clock, the schedule's own beside it when it differs."""
+    if not moment:
+        return "-"
+    from domi_desktop.cron import local_zone, zone_for
+
+    value = datetime.fromisoformat(moment)
+    try:
+        zone = zone_for(tz)
+    except DomiError:
+        zone = UTC
+    return timefmt.for_person(
+        value, local_zone(), schedule_zone=zone, schedule_zone_name=tz, year=True
+    )
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
+    for row in [headers, *rows]:
+        print(
+            "  ".join(
+                str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)
+            ).rstrip()
+        )

@@ -1,0 +1,204 @@
+"""``schedule add/edit/list/show/rm/enable/disable`` and ``import-crontab``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from domi_desktop.cli.backend import backend
+from domi_desktop.cli.render import EXIT_USAGE, emit, print_schedule, table, when
+from domi_desktop.errors import UsageError
+
+
+def _pairs(values: list[str], option: str) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        name, sep, rest = value.partition("=")
+        if not sep or not name:
+            raise UsageError(f"{option}: {value!r} is not NAME=VALUE")
+        pairs[name] = rest
+    return pairs
+
+
+def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if args.tz is not None:
+        params["tz"] = args.tz
+    elif not editing:
+        params["tz"] = "local"
+    command = list(args.command)
+    if args.http:
+        if command:
+            raise UsageError("give either --http URL or -- COMMAND, not both")
+        params["action"] = {
+            "kind": "http",
+            "url": args.http,
+            "method": args.method or "GET",
+            "headers": _pairs(args.header, "--header"),
+            "secret_headers": _pairs(args.secret_header, "--secret-header"),
+            "body": args.body,
+        }
+    elif command:
+        params["action"] = {
+            "kind": "command",
+            "argv": [] if args.shell else command,
+            "shell": " ".join(command) if args.shell else None,
+            "cwd": args.cwd,
+            "env": _pairs(args.env, "--env"),
+            "secret_env": _pairs(args.secret_env, "--secret-env"),
+        }
+    elif not editing:
+        raise UsageError("say what to run: -- COMMAND [ARG...] or --http URL")
+    elif args.env or args.secret_env or args.cwd or args.shell:
+        raise UsageError(
+            "to change the command's env, cwd or shell, give the command again after --"
+        )
+    policies: dict[str, Any] = {}
+    for name in ("overlap", "catch_up", "catch_up_within", "timeout", "retries", "jitter"):
+        value = getattr(args, name)
+        if value is not None:
+            policies[name] = value
+    if policies:
+        params["policies"] = policies
+    return params
+
+
+def add_schedule(args: argparse.Namespace) -> int:
+    _check_locally(args.cron)
+    params = {"name": args.name, "expr": args.cron, **_job_params(args, editing=False)}
+    with backend(args) as api:
+        created = api.call("schedule.create", params)
+    if args.json:
+        print(json.dumps({"id": created["id"]}))
+    else:
+        print(created["id"])
+    return 0
+
+
+def edit_schedule(args: argparse.Namespace) -> int:
+    params: dict[str, Any] = {"id": args.id, **_job_params(args, editing=True)}
+    if args.name is not None:
+        params["name"] = args.name
+    if args.cron is not None:
+        _check_locally(args.cron)
+        params["expr"] = args.cron
+    with backend(args) as api:
+        return emit(args, api.call("schedule.update", params), print_schedule)
+
+
+def _check_locally(expr: str) -> None:
+    """Parse here first, so that a bad expression gets its caret line under the span."""
+    from domi_desktop.cron import parse
+
+    parse(expr)
+
+
+def list_schedules(args: argparse.Namespace) -> int:
+    with backend(args) as api:
+        schedules = api.call("schedule.list", {})
+    if args.json:
+        keys = ("id", "name", "expr", "tz", "enabled", "last_due", "next_run")
+        print(json.dumps([{k: s[k] for k in keys} for s in schedules], ensure_ascii=False))
+        return 0
+    if not schedules:
+        print("No schedules yet. Add one: domi-desktop schedule add NAME --cron EXPR -- COMMAND")
+        return 0
+    rows = [
+        (
+            str(s["id"]),
+            s["name"],
+            s["expr"],
+            s["tz"],
+            "yes" if s["enabled"] else "no",
+            when(s["next_run"], s["tz"]) if s["next_run"] else "-",
+        )
+        for s in schedules
+    ]
+    table(("ID", "NAME", "CRON", "ZONE", "ON", "NEXT"), rows)
+    return 0
+
+
+def show_schedule(args: argparse.Namespace) -> int:
+    with backend(args) as api:
+        return emit(args, api.call("schedule.get", {"id": args.id}), print_schedule)
+
+
+def _simple(method: str) -> Callable[[argparse.Namespace], int]:
+    def handler(args: argparse.Namespace) -> int:
+        with backend(args) as api:
+            result = api.call(method, {"id": args.id})
+        if args.json:
+            print(json.dumps(result, ensure_ascii=False))
+        elif method == "schedule.delete":
+            print(f"removed schedule {args.id}")
+        else:
+            state = "enabled" if result["enabled"] else "disabled"
+            print(f"schedule {args.id} {state}; next: {result['next_run'] or '-'}")
+        return 0
+
+    return handler
+
+
+remove_schedule = _simple("schedule.delete")
+
+enable_schedule = _simple("schedule.enable")
+
+disable_schedule = _simple("schedule.disable")
+
+
+def import_crontab(args: argparse.Namespace) -> int:
+    from domi_desktop.api.wire import action_json
+    from domi_desktop.crontab import read_crontab, to_action
+
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8", errors="replace") as file:
+                text = file.read(2_000_000)
+    except OSError as error:
+        raise UsageError(f"cannot read {args.file}: {error.strerror or error}") from None
+    table = read_crontab(text, system=args.system, known_users=frozenset(_known_users()))
+    for problem in table.problems:
+        where = f"{args.file}:{problem.line}" + (
+            f":{problem.column}" if problem.column is not None else ""
+        )
+        print(f"{where}: {problem.severity}: {problem.message}", file=sys.stderr)
+    planned = [
+        {
+            "name": entry.name,
+            "expr": entry.expr,
+            "tz": entry.tz or args.tz,
+            "action": action_json(to_action(entry)),
+            "enabled": not args.disabled,
+            "line": entry.line,
+        }
+        for entry in table.entries
+    ]
+    created: list[int] = []
+    if not args.dry_run and planned:
+        with backend(args) as api:
+            for item in planned:
+                params = {k: v for k, v in item.items() if k != "line"}
+                created.append(api.call("schedule.create", params)["id"])
+    if args.json:
+        print(json.dumps({"imported": created, "planned": planned}, ensure_ascii=False))
+    else:
+        verb = "would import" if args.dry_run else "imported"
+        for index, item in enumerate(planned):
+            ident = f"#{created[index]} " if created else ""
+            print(f"{verb} {ident}line {item['line']}: {item['expr']}  {item['name']}")
+        errors = sum(1 for p in table.problems if p.severity == "error")
+        print(f"{len(planned)} {verb}, {errors} line(s) not importable", file=sys.stderr)
+    return EXIT_USAGE if not planned and table.problems else 0
+
+
+def _known_users() -> list[str]:
+    try:
+        import pwd
+    except ImportError:
+        return []
+    return [entry.pw_name for entry in pwd.getpwall()]

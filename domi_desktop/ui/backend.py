@@ -1,0 +1,41 @@
+"""What the windows need of a running instance. ``app.host.Host`` provides it; the UI never
+imports the app floor, and a test can hand the windows anything of this shape."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from domi_desktop.api.service import Service
+from domi_desktop.model import Schedule
+from domi_desktop.ports import RunReader, SecretStore
+
+
+class AppBackend(Protocol):
+    @property
+    def service(self) -> Service: ...
+
+    @property
+    def secrets(self) -> SecretStore: ...
+
+    @property
+    def runs(self) -> RunReader:
+        """The history, read page by page."""
+        ...
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    @property
+    def paused(self) -> bool: ...
+
+    def set_paused(self, paused: bool) -> None: ...
+
+    def running_runs(self) -> list[int]: ...
+
+    def next_fire(self, schedule_id: int) -> datetime | None: ...
+
+    def soonest(self) -> tuple[datetime, Schedule] | None: ...
+
+    def run_now(self, schedule_id: int) -> int: ...
