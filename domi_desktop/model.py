@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from enum import Enum
+from enum import Enum, StrEnum
 
 
 class CatchUp(Enum):
@@ -151,3 +151,81 @@ class Run:
         if self.started_at is None or self.finished_at is None:
             return None
         return self.finished_at - self.started_at
+
+
+class WakeReason(StrEnum):
+    """Why the scheduler woke; every wake re-plans from the wall clock whatever the reason."""
+
+    start = "start"
+    timer = "timer"
+    resume = "resume"
+    clock_jump = "clock_jump"
+    tz_change = "tz_change"
+    edit = "edit"
+    manual = "manual"
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class FireEvent:
+    """A fire was claimed: it runs now (``skipped`` is None) or was recorded as skipped."""
+
+    schedule_id: int
+    run_id: int
+    name: str
+    tz: str
+    due: datetime | None
+    """None for a manual or resumed run: nothing was due."""
+    fired_at: datetime
+    trigger: Trigger
+    late: bool = False
+    missed_count: int = 0
+    skipped: SkipReason | None = None
+
+    kind = "schedule.fire"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schedule_id": self.schedule_id,
+            "run_id": self.run_id,
+            "due": _iso(self.due),
+            "fired_at": self.fired_at.isoformat(),
+            "late": self.late,
+            "missed_count": self.missed_count,
+            "trigger": self.trigger.value,
+            "skipped": None if self.skipped is None else self.skipped.value,
+            "name": self.name,
+            "tz": self.tz,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    """A run ended and its result is recorded."""
+
+    run_id: int
+    schedule_id: int
+    name: str
+    status: RunStatus
+    reason: str | None
+    exit_code: int | None
+    duration: timedelta
+
+    kind = "run.finished"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "run_id": self.run_id,
+            "schedule_id": self.schedule_id,
+            "name": self.name,
+            "status": self.status.value,
+            "reason": self.reason,
+            "exit_code": self.exit_code,
+            "duration": self.duration.total_seconds(),
+        }
+
+
+Event = FireEvent | RunFinished

@@ -41,7 +41,7 @@ class Harness:
         self.secrets = MemorySecretStore({"API_TOKEN": "s3cr3t-token"})
         self.runtime = Runtime(store, self.clock, self.loop, self.secrets)
         self.events: list[tuple[str, dict[str, Any]]] = []
-        self.runtime.subscribe(lambda name, payload: self.events.append((name, payload)))
+        self.runtime.subscribe(lambda event: self.events.append((event.kind, event.to_json())))
 
     def add(
         self, expr: str, argv: tuple[str, ...], *, last_due: datetime, **policies: Any

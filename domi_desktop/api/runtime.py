@@ -10,17 +10,20 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner, RunningAction
 from domi_desktop.errors import DomiError, NotFoundError
 from domi_desktop.model import (
+    Event,
+    FireEvent,
     Overlap,
     Run,
+    RunFinished,
     RunStatus,
     Schedule,
     SkipReason,
     Trigger,
+    WakeReason,
 )
 from domi_desktop.ports import Clock, Loop, SecretStore
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision, WakePlan
@@ -30,7 +33,7 @@ from domi_desktop.store import Store
 log = logging.getLogger(__name__)
 
 REPLACED = "stopped: replaced by a newer run"
-Listener = Callable[[str, dict[str, Any]], None]
+Listener = Callable[[Event], None]
 
 
 @dataclass
@@ -76,7 +79,7 @@ class Runtime:
         secrets: SecretStore,
         *,
         runner: ActionRunner | None = None,
-        on_wake: Callable[[WakePlan, str], None] | None = None,
+        on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -149,19 +152,18 @@ class Runtime:
         if run_id is None:
             return False
         self._emit(
-            "schedule.fire",
-            {
-                "schedule_id": decision.schedule_id,
-                "run_id": run_id,
-                "due": decision.due.isoformat(),
-                "fired_at": decision.fired_at.isoformat(),
-                "late": decision.late,
-                "missed_count": decision.missed_count,
-                "trigger": decision.trigger.value,
-                "skipped": reason.value if reason else None,
-                "name": schedule.name,
-                "tz": schedule.tz,
-            },
+            FireEvent(
+                schedule_id=decision.schedule_id,
+                run_id=run_id,
+                name=schedule.name,
+                tz=schedule.tz,
+                due=decision.due,
+                fired_at=decision.fired_at,
+                trigger=decision.trigger,
+                late=decision.late,
+                missed_count=decision.missed_count,
+                skipped=reason,
+            )
         )
         if reason is not None:
             return True
@@ -208,15 +210,17 @@ class Runtime:
         )
 
     def _emit_manual(self, schedule: Schedule, run_id: int, trigger: Trigger) -> None:
-        now = self.clock.now().isoformat()
         self._emit(
-            "schedule.fire",
-            {
-                "schedule_id": schedule.id, "run_id": run_id, "due": None, "fired_at": now,
-                "late": False, "missed_count": 0, "trigger": trigger.value, "skipped": None,
-                "name": schedule.name, "tz": schedule.tz,
-            },
-        )  # fmt: skip
+            FireEvent(
+                schedule_id=schedule.id,
+                run_id=run_id,
+                name=schedule.name,
+                tz=schedule.tz,
+                due=None,
+                fired_at=self.clock.now(),
+                trigger=trigger,
+            )
+        )
 
     # -- starting and finishing ----------------------------------------------------------------
 
@@ -266,16 +270,15 @@ class Runtime:
         record_result(self.store, run_id, result)
         started = active.started_at or result.started_at
         self._emit(
-            "run.finished",
-            {
-                "run_id": run_id,
-                "schedule_id": active.schedule.id,
-                "name": active.schedule.name,
-                "status": result.status.value,
-                "reason": result.reason,
-                "exit_code": result.exit_code,
-                "duration": (result.finished_at - started).total_seconds(),
-            },
+            RunFinished(
+                run_id=run_id,
+                schedule_id=active.schedule.id,
+                name=active.schedule.name,
+                status=result.status,
+                reason=result.reason,
+                exit_code=result.exit_code,
+                duration=result.finished_at - started,
+            )
         )
         self._release(active, result)
 
@@ -288,12 +291,12 @@ class Runtime:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
 
-    def _emit(self, event: str, payload: dict[str, Any]) -> None:
+    def _emit(self, event: Event) -> None:
         for listener in list(self._listeners):
             try:
-                listener(event, payload)
+                listener(event)
             except Exception:  # a broken subscriber must not break the scheduler
-                log.exception("event listener failed on %s", event)
+                log.exception("event listener failed on %s", event.kind)
 
 
 def record_result(store: Store, run_id: int, result: ActionResult) -> bool:

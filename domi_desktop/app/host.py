@@ -21,7 +21,7 @@ from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.rpc import DEFER, Connection, Responder, RpcServer
 from domi_desktop.clock import SystemClock
-from domi_desktop.model import Schedule
+from domi_desktop.model import Event, RunFinished, Schedule, WakeReason
 from domi_desktop.ports import SecretStore
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
@@ -40,7 +40,8 @@ class Host(QObject):
     show_requested = Signal()
     quit_requested = Signal()
     woke = Signal(object, str)
-    event = Signal(str, object)
+    event = Signal(object)
+    """A ``model.Event`` from the runtime, on the loop thread."""
 
     def __init__(
         self,
@@ -116,7 +117,7 @@ class Host(QObject):
 
         resume = resume_source_for_platform()
         if resume.start(
-            lambda: self.runtime.driver.wake("resume"), lambda: log.info("going to sleep")
+            lambda: self.runtime.driver.wake(WakeReason.resume), lambda: log.info("going to sleep")
         ):
             self._wake_sources.append(resume)
             log.info("listening for resume from sleep: %s", resume.status)
@@ -170,26 +171,30 @@ class Host(QObject):
 
     def set_paused(self, paused: bool) -> None:
         self.runtime.driver.paused = paused
-        self.runtime.driver.wake("edit")
+        self.runtime.driver.wake(WakeReason.edit)
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def _on_wake(self, plan: WakePlan, reason: str) -> None:
+    def _on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         log_wake(plan, reason)
         # Piggyback on the scheduler's own tick (at most a minute apart) rather than a timer of
         # its own: an idle app wakes the CPU once a minute, no more. Clock jumps are checked on
         # the same tick by the driver.
-        if reason in ("timer", "clock_jump") and self._zones is not None and self._zones.check():
-            self.loop.call_soon(lambda: self.runtime.driver.wake("tz_change"))
+        if (
+            reason in (WakeReason.timer, WakeReason.clock_jump)
+            and self._zones is not None
+            and self._zones.check()
+        ):
+            self.loop.call_soon(lambda: self.runtime.driver.wake(WakeReason.tz_change))
         self.woke.emit(plan, reason)
 
-    def _on_event(self, name: str, payload: dict[str, Any]) -> None:
-        log_event(name, payload)
-        self.rpc.broadcast(name, payload)
-        if name == "run.finished":
-            for respond in self._waiting.pop(payload["run_id"], []):
-                respond(run_json(self.store.get_run(payload["run_id"])))
-        self.event.emit(name, payload)
+    def _on_event(self, event: Event) -> None:
+        log_event(event)
+        self.rpc.broadcast(event.kind, event.to_json())
+        if isinstance(event, RunFinished):
+            for respond in self._waiting.pop(event.run_id, []):
+                respond(run_json(self.store.get_run(event.run_id)))
+        self.event.emit(event)
 
     def _changed(self, schedule_id: int) -> None:
         self.runtime.driver.reload(schedule_id)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from domi_desktop.model import Event, FireEvent, WakeReason
 from domi_desktop.scheduler.decide import WakePlan
 
 log = logging.getLogger("domi_desktop")
@@ -30,7 +29,7 @@ def setup_logging(data_dir: Path) -> None:
     root.setLevel(logging.INFO)
 
 
-def log_wake(plan: WakePlan, reason: str) -> None:
+def log_wake(plan: WakePlan, reason: WakeReason) -> None:
     log.info(
         "wake (%s) at %s: %d fire(s), next wake %s",
         reason,
@@ -42,26 +41,26 @@ def log_wake(plan: WakePlan, reason: str) -> None:
         log.warning("schedule %s cannot be evaluated: %s", schedule_id, problem)
 
 
-def log_event(event: str, payload: Mapping[str, Any]) -> None:
-    if event == "schedule.fire":
-        kind = f"skipped ({payload['skipped']})" if payload["skipped"] else "fire"
+def log_event(event: Event) -> None:
+    if isinstance(event, FireEvent):
+        kind = f"skipped ({event.skipped.value})" if event.skipped else "fire"
         log.info(
             "%s: schedule %s %r run %s due %s trigger %s%s%s",
             kind,
-            payload["schedule_id"],
-            payload["name"],
-            payload["run_id"],
-            payload["due"],
-            payload["trigger"],
-            " LATE" if payload["late"] else "",
-            f", {payload['missed_count']} missed" if payload["missed_count"] else "",
+            event.schedule_id,
+            event.name,
+            event.run_id,
+            event.due.isoformat() if event.due else None,
+            event.trigger.value,
+            " LATE" if event.late else "",
+            f", {event.missed_count} missed" if event.missed_count else "",
         )
-    elif event == "run.finished":
+    else:
         log.info(
             "finished: run %s of %r %s%s in %.1fs",
-            payload["run_id"],
-            payload["name"],
-            payload["status"],
-            f" ({payload['reason']})" if payload["reason"] else "",
-            payload["duration"],
+            event.run_id,
+            event.name,
+            event.status.value,
+            f" ({event.reason})" if event.reason else "",
+            event.duration.total_seconds(),
         )

@@ -86,7 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     edit.set_defaults(handler=schedules.edit_schedule)
     for verb, handler, text in (
         ("rm", schedules.remove_schedule, "remove a schedule and its history"),
-        ("enable", schedules.enable_schedule, "enable (nothing fires for the time it was disabled)"),
+        (
+            "enable",
+            schedules.enable_schedule,
+            "enable (nothing fires for the time it was disabled)",
+        ),
         ("disable", schedules.disable_schedule, "disable: it stops firing"),
     ):
         sub = actions.add_parser(verb, help=text)

@@ -12,19 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from domi_desktop.model import Schedule
+from domi_desktop.model import Schedule, WakeReason
 from domi_desktop.ports import Clock, FireSink, ScheduleSource, Timer, TimerHandle
 from domi_desktop.scheduler.decide import Planner, WakePlan
 
 log = logging.getLogger(__name__)
 
-WAKE_REASONS = ("start", "timer", "resume", "clock_jump", "tz_change", "edit", "manual")
-
 
 @dataclass(frozen=True, slots=True)
 class WakeRecord:
     at: datetime
-    reason: str
+    reason: WakeReason
 
 
 class JumpDetector:
@@ -55,7 +53,7 @@ class Driver:
         source: ScheduleSource,
         sink: FireSink,
         *,
-        on_wake: Callable[[WakePlan, str], None] | None = None,
+        on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
         self._clock = clock
         self._timer = timer
@@ -73,7 +71,7 @@ class Driver:
     def start(self) -> WakePlan:
         self._planner = Planner(self._source.load())
         self.running = True
-        return self.wake("start")
+        return self.wake(WakeReason.start)
 
     def stop(self) -> None:
         self.running = False
@@ -87,7 +85,7 @@ class Driver:
             self._planner = Planner(self._source.load())
         else:
             self._refresh(schedule_id)
-        return self.wake("edit") if self.running else None
+        return self.wake(WakeReason.edit) if self.running else None
 
     def next_fire(self, schedule_id: int) -> datetime | None:
         return self._planner.next_fire(schedule_id)
@@ -95,16 +93,8 @@ class Driver:
     def soonest(self) -> tuple[datetime, Schedule] | None:
         return self._planner.soonest()
 
-    def check_clock(self) -> WakePlan | None:
-        """Compare the clocks now (the app calls this often and cheaply); wake on a jump."""
-        if self._jumps.observe(self._clock.now(), self._clock.monotonic()):
-            return self.wake("clock_jump")
-        return None
-
-    def wake(self, reason: str) -> WakePlan:
-        if reason not in WAKE_REASONS:
-            raise ValueError(f"unknown wake reason {reason!r}")
-        if reason == "tz_change":
+    def wake(self, reason: WakeReason) -> WakePlan:
+        if reason is WakeReason.tz_change:
             self._planner.zone_changed()
         now = self._clock.now()
         self._jumps.observe(now, self._clock.monotonic())
@@ -157,4 +147,4 @@ class Driver:
         if not self.running:
             return
         jumped = self._jumps.observe(self._clock.now(), self._clock.monotonic())
-        self.wake("clock_jump" if jumped else "timer")
+        self.wake(WakeReason.clock_jump if jumped else WakeReason.timer)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.cron import zone_for
 from domi_desktop.errors import DomiError
+from domi_desktop.model import Event, FireEvent, RunStatus, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.backend import AppBackend
@@ -91,7 +92,7 @@ class TrayApp(QObject):
         self.attention = False
         self.state = "idle"
         """What the icon shows: idle, running, or attention (a late or failed run not yet seen)."""
-        self._late: list[dict[str, Any]] = []
+        self._late: list[FireEvent] = []
         self._windows: dict[str, QWidget] = {}
         self._history: HistoryWindow | None = None
         self.icons = {
@@ -293,28 +294,28 @@ class TrayApp(QObject):
 
     # -- events --------------------------------------------------------------------------------
 
-    def on_event(self, name: str, payload: dict[str, Any]) -> None:
-        if name == "schedule.fire" and payload["late"] and not payload["skipped"]:
-            self._late.append(payload)
-        elif name == "run.finished":
-            status = payload["status"]
-            if status in ("failed", "timed_out"):
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, FireEvent):
+            if event.late and event.skipped is None:
+                self._late.append(event)
+        else:
+            if event.status in (RunStatus.failed, RunStatus.timed_out):
                 self.attention = True
                 if self.settings.notify_failures:
                     self.notifier.notify(
                         Notice(
-                            tr("{name} failed", name=payload["name"]),
-                            payload["reason"] or status,
+                            tr("{name} failed", name=event.name),
+                            event.reason or event.status.value,
                             warning=True,
                         )
                     )
-            elif status == "succeeded" and self.settings.notify_successes:
-                self.notifier.notify(Notice(tr("{name} succeeded", name=payload["name"]), ""))
-        if name == "run.finished" and self._history is not None:
-            self._history.refresh()
+            elif event.status is RunStatus.succeeded and self.settings.notify_successes:
+                self.notifier.notify(Notice(tr("{name} succeeded", name=event.name), ""))
+            if self._history is not None:
+                self._history.refresh()
         self.update_look()
 
-    def on_wake(self, plan: WakePlan, _reason: str) -> None:
+    def on_wake(self, plan: WakePlan, _reason: WakeReason) -> None:
         """All catch-ups of one wake in one notification."""
         late, self._late = self._late, []
         if not late:
@@ -325,23 +326,23 @@ class TrayApp(QObject):
             self.notifier.notify(late_notice(late, plan.now))
 
 
-def late_notice(fires: list[dict[str, Any]], now: datetime) -> Notice:
+def late_notice(fires: list[FireEvent], now: datetime) -> Notice:
     """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"."""
 
-    def line(fire: dict[str, Any]) -> str:
+    def line(fire: FireEvent) -> str:
         # In the schedule's own zone: "due 09:00" is the time the user wrote.
-        zone = _zone_or_local(fire.get("tz", "local"))
-        due = datetime.fromisoformat(fire["due"]).astimezone(zone)
-        ran = datetime.fromisoformat(fire["fired_at"]).astimezone(zone)
+        zone = _zone_or_local(fire.tz)
+        assert fire.due is not None  # only scheduled fires are late
+        due = fire.due.astimezone(zone)
+        ran = fire.fired_at.astimezone(zone)
         text = tr("due {due}, ran {ran}", due=f"{due:%H:%M}", ran=f"{ran:%H:%M}")
-        missed = fire["missed_count"]
-        if missed == 1:
+        if fire.missed_count == 1:
             text += " · " + tr("1 earlier run skipped")
-        elif missed > 1:
-            text += " · " + tr("{count} earlier runs skipped", count=missed)
+        elif fire.missed_count > 1:
+            text += " · " + tr("{count} earlier runs skipped", count=fire.missed_count)
         return text
 
     if len(fires) == 1:
-        return Notice(tr("{name} ran late", name=fires[0]["name"]), line(fires[0]))
+        return Notice(tr("{name} ran late", name=fires[0].name), line(fires[0]))
     title = tr("{count} schedules caught up after sleep", count=len(fires))
-    return Notice(title, "\n".join(f"{fire['name']}: {line(fire)}" for fire in fires))
+    return Notice(title, "\n".join(f"{fire.name}: {line(fire)}" for fire in fires))

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
-from domi_desktop.model import CommandAction
+from domi_desktop.model import CommandAction, FireEvent, Trigger
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
@@ -112,8 +112,9 @@ def test_without_a_tray_the_main_window_opens_and_lists_everything(tray: TrayApp
 
 def test_the_late_notification_text(tray: TrayApp) -> None:
     due = datetime(2024, 6, 5, 6, 0, tzinfo=UTC)  # 09:00 in Riga
-    fire = {"name": "Rate-limit report", "tz": "Europe/Riga", "due": due.isoformat(), "missed_count": 2,
-            "fired_at": (due + timedelta(hours=1, minutes=2)).isoformat()}  # fmt: skip
+    fire = FireEvent(schedule_id=1, run_id=1, name="Rate-limit report", tz="Europe/Riga", due=due,
+                     fired_at=due + timedelta(hours=1, minutes=2), trigger=Trigger.catch_up,
+                     late=True, missed_count=2)  # fmt: skip
     notice = late_notice([fire], due)
     assert notice.title == "Rate-limit report ran late"
     assert notice.body == "due 09:00, ran 10:02 · 2 earlier runs skipped"
