@@ -49,6 +49,9 @@ lint: venv
 	$(VENV)/bin/ruff check --extension spec:python packaging/domi-desktop.spec
 	$(VENV)/bin/ruff format --check --extension spec:python packaging/domi-desktop.spec
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy --platform win32
+	$(VENV)/bin/mypy --platform darwin
+	$(VENV)/bin/lint-imports
 
 # Widgets, the core, the store and the actions: offscreen Qt, no display needed.
 test-headless: venv

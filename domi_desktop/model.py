@@ -56,6 +56,9 @@ class SkipReason(Enum):
     catch_up_window = "catch_up_window"
 
 
+PROCESS_DIED = "process died"
+"""The reason recorded on a run whose process ended without finishing it."""
+
 LOCAL_ZONE = "local"
 """A schedule's zone meaning 'the OS zone at the time of evaluation' (a laptop that travels)."""
 

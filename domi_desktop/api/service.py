@@ -164,7 +164,7 @@ class Service:
         lang = get_param(params, "lang", str) or "en"
         if lang not in ("en", "zh"):
             raise ParamError("lang", f"must be 'en' or 'zh', not {lang!r}")
-        fires = []
+        fires: list[str] = []
         while cursor is not None and len(fires) < count:
             cursor = next_run(expr, cursor, tz)
             if cursor is not None:

@@ -21,7 +21,7 @@ log = logging.getLogger("domi_desktop")
 
 def connect(tray_app: TrayApp, host: Host) -> None:
     """The host's signals into the tray app: events, wakes, "show" from a second launch, quit."""
-    host.event.connect(tray_app.on_event)
+    host.runtime_event.connect(tray_app.on_event)
     host.woke.connect(tray_app.on_wake)
     host.show_requested.connect(tray_app.show_main_window)
     host.quit_requested.connect(tray_app.app.quit)

@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ class Host(QObject):
     show_requested = Signal()
     quit_requested = Signal()
     woke = Signal(object, str)
-    event = Signal(object)
+    runtime_event = Signal(object)
     """A ``model.Event`` from the runtime, on the loop thread."""
 
     def __init__(
@@ -95,7 +96,7 @@ class Host(QObject):
         self._start_wake_sources()
         # The first wake runs the start-up catch-up; after the loop is running, so a slow
         # keyring or a long catch-up never delays the tray icon.
-        self.loop.call_soon(self.runtime.start)
+        self.loop.call_soon(self._start_runtime)
         log.info(
             "domi-desktop %s, data in %s, socket %s",
             __version__,
@@ -116,9 +117,7 @@ class Host(QObject):
         from domi_desktop.platform.timezone import ZoneWatcher
 
         resume = resume_source_for_platform()
-        if resume.start(
-            lambda: self.runtime.driver.wake(WakeReason.resume), lambda: log.info("going to sleep")
-        ):
+        if resume.start(partial(self._wake, WakeReason.resume), lambda: log.info("going to sleep")):
             self._wake_sources.append(resume)
             log.info("listening for resume from sleep: %s", resume.status)
         else:
@@ -185,7 +184,7 @@ class Host(QObject):
             and self._zones is not None
             and self._zones.check()
         ):
-            self.loop.call_soon(lambda: self.runtime.driver.wake(WakeReason.tz_change))
+            self.loop.call_soon(partial(self._wake, WakeReason.tz_change))
         self.woke.emit(plan, reason)
 
     def _on_event(self, event: Event) -> None:
@@ -194,7 +193,13 @@ class Host(QObject):
         if isinstance(event, RunFinished):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))
-        self.event.emit(event)
+        self.runtime_event.emit(event)
+
+    def _start_runtime(self) -> None:
+        self.runtime.start()
+
+    def _wake(self, reason: WakeReason) -> None:
+        self.runtime.driver.wake(reason)
 
     def _changed(self, schedule_id: int) -> None:
         self.runtime.driver.reload(schedule_id)

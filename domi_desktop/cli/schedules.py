@@ -197,8 +197,8 @@ def import_crontab(args: argparse.Namespace) -> int:
 
 
 def _known_users() -> list[str]:
-    try:
-        import pwd
-    except ImportError:
+    if sys.platform == "win32":
         return []
+    import pwd
+
     return [entry.pw_name for entry in pwd.getpwall()]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from domi_desktop.store.migrations import HEAD as SCHEMA_VERSION
 from domi_desktop.store.paths import DATA_DIR_ENV, DB_FILENAME, resolve_data_dir
-from domi_desktop.store.store import PROCESS_DIED, Store
+from domi_desktop.store.store import Store
 
 __all__ = [
     "DATA_DIR_ENV",
     "DB_FILENAME",
-    "PROCESS_DIED",
     "SCHEMA_VERSION",
     "Store",
     "resolve_data_dir",

@@ -26,6 +26,7 @@ from peewee import PeeweeException, SqliteDatabase, fn
 
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import (
+    PROCESS_DIED,
     Action,
     Policies,
     Run,
@@ -57,8 +58,6 @@ nothing noticeable."""
 KEEP_PER_SCHEDULE = 1000
 MAX_AGE = timedelta(days=90)
 
-PROCESS_DIED = "process died"
-"""The reason recorded on a run whose process ended without finishing it."""
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _RUNNING = RunStatus.running.value

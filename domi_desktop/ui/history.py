@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import NotFoundError
-from domi_desktop.model import Run, RunStatus, SkipReason, Trigger
-from domi_desktop.store import PROCESS_DIED, Store
+from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
+from domi_desktop.ports import RunReader
 from domi_desktop.ui.editor_widgets import ERROR_COLOR
 from domi_desktop.ui.i18n import format_moment, register, tr
 
@@ -203,7 +203,7 @@ def reason_text(reason: str | None) -> str:
 class RunsModel(QAbstractTableModel):
     """The store's runs, newest first, read a page at a time as the view scrolls."""
 
-    def __init__(self, store: Store, parent: QObject | None = None) -> None:
+    def __init__(self, store: RunReader, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._store = store
         self._schedule_id: int | None = None
@@ -476,7 +476,7 @@ class LogDialog(QDialog):
 class HistoryWindow(QWidget):
     """Filters, the runs table, the selected run's details and its log."""
 
-    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+    def __init__(self, store: RunReader, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("historyWindow")
         self.setWindowTitle(tr("History — domi-desktop"))

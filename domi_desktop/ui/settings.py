@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domi_desktop.api.settings import AppSettings
+from domi_desktop.api.settings import LANGUAGES, AppSettings
 from domi_desktop.platform.autostart import AutostartError, default_command
 from domi_desktop.ports import Autostart
 from domi_desktop.ui.editor_widgets import ZonePicker, error_label
-from domi_desktop.ui.i18n import LANGUAGES, register, tr
+from domi_desktop.ui.i18n import register, tr
 
 register(
     "zh",

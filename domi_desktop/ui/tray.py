@@ -6,6 +6,7 @@ import logging
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -172,13 +173,13 @@ class TrayApp(QObject):
             when = person_time(upcoming, schedule.tz) if upcoming else tr("paused")
             sub = self.menu.addMenu(f"{schedule.name} · {when}")
             sub.setObjectName(f"schedule-{schedule.id}")
-            self._add(sub, tr("Run now"), lambda s=schedule.id: self.run_now(s))
+            self._add(sub, tr("Run now"), partial(self.run_now, schedule.id))
             if schedule.enabled:
-                self._add(sub, tr("Pause"), lambda s=schedule.id: self.set_enabled(s, False))
+                self._add(sub, tr("Pause"), partial(self.set_enabled, schedule.id, False))
             else:
-                self._add(sub, tr("Resume"), lambda s=schedule.id: self.set_enabled(s, True))
-            self._add(sub, tr("Edit…"), lambda s=schedule.id: self.open_editor(s))
-            self._add(sub, tr("History…"), lambda s=schedule.id: self.open_history(s))
+                self._add(sub, tr("Resume"), partial(self.set_enabled, schedule.id, True))
+            self._add(sub, tr("Edit…"), partial(self.open_editor, schedule.id))
+            self._add(sub, tr("History…"), partial(self.open_history, schedule.id))
         if len(schedules) > MENU_SCHEDULES:
             more = len(schedules) - MENU_SCHEDULES
             self._add(
@@ -235,8 +236,12 @@ class TrayApp(QObject):
             self.host.service, secret_names=self._secret_names, schedule_id=schedule_id
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.saved.connect(lambda _id: (self.main_window.refresh(), self.update_look()))
+        dialog.saved.connect(self._saved)
         self._keep("editor", dialog)
+
+    def _saved(self, _schedule_id: int) -> None:
+        self.main_window.refresh()
+        self.update_look()
 
     def open_history(self, schedule_id: int | None) -> None:
         from domi_desktop.ui.history import HistoryWindow

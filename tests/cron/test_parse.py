@@ -255,19 +255,6 @@ def test_cron_like_strings_parse_or_raise_cron_error(text: str) -> None:
     assert expr.minutes and expr.hours and expr.days and expr.months and expr.weekdays
 
 
-def test_importing_the_cron_engine_loads_no_qt_peewee_or_keyring() -> None:
-    code = (
-        "import sys, domi_desktop.cron, domi_desktop.scheduler, domi_desktop.clock;"
-        "bad = [m for m in sys.modules if m.split('.')[0] in "
-        "('PySide6', 'shiboken6', 'peewee', 'keyring', 'subprocess')];"
-        "print(','.join(bad))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert out.strip() == ""
-
-
 def test_the_cron_engine_imports_in_an_interpreter_without_site_packages() -> None:
     from pathlib import Path
 

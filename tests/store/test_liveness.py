@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from domi_desktop.errors import StoreError
-from domi_desktop.model import RunStatus, Schedule, Trigger
-from domi_desktop.store import PROCESS_DIED, Store
+from domi_desktop.model import PROCESS_DIED, RunStatus, Schedule, Trigger
+from domi_desktop.store import Store
 
 Spawn = Callable[..., subprocess.Popen[str]]
 Sql = Callable[..., list[tuple[object, ...]]]

@@ -11,6 +11,7 @@ import pytest
 
 from domi_desktop.errors import StoreError
 from domi_desktop.model import (
+    PROCESS_DIED,
     CatchUp,
     CommandAction,
     HttpAction,
@@ -20,7 +21,7 @@ from domi_desktop.model import (
     Schedule,
     Trigger,
 )
-from domi_desktop.store import DB_FILENAME, PROCESS_DIED, SCHEMA_VERSION, Store, migrations
+from domi_desktop.store import DB_FILENAME, SCHEMA_VERSION, Store, migrations
 from domi_desktop.store.models import RunRow, ScheduleRow
 
 BuildV1 = Callable[[Path], Path]

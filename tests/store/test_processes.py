@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from domi_desktop.model import CommandAction, RunStatus, Trigger
-from domi_desktop.store import DB_FILENAME, PROCESS_DIED, Store
+from domi_desktop.model import PROCESS_DIED, CommandAction, RunStatus, Trigger
+from domi_desktop.store import DB_FILENAME, Store
 from domi_desktop.store.codec import to_micros
 
 Spawn = Callable[..., subprocess.Popen[str]]
