@@ -5,7 +5,8 @@
 #
 # Makes:
 #   dist/domi-desktop.app                            LSUIElement (menu bar only, no Dock icon),
-#                                                    NSHighResolutionCapable, org.domi.desktop
+#                                                    NSAppSleepDisabled (no App Nap), macOS 13+,
+#                                                    org.domi.desktop: packaging/macos/info_plist.py
 #   dist/domi-desktop-<version>-macos-<arch>.dmg     the app and a link to /Applications
 #
 # Signing: ad-hoc by default (PyInstaller signs every binary and the bundle with "-"), which runs
@@ -16,7 +17,8 @@
 # and to notarize (needs the identity), either
 #   DOMI_NOTARY_PROFILE     a profile saved by `xcrun notarytool store-credentials`, or
 #   DOMI_NOTARY_APPLE_ID, DOMI_NOTARY_TEAM_ID, DOMI_NOTARY_PASSWORD (an app-specific password)
-# The .dmg is then submitted, waited for, and the ticket stapled to it.
+# The .dmg is then submitted, waited for (only the status "Accepted" passes: packaging/notary.py),
+# and the ticket stapled to it.
 #
 # Environment: PYTHON (default .venv/bin/python, else python3), DIST_DIR (dist), BUILD_DIR (build).
 set -euo pipefail
@@ -42,9 +44,11 @@ DOMI_ICON_DIR="$BUILD_DIR/icons" "$PYTHON" -m PyInstaller --noconfirm --clean --
   --distpath "$DIST_DIR" --workpath "$BUILD_DIR/pyinstaller" "$PACKAGING/domi-desktop.spec"
 
 echo "== check the bundle"
-/usr/libexec/PlistBuddy -c 'Print :LSUIElement' "$APP/Contents/Info.plist" | grep -qx true
-/usr/libexec/PlistBuddy -c 'Print :CFBundleShortVersionString' "$APP/Contents/Info.plist" |
-  grep -qx "$VERSION"
+plist() { /usr/libexec/PlistBuddy -c "Print :$1" "$APP/Contents/Info.plist"; }
+plist LSUIElement | grep -qx true
+plist NSAppSleepDisabled | grep -qx true
+plist LSMinimumSystemVersion | grep -qx 13.0
+plist CFBundleShortVersionString | grep -qx "$VERSION"
 codesign --verify --deep --strict --verbose=2 "$APP"
 codesign --display --verbose=2 "$APP" 2>&1 | grep -E '^(Identifier|Signature|TeamIdentifier)='
 
@@ -63,12 +67,20 @@ fi
 if [[ -n $IDENTITY && (-n ${DOMI_NOTARY_PROFILE:-} || -n ${DOMI_NOTARY_APPLE_ID:-}) ]]; then
   echo "== notarize"
   if [[ -n ${DOMI_NOTARY_PROFILE:-} ]]; then
-    xcrun notarytool submit "$DMG" --keychain-profile "$DOMI_NOTARY_PROFILE" --wait
+    auth=(--keychain-profile "$DOMI_NOTARY_PROFILE")
   else
-    xcrun notarytool submit "$DMG" --apple-id "$DOMI_NOTARY_APPLE_ID" \
-      --team-id "${DOMI_NOTARY_TEAM_ID:?DOMI_NOTARY_TEAM_ID is needed with DOMI_NOTARY_APPLE_ID}" \
-      --password "${DOMI_NOTARY_PASSWORD:?DOMI_NOTARY_PASSWORD is needed with DOMI_NOTARY_APPLE_ID}" \
-      --wait
+    auth=(--apple-id "$DOMI_NOTARY_APPLE_ID"
+      --team-id "${DOMI_NOTARY_TEAM_ID:?DOMI_NOTARY_TEAM_ID is needed with DOMI_NOTARY_APPLE_ID}"
+      --password "${DOMI_NOTARY_PASSWORD:?DOMI_NOTARY_PASSWORD is needed with DOMI_NOTARY_APPLE_ID}")
+  fi
+  # notarytool exits 0 on "Invalid" too: the verdict is the JSON's status (packaging/notary.py).
+  answer="$BUILD_DIR/notary.json"
+  xcrun notarytool submit "$DMG" "${auth[@]}" --wait --output-format json >"$answer" || true
+  if ! "$PYTHON" "$PACKAGING/notary.py" "$answer"; then
+    if id=$("$PYTHON" "$PACKAGING/notary.py" --id "$answer"); then
+      xcrun notarytool log "$id" "${auth[@]}" || true
+    fi
+    exit 1
   fi
   xcrun stapler staple "$DMG"
   xcrun stapler validate "$DMG"

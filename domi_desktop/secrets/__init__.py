@@ -7,8 +7,9 @@ show up in a job's output are masked before anything is written.
 from __future__ import annotations
 
 from domi_desktop.secrets.keyring_store import KeyringSecretStore
-from domi_desktop.secrets.masking import MIN_MASKED_LENGTH, Masker, MaskingStream, mask
+from domi_desktop.secrets.masking import Masker, MaskingStream, mask
 from domi_desktop.secrets.store import (
+    MIN_SECRET_LENGTH,
     NAME_RULE,
     SERVICE,
     MemorySecretStore,
@@ -16,7 +17,7 @@ from domi_desktop.secrets.store import (
 )
 
 __all__ = [
-    "MIN_MASKED_LENGTH",
+    "MIN_SECRET_LENGTH",
     "NAME_RULE",
     "SERVICE",
     "KeyringSecretStore",

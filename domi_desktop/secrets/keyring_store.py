@@ -36,6 +36,15 @@ _OS_KEYRING_MODULES = frozenset(
     }
 )
 
+WINDOWS_CREDENTIAL_BYTES = 2560
+"""CRED_MAX_CREDENTIAL_BLOB_SIZE: the most one Windows credential holds. keyring stores a value as
+UTF-16, so that is 1,280 characters of plain ASCII. Past it ``CredWrite`` fails with a bare
+"invalid parameter"; the store says what is wrong before it gets there."""
+
+# Limits of one stored item, by backend module: the check follows the backend in use, so it can be
+# driven on any OS by a backend of that module.
+_ITEM_LIMITS = {"keyring.backends.Windows": (WINDOWS_CREDENTIAL_BYTES, "utf-16-le")}
+
 NO_OS_KEYRING_HELP = (
     "install and unlock gnome-keyring or KWallet (on Linux a desktop session starts them; "
     "headless: `gnome-keyring-daemon --unlock` inside a D-Bus session), or use the macOS Keychain "
@@ -103,11 +112,21 @@ class KeyringSecretStore:
     def set(self, name: str, value: str) -> None:
         validate_name(name)
         check_value(name, value)
+        self._check_size(value, f"the value of secret {name!r}", "store a shorter value")
         with self._lock:
-            self._call(f"store secret {name!r}", lambda b: b.set_password(SERVICE, name, value))
             names = self._read_index()
-            if name not in names:
-                self._write_index([*names, name])
+            new_names = names if name in names else [*names, name]
+            # Checked before the value is written: a value stored without its name in the index
+            # could never be listed or deleted by name.
+            self._check_size(
+                _index_text(new_names),
+                f"the list of secret names with {name!r} added",
+                "delete secrets you no longer use (`domi-desktop secret delete NAME`) or use shorter "
+                "names",
+            )
+            self._call(f"store secret {name!r}", lambda b: b.set_password(SERVICE, name, value))
+            if new_names is not names:
+                self._write_index(new_names)
 
     def delete(self, name: str) -> None:
         from keyring.errors import PasswordDeleteError
@@ -151,11 +170,24 @@ class KeyringSecretStore:
         return sorted(names)
 
     def _write_index(self, names: list[str]) -> None:
-        raw = json.dumps(sorted(names))
+        raw = _index_text(names)
         self._call(
             "update the list of secret names",
             lambda b: b.set_password(SERVICE, INDEX_USERNAME, raw),
         )
+
+    def _check_size(self, text: str, what: str, remedy: str) -> None:
+        backend = self._backend()
+        limit = _ITEM_LIMITS.get(type(backend).__module__)
+        if limit is None:
+            return
+        most, encoding = limit
+        size = len(text.encode(encoding))
+        if size > most:
+            raise SecretError(
+                f"{what} takes {size:,} bytes in the OS keyring ({backend_name(backend)}), which "
+                f"holds at most {most:,} bytes per item: {remedy}"
+            )
 
     def _backend(self) -> KeyringBackend:
         if self._resolved is None:
@@ -177,3 +209,7 @@ class KeyringSecretStore:
             raise SecretError(
                 f"could not {what} in the OS keyring ({backend_name(backend)}): {_cause(error)}"
             ) from error
+
+
+def _index_text(names: list[str]) -> str:
+    return json.dumps(sorted(names))

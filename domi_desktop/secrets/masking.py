@@ -7,18 +7,18 @@ from collections.abc import Iterable
 
 MASK = "***"
 
-MIN_MASKED_LENGTH = 4
-"""Values shorter than this are not masked. Starring every ``a``, ``ok`` or ``200`` in a log would
-make it unreadable, and the pattern of stars would itself reveal the value; a value that short is
-not a secret worth protecting anyway."""
-
 
 class Masker:
-    """Masks a fixed set of secret values. Where two values overlap, the longer one wins."""
+    """Masks a fixed set of secret values. Where two values overlap, the longer one wins.
+
+    Every non-empty value is masked, however short: a leaked secret costs more than a log with too
+    many stars. The stores refuse values under ``MIN_SECRET_LENGTH`` characters, so a short one can
+    only come from a keyring item written by another tool.
+    """
 
     def __init__(self, values: Iterable[str]) -> None:
         # Longest first: re's alternation takes the first alternative that matches at a position.
-        kept = sorted({v for v in values if len(v) >= MIN_MASKED_LENGTH}, key=len, reverse=True)
+        kept = sorted({v for v in values if v}, key=len, reverse=True)
         encoded = [v.encode() for v in kept]
         self._text = re.compile("|".join(map(re.escape, kept))) if kept else None
         self._bytes = re.compile(b"|".join(map(re.escape, encoded))) if encoded else None
@@ -69,5 +69,5 @@ class MaskingStream:
 
 
 def mask(text: str, values: Iterable[str]) -> str:
-    """``text`` with each occurrence of every value of 4 characters or more replaced by ``***``."""
+    """``text`` with each occurrence of every non-empty value replaced by ``***``."""
     return Masker(values).mask(text)

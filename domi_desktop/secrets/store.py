@@ -34,10 +34,21 @@ def unknown_secret(name: str, where: str) -> SecretError:
     )
 
 
+MIN_SECRET_LENGTH = 4
+"""Shorter values are refused when set. Every value is masked in logs, and a value of one to three
+characters turns up by chance everywhere (``ok``, ``200``, ``a``): the log would be stars, and where
+they land would give the value away. A value that short protects nothing anyway."""
+
+
 def check_value(name: str, value: str) -> None:
     # An empty secret cannot be masked and is almost always a paste that went wrong.
     if not value:
         raise SecretError(f"the value of secret {name!r} is empty")
+    if len(value) < MIN_SECRET_LENGTH:
+        raise SecretError(
+            f"the value of secret {name!r} is {len(value)} character(s) long: secrets need at "
+            f"least {MIN_SECRET_LENGTH}, as every value is masked wherever it shows up in a log"
+        )
 
 
 class MemorySecretStore:

@@ -148,7 +148,7 @@ def test_headless_starts_and_stops_cleanly_on_sigterm(
 ) -> None:
     (tmp_path / "home").mkdir()
     env = empty_env(HOME=str(tmp_path / "home"))
-    timings = smoke.check_headless(built.exe, env, tmp_path / "data")
+    timings = smoke.check_headless(built.exe, env, tmp_path / "data", stop="signal")
     figures.append(
         f"--headless: first wake after {timings['first_wake_s']:.2f} s, "
         f"stopped {timings['stop_s']:.2f} s after SIGTERM",
@@ -156,6 +156,18 @@ def test_headless_starts_and_stops_cleanly_on_sigterm(
     log = (tmp_path / "data/headless.stderr").read_text()
     assert "signal 15: stopping" in log
     assert (tmp_path / "data/domi-desktop.log").is_file()
+
+
+def test_the_smoke_test_every_os_runs_passes_on_the_bundle(
+    built: Built, figures: list[str]
+) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "packaging/smoke_test.py"), str(built.exe)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "smoke_test: all checks passed" in done.stdout
+    figures.append("smoke_test.py: " + " | ".join(done.stdout.splitlines()[1:-1]))
 
 
 def test_the_tray_app_starts_on_x11_with_the_svg_icon_engine_and_quits(

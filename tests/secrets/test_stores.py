@@ -6,6 +6,7 @@ import pytest
 
 from domi_desktop.errors import SecretError
 from domi_desktop.ports import SecretStore
+from domi_desktop.secrets import MIN_SECRET_LENGTH
 
 
 def test_it_returns_what_was_set(store: SecretStore) -> None:
@@ -80,3 +81,19 @@ def test_an_empty_value_is_refused(store: SecretStore) -> None:
     with pytest.raises(SecretError, match="empty"):
         store.set("blank", "")
     assert store.names() == []
+
+
+@pytest.mark.parametrize("value", ["a", "ok", "abc"])
+def test_a_value_shorter_than_four_characters_is_refused(store: SecretStore, value: str) -> None:
+    with pytest.raises(SecretError) as caught:
+        store.set("short", value)
+    assert str(caught.value) == (
+        f"the value of secret 'short' is {len(value)} character(s) long: secrets need at least "
+        f"{MIN_SECRET_LENGTH}, as every value is masked wherever it shows up in a log"
+    )
+    assert store.names() == []
+
+
+def test_a_value_of_four_characters_is_kept(store: SecretStore) -> None:
+    store.set("pin", "1234")
+    assert store.get("pin") == "1234"

