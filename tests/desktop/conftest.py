@@ -15,6 +15,11 @@ Fixtures:
   fake_logind           a running fake_logind.py on system_bus; a FakeLogind:
                         .prepare_for_sleep(going_to_sleep) -> monotonic send time,
                         .calls(...), .wait_for(...), .inhibitors_held()
+  fake_networkmanager   a running fake_networkmanager.py on system_bus; a FakeNetworkManager:
+                        .update(state=, connectivity=, metered=, primary=) -> send time,
+                        .go_offline(), .go_online(primary="ethernet"), .calls(...)
+  fake_upower           a running fake_upower.py on system_bus; a FakeUPower:
+                        .update(on_battery=, percentage=, state=, battery=) -> send time
   spawn                 factory: spawn(argv, env=None, cwd=None) -> Child; every child is killed
                         at teardown and its stderr printed (pytest shows it when the test fails)
 
@@ -34,6 +39,8 @@ from jeepney.io.blocking import DBusConnection, open_dbus_connection
 from tests.desktop.harness import (
     FAKE_DESKTOP,
     FAKE_LOGIND,
+    FAKE_NETWORKMANAGER,
+    FAKE_UPOWER,
     READY_TIMEOUT,
     REPO,
     STOP_TIMEOUT,
@@ -41,6 +48,8 @@ from tests.desktop.harness import (
     Child,
     FakeDesktop,
     FakeLogind,
+    FakeNetworkManager,
+    FakeUPower,
     Spawn,
     child_env,
     read_first_line,
@@ -142,6 +151,34 @@ def fake_logind(system_bus: str, tmp_path: Path) -> Iterator[FakeLogind]:
     control = open_dbus_connection(system_bus)
     try:
         yield FakeLogind(child, log_path, control)
+    finally:
+        control.close()
+        child.stop()
+        print(child.report())
+
+
+@pytest.fixture
+def fake_networkmanager(system_bus: str, tmp_path: Path) -> Iterator[FakeNetworkManager]:
+    log_path = tmp_path / "fake_networkmanager.jsonl"
+    child = start_fake(
+        FAKE_NETWORKMANAGER, ["--address", system_bus], log_path, child_env(tmp_path)
+    )
+    control = open_dbus_connection(system_bus)
+    try:
+        yield FakeNetworkManager(child, log_path, control)
+    finally:
+        control.close()
+        child.stop()
+        print(child.report())
+
+
+@pytest.fixture
+def fake_upower(system_bus: str, tmp_path: Path) -> Iterator[FakeUPower]:
+    log_path = tmp_path / "fake_upower.jsonl"
+    child = start_fake(FAKE_UPOWER, ["--address", system_bus], log_path, child_env(tmp_path))
+    control = open_dbus_connection(system_bus)
+    try:
+        yield FakeUPower(child, log_path, control)
     finally:
         control.close()
         child.stop()
