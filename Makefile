@@ -11,7 +11,8 @@ PYINSTALLER_STAMP := $(VENV)/.stamp-pyinstaller-$(PYINSTALLER_VERSION)
 # a virtual screen, a session bus and a real keyring. Never dbus-x11: it makes Qt autolaunch a bus.
 DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x11-0 \
 	libglib2.0-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
-	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring
+	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring \
+	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils libfaketime postgresql systemd
 
 .PHONY: run test system-deps venv lint test-headless test-desktop bench screenshots package package-test clean
 
@@ -61,8 +62,8 @@ test-headless: venv
 test-desktop: venv
 	@command -v dbus-run-session >/dev/null && command -v xvfb-run >/dev/null || \
 	  { echo "test-desktop needs dbus-run-session and xvfb-run (make system-deps as root)"; exit 1; }
-	HOME=$$(mktemp -d) dbus-run-session -- xvfb-run -a -s "-screen 0 1280x800x24" \
-	  $(CURDIR)/$(PY) -m pytest -q -m "gui or keyring" -p no:cacheprovider
+	HOME=$$(mktemp -d) dbus-run-session --config-file=tests/desktop/session-bus.conf -- \
+	  xvfb-run -a -s "-screen 0 1280x800x24" $(CURDIR)/$(PY) -m pytest -q -m "gui or keyring" -p no:cacheprovider
 
 bench: venv
 	$(PY) bench/cron_bench.py

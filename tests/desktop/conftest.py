@@ -15,6 +15,21 @@ Fixtures:
   fake_logind           a running fake_logind.py on system_bus; a FakeLogind:
                         .prepare_for_sleep(going_to_sleep) -> monotonic send time,
                         .calls(...), .wait_for(...), .inhibitors_held()
+  fake_networkmanager   a running fake_networkmanager.py on system_bus; a FakeNetworkManager:
+                        .update(state=, connectivity=, metered=, primary=) -> send time,
+                        .go_offline(), .go_online(primary="ethernet"), .calls(...)
+  fake_upower           a running fake_upower.py on system_bus; a FakeUPower:
+                        .update(on_battery=, percentage=, state=, battery=) -> send time
+  real_dunst            Debian's dunst on this test's session bus (realdesktop.py): a RealDunst:
+                        .count_displayed(), .wait_for_count(n), .received(), .history(),
+                        .invoke_default_action(index=0), .close_all()
+  real_panel            xfce4-panel (systray plugin = StatusNotifierWatcher + host), preseeded;
+                        a RealPanel: .registered_items(), .wait_for_items(n),
+                        .item_property(item, name)
+  real_wm               xfwm4 managing the screen (for dialogs); windows by title with
+                        realdesktop.find_windows / wait_for_window
+                        The real_* fixtures and fake_desktop own the same bus names: one test
+                        uses one or the other (asking for both fails).
   spawn                 factory: spawn(argv, env=None, cwd=None) -> Child; every child is killed
                         at teardown and its stderr printed (pytest shows it when the test fails)
 
@@ -31,9 +46,12 @@ from pathlib import Path
 import pytest
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
+from tests.desktop import realdesktop
 from tests.desktop.harness import (
     FAKE_DESKTOP,
     FAKE_LOGIND,
+    FAKE_NETWORKMANAGER,
+    FAKE_UPOWER,
     READY_TIMEOUT,
     REPO,
     STOP_TIMEOUT,
@@ -41,6 +59,8 @@ from tests.desktop.harness import (
     Child,
     FakeDesktop,
     FakeLogind,
+    FakeNetworkManager,
+    FakeUPower,
     Spawn,
     child_env,
     read_first_line,
@@ -146,3 +166,94 @@ def fake_logind(system_bus: str, tmp_path: Path) -> Iterator[FakeLogind]:
         control.close()
         child.stop()
         print(child.report())
+
+
+@pytest.fixture
+def fake_networkmanager(system_bus: str, tmp_path: Path) -> Iterator[FakeNetworkManager]:
+    log_path = tmp_path / "fake_networkmanager.jsonl"
+    child = start_fake(
+        FAKE_NETWORKMANAGER, ["--address", system_bus], log_path, child_env(tmp_path)
+    )
+    control = open_dbus_connection(system_bus)
+    try:
+        yield FakeNetworkManager(child, log_path, control)
+    finally:
+        control.close()
+        child.stop()
+        print(child.report())
+
+
+@pytest.fixture
+def fake_upower(system_bus: str, tmp_path: Path) -> Iterator[FakeUPower]:
+    log_path = tmp_path / "fake_upower.jsonl"
+    child = start_fake(FAKE_UPOWER, ["--address", system_bus], log_path, child_env(tmp_path))
+    control = open_dbus_connection(system_bus)
+    try:
+        yield FakeUPower(child, log_path, control)
+    finally:
+        control.close()
+        child.stop()
+        print(child.report())
+
+
+def real_desktop_env(tmp_path: Path) -> dict[str, str]:
+    # NO_AT_BRIDGE: GTK would otherwise activate the accessibility bus for every program.
+    return child_env(tmp_path, {"NO_AT_BRIDGE": "1"})
+
+
+@pytest.fixture
+def real_dunst(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[realdesktop.RealDunst]:
+    require_desktop_env()
+    realdesktop.refuse_fake_desktop(request.fixturenames, "real_dunst")
+    realdesktop.require_programs(dunst="dunst", dunstctl="dunst")
+    directory = tmp_path / "dunst"
+    directory.mkdir()
+    with open_dbus_connection("SESSION") as conn:
+        dunst = realdesktop.start_dunst(real_desktop_env(tmp_path), directory, conn)
+    try:
+        yield dunst
+    finally:
+        dunst.process.stop()
+        print(f"--- dunst\n{dunst.process.output()[-3000:]}")
+
+
+@pytest.fixture
+def xfconfd(tmp_path: Path) -> Iterator[realdesktop.DesktopProcess]:
+    """Our own xfconfd (xfce settings), reading this test's XDG_CONFIG_HOME."""
+    require_desktop_env()
+    env = real_desktop_env(tmp_path)
+    realdesktop.preseed_panel(Path(env["XDG_CONFIG_HOME"]))
+    with open_dbus_connection("SESSION") as conn:
+        daemon = realdesktop.start_xfconfd(env, tmp_path, conn)
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+
+
+@pytest.fixture
+def real_panel(
+    xfconfd: realdesktop.DesktopProcess, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[realdesktop.RealPanel]:
+    realdesktop.refuse_fake_desktop(request.fixturenames, "real_panel")
+    realdesktop.require_programs(**{"xfce4-panel": "xfce4-panel"})
+    conn = open_dbus_connection("SESSION")
+    try:
+        panel = realdesktop.start_panel(real_desktop_env(tmp_path), tmp_path, conn)
+        try:
+            yield panel
+        finally:
+            panel.process.stop()
+            print(f"--- xfce4-panel\n{panel.process.output()[-3000:]}")
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def real_wm(xfconfd: realdesktop.DesktopProcess, tmp_path: Path) -> Iterator[realdesktop.RealWM]:
+    realdesktop.require_programs(xfwm4="xfwm4", xprop="x11-utils", xdotool="xdotool")
+    wm = realdesktop.start_wm(real_desktop_env(tmp_path), tmp_path)
+    try:
+        yield wm
+    finally:
+        wm.process.stop()

@@ -29,6 +29,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 FAKE_DESKTOP = HERE / "fake_desktop.py"
 FAKE_LOGIND = HERE / "fake_logind.py"
+FAKE_NETWORKMANAGER = HERE / "fake_networkmanager.py"
+FAKE_UPOWER = HERE / "fake_upower.py"
 
 READY_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
@@ -296,6 +298,73 @@ class FakeLogind(_FakeService):
     def inhibitors_held(self) -> int:
         """How many fds handed out by Inhibit are still open somewhere."""
         return int(self.control("CountInhibitors", ""))
+
+
+class FakeNetworkManager(_FakeService):
+    """fake_networkmanager.py: NetworkManager's numbers (see that file for the values)."""
+
+    bus_name = "org.freedesktop.NetworkManager"
+
+    def update(
+        self,
+        *,
+        state: int | None = None,
+        connectivity: int | None = None,
+        metered: int | None = None,
+        primary: str | None = None,
+    ) -> float:
+        """Change the given values and announce them; returns the monotonic time sent.
+
+        state 70 connected-global, 20 disconnected; connectivity 4 full, 1 none, 2 portal,
+        3 limited; metered 1 yes, 2 no (3/4 guesses); primary "ethernet", "wifi",
+        "bluetooth", "modem" or "none".
+        """
+        changes: dict[str, tuple[str, Any]] = {}
+        for key, sig, value in (
+            ("State", "u", state),
+            ("Connectivity", "u", connectivity),
+            ("Metered", "u", metered),
+            ("Primary", "s", primary),
+        ):
+            if value is not None:
+                changes[key] = (sig, value)
+        return float(self.control("Update", "a{sv}", changes))
+
+    def go_offline(self) -> float:
+        return self.update(state=20, connectivity=1, primary="none")
+
+    def go_online(self, primary: str = "ethernet") -> float:
+        return self.update(state=70, connectivity=4, primary=primary)
+
+
+class FakeUPower(_FakeService):
+    """fake_upower.py: a laptop's power supply (see that file for the objects)."""
+
+    bus_name = "org.freedesktop.UPower"
+
+    def update(
+        self,
+        *,
+        on_battery: bool | None = None,
+        percentage: float | None = None,
+        state: int | None = None,
+        battery: bool | None = None,
+    ) -> float:
+        """Change the given values and announce them; returns the monotonic time sent.
+
+        state 1 charging, 2 discharging, 4 fully charged (follows on_battery unless given);
+        battery False removes the battery (a desktop machine).
+        """
+        changes: dict[str, tuple[str, Any]] = {}
+        for key, sig, value in (
+            ("OnBattery", "b", on_battery),
+            ("Percentage", "d", None if percentage is None else float(percentage)),
+            ("State", "u", state),
+            ("Battery", "b", battery),
+        ):
+            if value is not None:
+                changes[key] = (sig, value)
+        return float(self.control("Update", "a{sv}", changes))
 
 
 def start_fake(script: Path, args: Sequence[str], log_path: Path, env: Mapping[str, str]) -> Child:

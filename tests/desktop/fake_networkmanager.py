@@ -1,0 +1,195 @@
+"""A fake NetworkManager: `org.freedesktop.NetworkManager` on the private "system" bus.
+
+    python tests/desktop/fake_networkmanager.py [--address ADDRESS] [--log calls.jsonl]
+
+Enough of NetworkManager for Qt's `networkmanager` backend of QNetworkInformation (Qt 6.11), which
+  - GetAll's org.freedesktop.NetworkManager at /org/freedesktop/NetworkManager and reads `State`
+    (reachability), `Connectivity` (captive portal) and `PrimaryConnection`;
+  - follows the PrimaryConnection (an ActiveConnection's `Devices`) to the first Device and reads
+    its `DeviceType` (transport medium) and `Metered`, through QDBusInterface, so those objects
+    must introspect;
+  - listens to org.freedesktop.DBus.Properties.PropertiesChanged on the manager path: a change of
+    `State`, `Connectivity`, `Metered` or `PrimaryConnection` there is all it reacts to (it
+    re-reads the device type only when PrimaryConnection changes).
+The legacy NetworkManager.PropertiesChanged(a{sv}) and StateChanged(u) signals are sent as well,
+for clients older than Qt 6.
+
+Values (NetworkManager's own numbers):
+  State         0 unknown, 10 asleep, 20 disconnected, 30 disconnecting, 40 connecting,
+                50 connected-local, 60 connected-site, 70 connected-global
+  Connectivity  0 unknown, 1 none, 2 portal, 3 limited, 4 full
+  Metered       0 unknown, 1 yes, 2 no, 3 guess-yes, 4 guess-no
+Primary connection by medium: ethernet, wifi, bluetooth, modem, or none (PrimaryConnection "/").
+Starts connected-global, full connectivity, ethernet, not metered.
+
+Control (not recorded), interface `org.domi.Test` at /org/domi/Test on the same name:
+  Update(a{sv}) -> d   keys State (u), Connectivity (u), Metered (u), Primary (s: a medium);
+                       changes the values, emits the signals and returns the time.monotonic() at
+                       which they were sent
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+# Run as a script, this directory is sys.path[0]: the shared framework is a sibling module.
+from fakebus import (
+    CONTROL_INTERFACE,
+    CONTROL_PATH,
+    BusService,
+    Failure,
+    Reply,
+    connect,
+    open_log,
+)
+from fakeprops import UPDATE_XML, PropertySet, check_update, sent_at
+from jeepney import Message
+
+NM = "org.freedesktop.NetworkManager"
+NM_PATH = "/org/freedesktop/NetworkManager"
+ACTIVE = "org.freedesktop.NetworkManager.Connection.Active"
+DEVICE = "org.freedesktop.NetworkManager.Device"
+
+# medium -> (NM device type, connection type as in PrimaryConnectionType, interface name)
+MEDIA = {
+    "ethernet": (1, "802-3-ethernet", "eth0"),
+    "wifi": (2, "802-11-wireless", "wlan0"),
+    "bluetooth": (5, "bluetooth", "bnep0"),
+    "modem": (8, "gsm", "wwan0"),
+}
+NO_CONNECTION = "/"
+
+MANAGER_XML = """
+<method name="CheckConnectivity"><arg name="connectivity" type="u" direction="out"/></method>
+<method name="state"><arg name="state" type="u" direction="out"/></method>
+<signal name="StateChanged"><arg name="state" type="u"/></signal>
+<signal name="PropertiesChanged"><arg name="properties" type="a{sv}"/></signal>
+"""
+
+UPDATE_KEYS = {"State": "u", "Connectivity": "u", "Metered": "u", "Primary": "s"}
+
+
+def connection_path(index: int) -> str:
+    return f"{NM_PATH}/ActiveConnection/{index}"
+
+
+def device_path(index: int) -> str:
+    return f"{NM_PATH}/Devices/{index}"
+
+
+class FakeNetworkManager:
+    def __init__(self, service: BusService) -> None:
+        self.service = service
+        self.devices: dict[str, PropertySet] = {}
+        self.connections: dict[str, str] = {}  # medium -> active connection path
+        metered = 2
+        for index, (medium, (device_type, conn_type, iface)) in enumerate(MEDIA.items(), 1):
+            device = PropertySet(
+                service,
+                device_path(index),
+                DEVICE,
+                {"DeviceType": "u", "Metered": "u", "Interface": "s", "State": "u"},
+                {"DeviceType": device_type, "Metered": metered, "Interface": iface, "State": 100},
+            )
+            device.serve()
+            self.devices[medium] = device
+            active = PropertySet(
+                service,
+                connection_path(index),
+                ACTIVE,
+                {"Devices": "ao", "Type": "s", "Id": "s", "State": "u", "Default": "b"},
+                {
+                    "Devices": [device_path(index)],
+                    "Type": conn_type,
+                    "Id": f"fake {medium}",
+                    "State": 2,  # activated
+                    "Default": medium == "ethernet",
+                },
+            )
+            active.serve()
+            self.connections[medium] = connection_path(index)
+
+        self.manager = PropertySet(
+            service,
+            NM_PATH,
+            NM,
+            {
+                "State": "u",
+                "Connectivity": "u",
+                "Metered": "u",
+                "PrimaryConnection": "o",
+                "PrimaryConnectionType": "s",
+                "NetworkingEnabled": "b",
+                "ConnectivityCheckAvailable": "b",
+                "Version": "s",
+            },
+            {
+                "State": 70,
+                "Connectivity": 4,
+                "Metered": metered,
+                "PrimaryConnection": self.connections["ethernet"],
+                "PrimaryConnectionType": MEDIA["ethernet"][1],
+                "NetworkingEnabled": True,
+                "ConnectivityCheckAvailable": True,
+                "Version": "1.42.4",
+            },
+        )
+        self.manager.serve(
+            {
+                "CheckConnectivity": lambda _: Reply("u", (self.manager.values["Connectivity"],)),
+                "state": lambda _: Reply("u", (self.manager.values["State"],)),
+            },
+            MANAGER_XML,
+        )
+        control = PropertySet(service, CONTROL_PATH, CONTROL_INTERFACE, {}, {})
+        control.serve({"Update": self.update}, UPDATE_XML, recorded=False)
+
+    def update(self, msg: Message) -> Reply | Failure:
+        started = time.monotonic()
+        changes = check_update(msg, UPDATE_KEYS)
+        if isinstance(changes, Failure):
+            return changes
+        manager: dict[str, Any] = {
+            k: v for k, v in changes.items() if k in ("State", "Connectivity", "Metered")
+        }
+        if "Primary" in changes:
+            medium = changes["Primary"]
+            if medium != "none" and medium not in MEDIA:
+                return Failure(
+                    "org.freedesktop.DBus.Error.InvalidArgs",
+                    f"Update: Primary {medium!r} is not one of {[*MEDIA, 'none']}",
+                )
+            manager["PrimaryConnection"] = self.connections.get(medium, NO_CONNECTION)
+            manager["PrimaryConnectionType"] = MEDIA[medium][1] if medium in MEDIA else ""
+        if "Metered" in changes:
+            # Qt reads the primary device's Metered at start and after PrimaryConnection changes.
+            for device in self.devices.values():
+                device.set({"Metered": changes["Metered"]})
+        changed = self.manager.set(manager)
+        if changed:
+            legacy = {k: (self.manager.signatures[k], v) for k, v in changed.items()}
+            self.service.emit(NM_PATH, NM, "PropertiesChanged", "a{sv}", (legacy,))
+        if "State" in changed:
+            self.service.emit(NM_PATH, NM, "StateChanged", "u", (changed["State"],))
+        return sent_at(started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--address", help="bus address (default: $DBUS_SYSTEM_BUS_ADDRESS)")
+    parser.add_argument("--log", help="append one JSON line per call to this file")
+    args = parser.parse_args()
+    address = args.address or os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
+    if not address:
+        parser.error("no bus: pass --address or set DBUS_SYSTEM_BUS_ADDRESS")
+    with open_log(args.log) as log, connect(address) as conn:
+        service = BusService(conn, [NM], log)
+        FakeNetworkManager(service)
+        service.run()
+
+
+if __name__ == "__main__":
+    main()
