@@ -62,7 +62,8 @@ def private_dir(path: Path, uid: int, *, create: bool) -> Path:
 
 def socket_dir() -> Path:
     """This process's socket directory, created if needed; raises ``SocketDirError``."""
-    assert sys.platform != "win32", "Windows uses a named pipe"
+    if sys.platform == "win32":
+        raise SocketDirError("Windows uses a named pipe, not a socket directory")
     uid = os.getuid()
     path = choose_socket_dir(sys.platform, uid, os.environ.get("XDG_RUNTIME_DIR"))
     return private_dir(path, uid, create=path.parent == SHARED_TMP)
