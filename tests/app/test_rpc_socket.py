@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import socket
 import subprocess
@@ -55,14 +54,12 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def start_daemon(data: Path, *, max_files: int | None = None) -> subprocess.Popen[bytes]:
-    def limit() -> None:
-        if max_files is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (max_files, max_files))
-
+    command = [sys.executable, "-m", "domi_desktop", "--headless"]
+    if max_files is not None:
+        command = [sys.executable, "-c", LIMITED, str(max_files), *command]
     with (data / "daemon.stderr").open("ab") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "domi_desktop", "--headless"],
-            env=env_for(data), stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=limit,
+            command, env=env_for(data), stdout=subprocess.DEVNULL, stderr=stderr
         )  # fmt: skip
     wait_for(lambda: running(data), 30, "the daemon's socket")
     return process
@@ -215,6 +212,12 @@ def test_the_cli_refuses_a_socket_squatted_by_another_user_and_sends_it_nothing(
         shutil.rmtree(staging)
     assert received == b""
 
+
+LIMITED = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), int(sys.argv[1])))
+os.execv(sys.argv[2], sys.argv[2:])
+"""
 
 SQUATTER = """
 import socket, sys
