@@ -80,10 +80,6 @@ class Connection:
         """Deferred answers still owed (``run_now`` with ``wait``)."""
         self.last_active = time.monotonic()
 
-    @property
-    def idle(self) -> bool:
-        return self.pending == 0 and not self.subscribed
-
     def send(self, message: Mapping[str, Any] | list[Any]) -> None:
         if self.closed:
             return
