@@ -527,10 +527,10 @@ def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[s
 
 def _cap() -> int:
     """``MAX_CONNECTIONS``, or a quarter of the descriptor limit when that is lower."""
-    try:
-        import resource
-    except ImportError:  # Windows: named pipe handles are not descriptors
+    if sys.platform == "win32":  # named pipe handles are not descriptors
         return MAX_CONNECTIONS
+    import resource
+
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
