@@ -176,6 +176,7 @@ class Host(QObject):
 
     def _on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         log_wake(plan, reason)
+        self.rpc.ensure_listening()
         # Piggyback on the scheduler's own tick (at most a minute apart) rather than a timer of
         # its own: an idle app wakes the CPU once a minute, no more. Clock jumps are checked on
         # the same tick by the driver.
@@ -222,7 +223,7 @@ class Host(QObject):
 
     def _quit(self, connection: Connection, _params: Mapping[str, Any], respond: Responder) -> Any:
         respond({"quitting": True})
-        connection.socket.flush()
+        connection.flush()
         self.loop.call_soon(self.quit_requested.emit)
         return DEFER
 

@@ -1,0 +1,35 @@
+"""The app's JSON-RPC 2.0 dialect (SPEC §6): version, error codes, limits.
+
+Imported by the server (Qt) and by the CLI's client (standard library only), so it imports nothing.
+
+A client opens with ``app.hello`` ``{"protocol": PROTOCOL_VERSION}``; the app answers with its own
+version, or ``PROTOCOL_MISMATCH`` naming both. A client that skips the hello (socat, scripts) is
+served at the app's version. Messages are one JSON value per line; a last line without a newline
+that is complete JSON is answered too when the client half-closes (EOF) after it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+PROTOCOL_VERSION: Final = 1
+
+HELLO: Final = "app.hello"
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+FAILED: Final = -32000
+"""A request the app understood but could not carry out (``DomiError``)."""
+PROTOCOL_MISMATCH: Final = -32001
+NOT_FOUND: Final = -32004
+
+MAX_BATCH: Final = 100
+"""A batch with more requests than this is refused whole, with one error."""
+MAX_LINE: Final = 1 << 20
+"""A request longer than this (1 MiB) without a newline is a flood: the client is dropped."""
+MIN_INT: Final = -(1 << 63)
+MAX_INT: Final = (1 << 63) - 1
+"""Integers a request may carry (SQLite's range); others are refused as invalid params."""
