@@ -42,3 +42,7 @@ class SecretError(DomiError):
 
 class ActionError(DomiError):
     """An action definition that cannot run (empty command, bad URL, bad env spec...)."""
+
+
+class ExportError(DomiError):
+    """A schedule that a target scheduler cannot express (without ``--lossy``); says what and why."""
