@@ -47,7 +47,7 @@ def meeting(expr: CronExpr, zone: tzinfo) -> Meeting:
     for shift in shifts(zone):
         if shift.gap == expr.wildcard:
             continue  # wildcard gaps and fixed-time folds behave alike everywhere
-        if shift.gap and gap_example is not None or not shift.gap and fold_example is not None:
+        if (shift.gap and gap_example is not None) or (not shift.gap and fold_example is not None):
             continue
         for wall in shift.minutes:
             if (

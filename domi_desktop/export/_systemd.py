@@ -110,7 +110,6 @@ def _service(schedule: Schedule, losses: Losses, *, system: bool, user: str | No
     timeout = schedule.policies.timeout
     # A oneshot service has no start timeout by default; domi's timeout bounds the whole run.
     lines.append(f"TimeoutStartSec={seconds(timeout) if timeout else 'infinity'}")
-    lines.append("KillMode=control-group")
     return "\n".join([*lines, ""])
 
 
