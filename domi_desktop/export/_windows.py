@@ -123,7 +123,7 @@ def export_windows_task(
     description = f"domi-desktop schedule {schedule.id}: {schedule.name}"
     xml = (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<Task version="1.2" xmlns="{NAMESPACE}">'
+        f'<Task version="1.3" xmlns="{NAMESPACE}">'
         f"<RegistrationInfo><Description>{escape(description)}</Description>"
         f"<URI>\\domi-desktop\\{escape(slug(schedule.name, 'job'))}-{schedule.id}</URI>"
         "</RegistrationInfo>"
