@@ -88,8 +88,8 @@ def export_windows_task(
         boundary = f"2000-01-01T{start // 60:02d}:{start % 60:02d}:00{suffix}"
         for element in day_elements:
             triggers.append(
-                f"<CalendarTrigger>{repetition}<StartBoundary>{boundary}</StartBoundary>"
-                f"<Enabled>true</Enabled>{delay}{element}</CalendarTrigger>"
+                f"<CalendarTrigger><Enabled>true</Enabled><StartBoundary>{boundary}"
+                f"</StartBoundary>{repetition}{delay}{element}</CalendarTrigger>"
             )
     command, arguments, cwd = _exec(schedule, losses)
     exec_parts = [f"<Command>{escape(command)}</Command>"]

@@ -45,8 +45,18 @@ def assemble(git_dir: Path) -> str:
     # The pages leave built-in types unprefixed; in the schema they are XML Schema's.
     body = re.sub(rf'(type|base)="({_BUILTIN})"', r'\1="xs:\2"', body)
     # The Task element's page shows the keyref without the key it refers to (the principal id).
-    body = body.replace('<xs:keyref name="ContextKeyRef">', '<xs:keyref name="ContextKeyRef" refer="td:PrincipalKey">')
-    # The priorityType page renders its bounds (0..10) as two enumeration values.
+    body = body.replace(
+        '<xs:keyref name="ContextKeyRef">',
+        '<xs:keyref name="ContextKeyRef" refer="td:PrincipalKey">',
+    )
+    # Two pages render facets as enumeration values: nonEmptyString's minimum length (1) and
+    # priorityType's bounds (0..10).
+    body = re.sub(
+        r'(<xs:simpleType name="nonEmptyString">.*?)<xs:enumeration\s+value="1"\s*/>',
+        r'\1<xs:minLength value="1"/>',
+        body,
+        flags=re.DOTALL,
+    )
     body = re.sub(
         r'(<xs:simpleType name="priorityType">.*?)<xs:enumeration\s+value="0"\s*/>'
         r'\s*<xs:enumeration\s+value="10"\s*/>',
