@@ -58,3 +58,7 @@ class UsageError(DomiError):
 
 class AppError(DomiError):
     """The running app cannot be reached or answered with an error."""
+
+
+class ExportError(DomiError):
+    """A schedule that a target scheduler cannot express (without ``--lossy``); says what and why."""

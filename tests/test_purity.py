@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-CORE = ["cron", "scheduler", "crontab", "model", "ports", "timefmt", "errors", "clock"]
+CORE = ["cron", "scheduler", "crontab", "export", "model", "ports", "timefmt", "errors", "clock"]
 HEAVY = ("PySide6", "shiboken6", "peewee", "keyring", "subprocess", "psycopg", "sqlite3")
 
 WALK = """

@@ -1,0 +1,68 @@
+"""Export a schedule to a server's own scheduler: systemd, launchd, crontab, Kubernetes, Windows.
+
+Pure: values in, text out; no files, no processes, no clock. What a target cannot express is
+refused with the reason (``ExportError``), or with ``lossy=True`` listed in ``Export.dropped``.
+Secrets are referenced (read by the target at run time), never written.
+"""
+
+from __future__ import annotations
+
+from datetime import tzinfo
+
+from domi_desktop.cron import CronError, parse
+from domi_desktop.errors import ExportError
+from domi_desktop.export._common import Export, ExportFile, ExportTarget, Losses
+from domi_desktop.export._crontab import export_crontab
+from domi_desktop.export._k8s import export_k8s
+from domi_desktop.export._launchd import export_launchd
+from domi_desktop.export._systemd import export_systemd, on_calendar
+from domi_desktop.export._windows import export_windows_task
+from domi_desktop.model import Schedule
+
+__all__ = [
+    "Export",
+    "ExportError",
+    "ExportFile",
+    "ExportTarget",
+    "export_schedule",
+    "on_calendar",
+]
+
+
+def export_schedule(
+    schedule: Schedule,
+    target: ExportTarget,
+    *,
+    lossy: bool = False,
+    system: bool = False,
+    user: str | None = None,
+    local_zone: str | tzinfo | None = None,
+    image: str = "debian:stable-slim",
+    k8s_secret: str = "domi-desktop",
+) -> Export:
+    """The files that make ``target`` run ``schedule``, and what the target does differently.
+
+    ``system``: a systemd system unit (secrets via ``LoadCredential=``) instead of a user unit
+    (secrets from the login keyring); ``user``: the ``User=`` of a system unit. ``local_zone``:
+    the zone ``"local"`` stands for on the target machine, when known (it decides whether DST
+    days differ). ``image``/``k8s_secret``: the container image and the Secret that holds the
+    secret values, for Kubernetes. Raises ``ExportError`` naming what is inexpressible and why.
+    """
+    try:
+        expr = parse(schedule.expr)
+    except CronError as error:
+        raise ExportError(f"schedule {schedule.id}: {error.message}") from error
+    losses = Losses(target, schedule, lossy)
+    if target is ExportTarget.systemd:
+        files = export_systemd(
+            schedule, expr, losses, system=system, user=user, local_zone=local_zone
+        )
+    elif target is ExportTarget.launchd:
+        files = export_launchd(schedule, expr, losses)
+    elif target is ExportTarget.crontab:
+        files = export_crontab(schedule, expr, losses)
+    elif target is ExportTarget.k8s:
+        files = export_k8s(schedule, expr, losses, image=image, secret=k8s_secret)
+    else:
+        files = export_windows_task(schedule, expr, losses)
+    return losses.finish(files)
