@@ -17,10 +17,12 @@ from domi_desktop.api.wire import (
     check_expr,
     check_name,
     check_zone,
+    export_document,
     get_param,
     instant_param,
     iso,
     parse_action,
+    parse_document,
     parse_policies,
     policies_json,
     run_json,
@@ -180,6 +182,32 @@ class Service:
         result = simulate(expr, tz, last_due, wakes, parse_policies(params.get("policies")))
         return {"wakes": [wake.to_json() for wake in result]}
 
+    def export(self, params: Mapping[str, Any]) -> Json:
+        """The export document of the schedules named by ``ids`` (all when absent)."""
+        ids = get_param(params, "ids", list)
+        if ids is None:
+            return export_document(self.store.list_schedules())
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise ParamError("ids", "must be a list of schedule ids")
+        return export_document([self.store.get_schedule(i) for i in ids])
+
+    def import_(self, params: Mapping[str, Any]) -> Json:
+        """Create the schedules of an export document, all or none; ``dry_run`` only checks."""
+        portables = parse_document(params.get("document"))
+        disabled = bool(get_param(params, "disabled", bool))
+        if get_param(params, "dry_run", bool):
+            return {"created": [], "checked": len(portables)}
+        created = []
+        now = self.clock.now()
+        for item in portables:
+            schedule = self.store.create_schedule(
+                item.name, item.expr, item.tz, item.action, item.policies,
+                enabled=item.enabled and not disabled, now=now,
+            )  # fmt: skip
+            created.append(schedule.id)
+            self._on_change(schedule.id)
+        return {"created": created, "checked": len(portables)}
+
     @staticmethod
     def _id(params: Mapping[str, Any]) -> int:
         value = get_param(params, "id", int, required=True)
@@ -207,5 +235,7 @@ METHODS: dict[str, Method] = {
     "schedule.runs": Service.runs,
     "schedule.preview": Service.preview,
     "schedule.simulate": Service.simulate,
+    "schedule.export": Service.export,
+    "schedule.import": Service.import_,
 }
 """The methods both front doors share; the app adds run_now, app.* and events.subscribe."""

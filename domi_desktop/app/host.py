@@ -14,13 +14,14 @@ from typing import Any
 from PySide6.QtCore import QLockFile, QObject, Signal
 
 from domi_desktop import __version__
+from domi_desktop.api.dispatch import DEFER, Responder
 from domi_desktop.api.runtime import Runtime
 from domi_desktop.api.service import METHODS, Service
 from domi_desktop.api.wire import run_json
 from domi_desktop.app.instance import lock_path, socket_name
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
-from domi_desktop.app.rpc import DEFER, Connection, Responder, RpcServer
+from domi_desktop.app.rpc import Connection, RpcServer
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import Event, RunFinished, Schedule, WakeReason
 from domi_desktop.ports import SecretStore

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import socket as sockets
 import stat
@@ -27,24 +26,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QSocketNotifier
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from domi_desktop import __version__
-from domi_desktop.api.protocol import (
-    FAILED,
-    HELLO,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    MAX_BATCH,
-    MAX_INT,
-    MAX_LINE,
-    METHOD_NOT_FOUND,
-    MIN_INT,
-    NOT_FOUND,
-    PARSE_ERROR,
-    PROTOCOL_MISMATCH,
-    PROTOCOL_VERSION,
-)
-from domi_desktop.errors import DomiError, NotFoundError, ParamError
+from domi_desktop.api.dispatch import AppMethod, Dispatcher, error_reply
+from domi_desktop.api.protocol import INVALID_REQUEST, MAX_LINE
 
 log = logging.getLogger(__name__)
 
@@ -52,18 +35,6 @@ MAX_PENDING_OUTPUT = 8 << 20
 """A subscriber that stops reading is dropped once this much output waits for it."""
 MAX_CONNECTIONS = 64
 """At most this many clients at once (fewer under a low descriptor limit); see ``_cap``."""
-
-Responder = Callable[[Any], None]
-AppMethod = Callable[["Connection", Mapping[str, Any], Responder], Any]
-"""An app method answers by returning a value, or later through the responder (return DEFER)."""
-
-DEFER = object()
-
-
-class RpcError(Exception):
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
 
 
 class Connection:
@@ -111,14 +82,14 @@ class Connection:
             end = self.buffer.find(b"\n")
             if end < 0:
                 if len(self.buffer) > MAX_LINE:
-                    self.send(_error(None, INVALID_REQUEST, "request line too long"))
+                    self.send(error_reply(None, INVALID_REQUEST, "request line too long"))
                     self.flush()
                     self.close()
                 return
             line = bytes(self.buffer[:end])
             del self.buffer[: end + 1]
             if line.strip():
-                self.server.handle_line(self, line)
+                self.server.dispatcher.handle_line(self, line)
 
     def end_of_input(self) -> None:
         """The client sent EOF: a last line without a newline counts if it is complete JSON."""
@@ -131,7 +102,7 @@ class Connection:
             except (ValueError, RecursionError):
                 pass  # cut off mid-request: the client gave up, nothing to answer
             else:
-                self.server.handle_line(self, rest)
+                self.server.dispatcher.handle_line(self, rest)
         self._maybe_finish()
 
     def _maybe_finish(self) -> None:
@@ -275,17 +246,16 @@ class _Listener(QLocalServer):
 
 
 class RpcServer(QObject):
-    """Serves ``methods`` (service-level, take params) and ``app_methods`` (take the connection)."""
+    """Accepts clients on the local socket and hands their lines to the dispatcher."""
 
     def __init__(
         self,
         methods: Mapping[str, Callable[[Mapping[str, Any]], Any]],
-        app_methods: Mapping[str, AppMethod],
+        app_methods: Mapping[str, AppMethod[Connection]],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self._methods = dict(methods)
-        self._app_methods = dict(app_methods)
+        self.dispatcher: Dispatcher[Connection] = Dispatcher(methods, app_methods)
         self._server = _Listener(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self._server.newConnection.connect(self._accept)
@@ -363,165 +333,6 @@ class RpcServer(QObject):
         while self._server.hasPendingConnections():
             self.adopt(_QtConnection(self, self._server.nextPendingConnection()))
         self.ensure_listening()
-
-    def handle_line(self, connection: Connection, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            connection.send(_error(None, PARSE_ERROR, "parse error: not a JSON object"))
-            return
-        if not isinstance(message, list):
-            self._handle(connection, message, connection.send)
-            return
-        if not message:
-            connection.send(_error(None, INVALID_REQUEST, "empty batch"))
-            return
-        if len(message) > MAX_BATCH:
-            connection.send(
-                _error(
-                    None,
-                    INVALID_REQUEST,
-                    f"batch of {len(message)} requests: at most {MAX_BATCH} in one batch",
-                )
-            )
-            return
-        replies: list[Any] = []
-        owed = sum(1 for item in message if not _is_notification(item))
-        settle = connection.owe()
-
-        def collect(reply: Any) -> None:
-            replies.append(reply)
-            if len(replies) == owed:
-                connection.send(replies)
-
-        for item in message:
-            self._handle(connection, item, collect)
-        settle()
-
-    def _handle(self, connection: Connection, message: Any, reply: Callable[[Any], None]) -> None:
-        notification = _is_notification(message)
-        request_id = message.get("id") if isinstance(message, dict) else None
-        if not _valid_id(request_id):
-            reply(_error(None, INVALID_REQUEST, "invalid request: 'id' must be a string or number"))
-            return
-
-        def answer(result: Any) -> None:
-            if not notification:
-                reply({"jsonrpc": "2.0", "id": request_id, "result": result})
-
-        def fail(code: int, message: str, data: Any = None) -> None:
-            if not notification:
-                reply(_error(request_id, code, message, data))
-
-        try:
-            method, params = _validate(message)
-            if method == HELLO:
-                answer(_hello(params))
-            elif method in self._app_methods:
-                self._call_app_method(connection, method, params, answer)
-            elif method in self._methods:
-                answer(self._methods[method](params))
-            else:
-                raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
-        except RpcError as error:
-            fail(error.code, error.message, error.data)
-        except ParamError as error:
-            fail(INVALID_PARAMS, str(error), {"param": error.param})
-        except NotFoundError as error:
-            fail(NOT_FOUND, str(error))
-        except DomiError as error:
-            fail(FAILED, str(error))
-        except OverflowError as error:  # a number the store or the clock cannot hold
-            fail(INVALID_PARAMS, f"params: a number is out of range ({error})", {"param": "params"})
-        except Exception:  # a bug must not take the app down with a client's request
-            log.exception("RPC method failed")
-            fail(INTERNAL_ERROR, "internal error (see the app's log)")
-
-    def _call_app_method(
-        self, connection: Connection, method: str, params: Mapping[str, Any], answer: Responder
-    ) -> None:
-        settle = connection.owe()
-
-        def respond(result: Any) -> None:
-            answer(result)
-            settle()
-
-        try:
-            result = self._app_methods[method](connection, params, respond)
-        except BaseException:
-            settle()
-            raise
-        if result is not DEFER:
-            respond(result)
-
-
-def _is_notification(message: Any) -> bool:
-    return isinstance(message, dict) and "id" not in message
-
-
-def _valid_id(request_id: Any) -> bool:
-    # JSON-RPC ids are strings, numbers or null; objects, arrays and booleans are refused.
-    return request_id is None or (
-        isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
-    )
-
-
-def _validate(message: Any) -> tuple[str, Mapping[str, Any]]:
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        raise RpcError(INVALID_REQUEST, "invalid request: expected a JSON-RPC 2.0 object")
-    method = message.get("method")
-    if not isinstance(method, str):
-        raise RpcError(INVALID_REQUEST, "invalid request: 'method' must be a string")
-    params = message.get("params", {})
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise RpcError(INVALID_PARAMS, "params: must be an object (named parameters)")
-    _check_numbers(params)
-    return method, params
-
-
-def _check_numbers(params: Mapping[str, Any]) -> None:
-    """Refuse integers beyond SQLite's 64 bits and non-finite numbers, naming the parameter."""
-    stack: list[tuple[str, Any]] = [(name, value) for name, value in params.items()]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int) and not MIN_INT <= value <= MAX_INT:
-            shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
-            raise RpcError(
-                INVALID_PARAMS,
-                f"{path}: {shown} is out of range ({MIN_INT} to {MAX_INT})",
-                {"param": path},
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise RpcError(INVALID_PARAMS, f"{path}: must be a finite number", {"param": path})
-        if isinstance(value, dict):
-            stack.extend((f"{path}.{key}", item) for key, item in value.items())
-        elif isinstance(value, list):
-            stack.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
-
-
-def _hello(params: Mapping[str, Any]) -> dict[str, Any]:
-    version = params.get("protocol")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise RpcError(INVALID_PARAMS, "protocol: must be an integer", {"param": "protocol"})
-    if version != PROTOCOL_VERSION:
-        raise RpcError(
-            PROTOCOL_MISMATCH,
-            f"protocol mismatch: the client speaks version {version}, the app speaks version "
-            f"{PROTOCOL_VERSION}; use the same domi-desktop release for both",
-            {"client": version, "app": PROTOCOL_VERSION},
-        )
-    return {"protocol": PROTOCOL_VERSION, "version": __version__}
-
-
-def _error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 def _cap() -> int:

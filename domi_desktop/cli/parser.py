@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from domi_desktop import __version__
-from domi_desktop.cli import commands, schedules
+from domi_desktop.cli import commands, schedules, transfer
 from domi_desktop.cli.render import EXIT_USAGE
 
 Handler = Callable[[argparse.Namespace], int]
@@ -143,6 +143,26 @@ def build_parser() -> argparse.ArgumentParser:
     crontab.add_argument("--tz", default="local", help="zone of the entries (CRON_TZ wins)")
     crontab.add_argument("--json", action="store_true")
     crontab.set_defaults(handler=schedules.import_crontab)
+
+    export = subcommands.add_parser(
+        "export",
+        help="schedules as JSON (secrets by name), or one as systemd/launchd/crontab/k8s/Windows",
+    )
+    export.add_argument("ids", type=int, nargs="*", metavar="ID", help="default: all (JSON)")
+    export.add_argument("--to", choices=transfer.TARGETS, default="json")
+    export.add_argument("-o", "--output", metavar="PATH", help="a file (JSON) or a folder")
+    export.add_argument(
+        "--lossy", action="store_true", help="drop what the target cannot express, and list it"
+    )
+    export.add_argument("--system", action="store_true", help="systemd: a system unit")
+    export.add_argument("--local-zone", metavar="ZONE", help="the zone 'local' means there")
+    export.set_defaults(handler=transfer.export)
+    import_ = subcommands.add_parser("import", help="create the schedules of an export file")
+    import_.add_argument("file", metavar="FILE", help="a JSON export, or - for stdin")
+    import_.add_argument("--dry-run", action="store_true", help="check only")
+    import_.add_argument("--disabled", action="store_true", help="import them disabled")
+    import_.add_argument("--json", action="store_true")
+    import_.set_defaults(handler=transfer.import_)
     return parser
 
 

@@ -1,0 +1,102 @@
+"""``export`` and ``import``: schedules as JSON between machines, or as a server scheduler's files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from domi_desktop.cli.backend import backend
+from domi_desktop.errors import UsageError
+
+TARGETS = ("json", "systemd", "launchd", "crontab", "k8s", "windows-task")
+MAX_DOCUMENT = 64 * 1024 * 1024
+"""Bytes of an import file; an export of 10,000 schedules is a few MB."""
+
+
+def export(args: argparse.Namespace) -> int:
+    if args.to == "json":
+        params = {"ids": args.ids} if args.ids else {}
+        with backend(args) as api:
+            document = api.call("schedule.export", params)
+        _write(args.output, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    return _export_to_scheduler(args)
+
+
+def _export_to_scheduler(args: argparse.Namespace) -> int:
+    from domi_desktop.api.wire import schedule_from_json
+    from domi_desktop.export import ExportTarget, export_schedule
+
+    if len(args.ids) != 1:
+        raise UsageError(f"--to {args.to} exports one schedule: give exactly one ID")
+    with backend(args) as api:
+        schedule = schedule_from_json(api.call("schedule.get", {"id": args.ids[0]}))
+    result = export_schedule(
+        schedule,
+        ExportTarget(args.to),
+        lossy=args.lossy,
+        system=args.system,
+        local_zone=args.local_zone,
+    )
+    for dropped in result.dropped:
+        print(f"domi-desktop: dropped: {dropped}", file=sys.stderr)
+    if args.output is None:
+        for index, file in enumerate(result.files):
+            print(("\n" if index else "") + f"# {file.name}\n{file.text}", end="")
+        return 0
+    folder = Path(args.output)
+    folder.mkdir(parents=True, exist_ok=True)
+    for file in result.files:
+        (folder / file.name).write_text(file.text, encoding="utf-8")
+        print(folder / file.name)
+    return 0
+
+
+def import_(args: argparse.Namespace) -> int:
+    text = _read(args.file)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(
+            f"{args.file}:{error.lineno}:{error.colno}: not JSON ({error.msg})"
+        ) from None
+    params = {"document": document, "dry_run": args.dry_run, "disabled": args.disabled}
+    with backend(args) as api:
+        result = api.call("schedule.import", params)
+    if args.json:
+        print(json.dumps(result))
+    elif args.dry_run:
+        print(f"{result['checked']} schedule(s) would be imported")
+    else:
+        ids = ", ".join(str(i) for i in result["created"]) or "none"
+        print(f"imported {len(result['created'])} schedule(s): {ids}")
+    return 0
+
+
+def _read(name: str) -> str:
+    try:
+        if name == "-":
+            data = sys.stdin.buffer.read(MAX_DOCUMENT + 1)
+        else:
+            with open(name, "rb") as file:
+                data = file.read(MAX_DOCUMENT + 1)
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(data) > MAX_DOCUMENT:
+        raise UsageError(f"{name} is larger than {MAX_DOCUMENT // (1024 * 1024)} MB; nothing read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{name}: not UTF-8 at byte {error.start}") from None
+
+
+def _write(output: str | None, text: str) -> None:
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
