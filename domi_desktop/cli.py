@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta, tzinfo
+from itertools import islice
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TextIO
 
 from domi_desktop import __version__
@@ -197,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("'-- COMMAND' is only for 'schedule add' and 'schedule edit'")
         args.command = command
     handler: Handler | None = getattr(args, "handler", None)
+    from domi_desktop.platform.timezone import install_os_zone
+
+    install_os_zone()
     try:
         if handler is None:
             return _start_app(args)
@@ -365,7 +369,8 @@ def _emit(args: argparse.Namespace, value: Any, human: Callable[[Any], None]) ->
 
 
 def _preview(args: argparse.Namespace) -> int:
-    from domi_desktop.cron import describe, local_zone_name, next_run, parse, zone_for
+    from domi_desktop.cron import describe, parse, upcoming, zone_for
+    from domi_desktop.platform.timezone import local_zone_name
 
     if not 1 <= args.n <= 1000:
         raise UsageError(f"-n: {args.n} is out of range 1-1000")
@@ -376,12 +381,7 @@ def _preview(args: argparse.Namespace) -> int:
         if args.after
         else datetime.now(zone).replace(second=0, microsecond=0)
     )
-    fires: list[datetime] = []
-    cursor: datetime | None = start
-    while cursor is not None and len(fires) < args.n:
-        cursor = next_run(expr, cursor, zone)
-        if cursor is not None:
-            fires.append(cursor)
+    fires = list(islice(upcoming(expr, start, zone), args.n))
     description = describe(expr, args.lang)
     if args.json:
         print(
@@ -730,15 +730,15 @@ def _secret_rm(args: argparse.Namespace) -> int:
 
 
 def _import_crontab(args: argparse.Namespace) -> int:
-    from domi_desktop.crontab import read_crontab, to_action
+    from domi_desktop.crontab import MAX_CHARACTERS, read_crontab, to_action
     from domi_desktop.service import action_json
 
     try:
         if args.file == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.read(MAX_CHARACTERS + 1)
         else:
             with open(args.file, encoding="utf-8", errors="replace") as file:
-                text = file.read(2_000_000)
+                text = file.read(MAX_CHARACTERS + 1)
     except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error.strerror or error}") from None
     table = read_crontab(text, system=args.system, known_users=frozenset(_known_users()))
@@ -758,6 +758,7 @@ def _import_crontab(args: argparse.Namespace) -> int:
         }
         for entry in table.entries
     ]
+    errors = sum(1 for p in table.problems if p.severity == "error")
     created: list[int] = []
     if not args.dry_run and planned:
         with backend(args) as api:
@@ -771,9 +772,8 @@ def _import_crontab(args: argparse.Namespace) -> int:
         for index, item in enumerate(planned):
             ident = f"#{created[index]} " if created else ""
             print(f"{verb} {ident}line {item['line']}: {item['expr']}  {item['name']}")
-        errors = sum(1 for p in table.problems if p.severity == "error")
         print(f"{len(planned)} {verb}, {errors} line(s) not importable", file=sys.stderr)
-    return EXIT_USAGE if not planned and table.problems else 0
+    return EXIT_USAGE if not planned and errors else 0
 
 
 def _known_users() -> list[str]:

@@ -13,17 +13,26 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import islice
 
 from domi_desktop.cron import CronError, known_zone, parse
+from domi_desktop.errors import DomiError
 from domi_desktop.scheduler.model import CommandAction, Pairs
 
-ERROR = "error"
-"""The line is not imported."""
-WARNING = "warning"
-"""The line is imported, but probably does not do what it did under cron: look at it."""
-INFO = "info"
-"""The line is imported; a difference from cron worth knowing, usually harmless."""
+
+class Severity(StrEnum):
+    ERROR = "error"
+    """The line is not imported."""
+    WARNING = "warning"
+    """The line is imported, but probably does not do what it did under cron: look at it."""
+    INFO = "info"
+    """The line is imported; a difference from cron worth knowing, usually harmless."""
+
+
+MAX_CHARACTERS = 2_000_000
+"""Longer text is refused whole: the biggest real crontabs are a few kilobytes, and a cut-off
+last line would import a different command."""
 
 NAME_LIMIT = 60
 
@@ -105,8 +114,7 @@ class CrontabProblem:
     column: int | None
     """1-based column where the trouble starts (for a bad time field: the start of its span)."""
     message: str
-    severity: str
-    """``"error"`` (the line is not imported), ``"warning"`` (imported, look at it) or ``"info"``."""
+    severity: Severity
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +123,10 @@ class Crontab:
     problems: tuple[CrontabProblem, ...]
     assignments: tuple[tuple[int, str, str], ...] = ()
     """Every accepted environment line as (line, name, value), in file order."""
+
+
+class CrontabError(DomiError):
+    """Crontab text that cannot be read at all (as opposed to a bad line: a ``CrontabProblem``)."""
 
 
 class _Reject(Exception):
@@ -134,10 +146,17 @@ def read_crontab(
     ``known_users`` are the account names of the machine, if the caller knows them: they sharpen
     the warnings about a user name in the wrong place. ``root`` always counts as known.
     """
+    if len(text) > MAX_CHARACTERS:
+        raise CrontabError(
+            f"the crontab is longer than {MAX_CHARACTERS:,} characters; nothing was imported "
+            "(a crontab that long is most likely not one: split it, or check the file)"
+        )
     reader = _Reader(system, known_users | {"root"}, bool(known_users))
     # cron ends lines at '\n' only; a '\r' before it is a file edited on Windows.
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
         reader.read_line(number, line.removesuffix("\r"))
+    reader.check_last_line(len(lines), lines[-1])
     return Crontab(tuple(reader.entries), tuple(reader.problems), tuple(reader.assignments))
 
 
@@ -164,7 +183,9 @@ class _Reader:
             return
         if "\0" in line:
             # Nothing with a NUL can be passed to a process; most likely a binary file.
-            self._problem(number, line.index("\0") + 1, "the line contains a NUL character", ERROR)
+            self._problem(
+                number, line.index("\0") + 1, "the line contains a NUL character", Severity.ERROR
+            )
             return
         before = len(self.problems)
         try:
@@ -175,9 +196,25 @@ class _Reader:
                 self._entry(number, line)
         except _Reject as reject:
             del self.problems[before:]
-            self._problem(number, reject.column, reject.message, ERROR)
+            self._problem(number, reject.column, reject.message, Severity.ERROR)
 
-    def _problem(self, line: int, column: int | None, message: str, severity: str) -> None:
+    def check_last_line(self, number: int, line: str) -> None:
+        """The text after the last newline: cron ignores it, so a job there never ran."""
+        stripped = line.strip(" \t\r")
+        if not stripped or stripped.startswith("#"):
+            return
+        if any(p.line == number and p.severity is Severity.ERROR for p in self.problems):
+            return
+        self._problem(
+            number,
+            len(line) + 1,
+            "the last line does not end with a newline: cron ignores such a line (crontab -e "
+            "refuses the file), so it never ran under cron; it is imported here, check that "
+            "it is wanted",
+            Severity.WARNING,
+        )
+
+    def _problem(self, line: int, column: int | None, message: str, severity: Severity) -> None:
         self.problems.append(CrontabProblem(line, column, message, severity))
 
     def _assign(self, number: int, match: re.Match[str]) -> None:
@@ -198,7 +235,7 @@ class _Reader:
                 value_column,
                 f"MAILTO={value}: domi-desktop does not send mail; "
                 "each run's output goes to its run log instead",
-                WARNING,
+                Severity.WARNING,
             )
         elif name == "SHELL" and value != "/bin/sh":
             self._problem(
@@ -207,14 +244,14 @@ class _Reader:
                 f"SHELL={value}: cron runs the commands below with {value}, domi-desktop runs "
                 "them with /bin/sh (SHELL stays in their environment); a command that needs "
                 f"{value} syntax must call it itself, e.g. {value} -c '…'",
-                WARNING,
+                Severity.WARNING,
             )
         elif name in ("CRON_TZ", "TZ") and value and not known_zone(value.removeprefix(":")):
             self._problem(
                 number,
                 value_column,
                 f"{name}={value}: unknown time zone; the entries below keep the local zone",
-                WARNING,
+                Severity.WARNING,
             )
         if not quoted and " #" in value:
             self._problem(
@@ -222,7 +259,7 @@ class _Reader:
                 value_column + value.index(" #") + 1,
                 f"cron keeps '#…' as part of the value of {name}: "
                 "comments are not allowed on an environment line",
-                WARNING,
+                Severity.WARNING,
             )
         if _UNEXPANDED.search(value):
             self._problem(
@@ -230,7 +267,7 @@ class _Reader:
                 value_column,
                 f"cron does not expand $VARIABLES or ~ in environment lines: "
                 f"{name} is literally {value!r}",
-                WARNING,
+                Severity.WARNING,
             )
 
     def _entry(self, number: int, line: str) -> None:
@@ -286,7 +323,7 @@ class _Reader:
                 "this % ends the command (cron splits at an unescaped % before the shell sees "
                 "the line, even inside quotes; the rest becomes standard input): "
                 r"write \% for a literal %, e.g. date +\%Y-\%m-\%d",
-                WARNING,
+                Severity.WARNING,
             )
         segments = _segments(command)
         if any(segment and segment[0] in ("source", ".") for segment in segments):
@@ -295,7 +332,7 @@ class _Reader:
                 command_start + 1,
                 "the command sources a file: the job gets an explicit environment, not the "
                 "login shell's, and runs with /bin/sh, which has '.' but may lack 'source'",
-                INFO,
+                Severity.INFO,
             )
         if "HOME" not in self.env and _HOME_USE.search(command):
             self._problem(
@@ -304,7 +341,7 @@ class _Reader:
                 "the command uses ~ or $HOME: the job gets an explicit environment, not the "
                 "login shell's; HOME is the home folder of the account running domi-desktop "
                 "(set HOME=… above the line to pin it)",
-                INFO,
+                Severity.INFO,
             )
         self.entries.append(
             CrontabEntry(
@@ -336,14 +373,14 @@ class _Reader:
                 column,
                 f"cron runs this as {user!r}; domi-desktop runs every job as the account "
                 "running the app",
-                INFO,
+                Severity.INFO,
             )
             return
         self._problem(
             number,
             column,
             f"missing user field? {user!r} is taken as the user name ({reason})",
-            WARNING,
+            Severity.WARNING,
         )
 
     def _check_command_word(self, number: int, word: str, column: int) -> None:
@@ -354,7 +391,7 @@ class _Reader:
                 column,
                 f"looks like a system-crontab line: {word!r} would be run as a command; "
                 "use --system if this is /etc/crontab or /etc/cron.d",
-                WARNING,
+                Severity.WARNING,
             )
         elif _TIME_FIELD.fullmatch(word):
             self._problem(
@@ -362,7 +399,7 @@ class _Reader:
                 column,
                 f"{word!r} looks like a 6th time field, but cron has exactly 5 (no seconds, "
                 f"no year): {word!r} is the start of the command",
-                WARNING,
+                Severity.WARNING,
             )
 
     def _zone(self) -> str | None:

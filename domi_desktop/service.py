@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
+from itertools import islice
 from typing import Any
 
 from domi_desktop.actions import check_action
 from domi_desktop.clock import Clock
-from domi_desktop.cron import describe, next_run, parse, zone_for
+from domi_desktop.cron import describe, next_run, parse, upcoming, zone_for
 from domi_desktop.errors import ActionError, CronError, DomiError, ZoneError
 from domi_desktop.scheduler.model import (
     LOCAL_ZONE,
@@ -385,17 +386,11 @@ class Service:
         if not 1 <= count <= MAX_PREVIEW:
             raise ParamError("count", f"must be between 1 and {MAX_PREVIEW}, not {count}")
         after_text = _get(params, "after", str)
-        cursor: datetime | None = (
-            self.clock.now() if after_text is None else _instant(after_text, "after")
-        )
+        after = self.clock.now() if after_text is None else _instant(after_text, "after")
         lang = _get(params, "lang", str) or "en"
         if lang not in ("en", "zh"):
             raise ParamError("lang", f"must be 'en' or 'zh', not {lang!r}")
-        fires = []
-        while cursor is not None and len(fires) < count:
-            cursor = next_run(expr, cursor, tz)
-            if cursor is not None:
-                fires.append(cursor.isoformat())
+        fires = [fire.isoformat() for fire in islice(upcoming(expr, after, tz), count)]
         return {"expr": expr, "tz": tz, "description": describe(expr, lang), "next": fires}
 
     def simulate(self, params: Mapping[str, Any]) -> Json:

@@ -41,8 +41,9 @@ from PySide6.QtWidgets import (
 )
 
 from domi_desktop.cli import transition_day
-from domi_desktop.cron import LOCAL, CronError, describe, local_zone_name, next_run, parse, zone_for
+from domi_desktop.cron import LOCAL, CronError, describe, next_run, parse, zone_for
 from domi_desktop.errors import DomiError
+from domi_desktop.platform.timezone import local_zone_name
 from domi_desktop.scheduler.model import CatchUp, Overlap, Policies
 from domi_desktop.service import Json, ParamError, Service, parse_action, parse_policies
 from domi_desktop.ui.editor_sleep import SleepPanel
