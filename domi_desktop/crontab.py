@@ -80,6 +80,10 @@ _PREAMBLE = frozenset(
 )
 _RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "while", "until", "do"})
 """Shell words that may start a simple command without being it (``{ cd / && run-parts …; }``)."""
+_ACCOUNT_COMMANDS = frozenset({"sync", "shutdown", "halt", "mail", "man", "lp", "uucp"})
+"""System accounts named after a command (their shell is often that command): a user-table line
+starting with one of them is that command, not a system line."""
+_RANGE_END = re.compile(r"[0-9]{1,2}|[A-Za-z]{3}")
 _OPTION_OR_NUMBER = frozenset("-0123456789")
 _CRON_SETTINGS = frozenset({"MAILTO", "MAILFROM", "CRON_TZ"})
 """Variables that configure cron itself, not the job; ``to_action`` leaves them out."""
@@ -285,8 +289,14 @@ class _Reader:
         try:
             parse(line[start : fields[n_time - 1].end()])
         except CronError as error:
-            # One word short of a whole line: a missing field shifted everything left.
-            hint = f"; is a field missing? A line needs {layout}" if len(fields) == n_head else ""
+            spaced = _spaced_range([field.group() for field in fields], n_time)
+            if spaced is not None:
+                hint = f"; a range is written without spaces: {spaced[1]}"
+            elif len(fields) == n_head:
+                # One word short of a whole line: a missing field shifted everything left.
+                hint = f"; is a field missing? A line needs {layout}"
+            else:
+                hint = ""
             raise _Reject(error.message + hint, start + error.span[0] + 1) from None
         expr = " ".join(field.group() for field in fields[:n_time])
         end_column = fields[-1].end() + 1
@@ -311,21 +321,38 @@ class _Reader:
                 command_start + (split_at or 0) + 1,
             )
 
-        if user is None:
-            self._check_command_word(number, fields[n_head].group(), command_start + 1)
+        segments = _segments(command)
+        spaced = _spaced_range([field.group() for field in fields], n_time)
+        if spaced is not None:
+            self._problem(
+                number,
+                fields[spaced[0]].start() + 1,
+                f"a range written with spaces? cron ends the time fields at "
+                f"{fields[n_time - 1].group()!r} and takes {fields[n_time].group()!r} as the "
+                f"{'user' if self.system else 'command'}: write {spaced[1]}",
+                Severity.WARNING,
+            )
+        elif user is None:
+            self._check_command_word(number, segments[0], command_start + 1)
         else:
             self._check_user(number, user, fields[n_time].start() + 1)
         percent = _misplaced_percent(raw)
         if percent is not None:
+            index, in_arithmetic = percent
+            reason = (
+                "this % is the remainder of shell arithmetic $(( … )), but cron ends the "
+                "command here"
+                if in_arithmetic
+                else "this % ends the command"
+            )
             self._problem(
                 number,
-                command_start + percent + 1,
-                "this % ends the command (cron splits at an unescaped % before the shell sees "
-                "the line, even inside quotes; the rest becomes standard input): "
-                r"write \% for a literal %, e.g. date +\%Y-\%m-\%d",
+                command_start + index + 1,
+                f"{reason} (cron splits at an unescaped % before the shell sees the line, even "
+                "inside quotes; the rest becomes standard input): "
+                r"write \% for a literal %, e.g. date +\%Y-\%m-\%d or $(( n \% 7 ))",
                 Severity.WARNING,
             )
-        segments = _segments(command)
         if any(segment and segment[0] in ("source", ".") for segment in segments):
             self._problem(
                 number,
@@ -383,9 +410,15 @@ class _Reader:
             Severity.WARNING,
         )
 
-    def _check_command_word(self, number: int, word: str, column: int) -> None:
-        """Trap 1 and its cousin: the first word of a user-table command is not a command."""
-        if word in self.users:
+    def _check_command_word(self, number: int, words: list[str], column: int) -> None:
+        """Trap 1 and its cousin: the first word of a user-table command is not a command.
+
+        A user name counts only when a command follows it: ``mail -s …`` and ``sync`` are the
+        commands that share their name with a system account."""
+        if not words:
+            return
+        word = words[0]
+        if word in self.users and _followed_by_command(words):
             self._problem(
                 number,
                 column,
@@ -438,6 +471,27 @@ def _env_value(text: str, name: str, column: int) -> tuple[str, bool]:
     return value[1:end], True
 
 
+def _followed_by_command(words: list[str]) -> bool:
+    if len(words) < 2 or words[1].startswith("-"):
+        return False
+    return words[0] == "root" or words[0] not in _ACCOUNT_COMMANDS
+
+
+def _spaced_range(words: list[str], n_time: int) -> tuple[int, str] | None:
+    """A range split by blanks around its '-' (``1 - 5``, ``1 -5``, ``1- 5``) at the end of the
+    time fields or inside them: the index of the word with the dash, and the range unsplit."""
+    for index in range(1, min(n_time + 1, len(words))):
+        word, before = words[index], words[index - 1]
+        after = words[index + 1] if index + 1 < len(words) else ""
+        if word == "-" and _RANGE_END.fullmatch(before) and _RANGE_END.fullmatch(after):
+            return index, f"{before}-{after}"
+        if word[:1] == "-" and _RANGE_END.fullmatch(before) and _RANGE_END.fullmatch(word[1:]):
+            return index, before + word
+        if index < n_time and word[-1:] == "-" and _RANGE_END.fullmatch(word[:-1] + after):
+            return index, word + after
+    return None
+
+
 def _looks_like_command(word: str) -> bool:
     # Paths and options ('/', a leading '-') fail the user-name pattern already.
     return word in _COMMAND_WORDS or not _USER_NAME.fullmatch(word)
@@ -484,18 +538,22 @@ def _stdin(data: str) -> str:
     return "".join(out)
 
 
-def _misplaced_percent(raw: str) -> int | None:
-    """The index of the % that ends the command when its author most likely meant it literally:
+def _misplaced_percent(raw: str) -> tuple[int, bool] | None:
+    """The index of the % that ends the command when its author most likely meant it literally,
+    and whether it sits in shell arithmetic: inside ``$(( … ))`` (the remainder operator),
     inside shell quotes (they do not protect it from cron), right after '+' (``date +%Y``), or
     after an escaped one (``\\%`` used, one forgotten). ``None`` otherwise."""
     cron_escaped = shell_escaped = escaped_before = False
     quote: str | None = None
+    arithmetic = 0
     for index, char in enumerate(raw):
         if char == "%":
             if cron_escaped:
                 escaped_before = True
-            elif quote is not None or escaped_before or raw[index - 1 : index] == "+":
-                return index
+            elif arithmetic or quote is not None or escaped_before:
+                return index, arithmetic > 0
+            elif raw[index - 1 : index] == "+":
+                return index, False
             else:
                 return None
         cron_escaped = char == "\\" and not cron_escaped
@@ -505,6 +563,10 @@ def _misplaced_percent(raw: str) -> int | None:
             quote = None if char == "'" else quote
         elif char == "\\":
             shell_escaped = True
+        elif raw.startswith("$((", index):
+            arithmetic += 1
+        elif arithmetic and raw.startswith("))", index):
+            arithmetic -= 1
         elif quote == '"':
             quote = None if char == '"' else quote
         elif char in "'\"":
