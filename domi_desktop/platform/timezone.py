@@ -74,10 +74,15 @@ def read_os_zone(source: ZoneSource = tzlocal) -> OsZone:
             name = source.get_localzone_name()
             reason = "no TZ variable and no zone setting found"
         except (LookupError, ValueError, OSError) as error:
-            zone, name, reason = None, None, str(error).strip() or type(error).__name__
+            # str() of a KeyError (ZoneInfoNotFoundError) is the repr of its message.
+            message = str(error.args[0]) if error.args else type(error).__name__
+            zone, name, reason = None, None, " ".join(message.split())
     for warning in caught:
         _log.info("tzlocal: %s", warning.message)
-    if zone is not None and (name is not None or getattr(zone, "key", None) == _UNNAMED_KEY):
+    # Without a name, TZ pointing at a file or an /etc/localtime file gave the zone; neither
+    # is tzlocal's UTC default.
+    read = name is not None or os.environ.get("TZ") or getattr(zone, "key", None) == _UNNAMED_KEY
+    if zone is not None and read:
         _unknown_reason = None
         return OsZone(zone, name)
     if reason != _unknown_reason:

@@ -140,6 +140,16 @@ def test_a_copied_localtime_is_the_zone_without_a_name(root: Path) -> None:
     assert datetime(2024, 1, 1, tzinfo=os_zone.zone).utcoffset() == timedelta(hours=9)
 
 
+def test_a_tz_naming_a_zone_file_outside_the_database_is_that_zone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    custom = tmp_path / "office-zone"
+    custom.write_bytes(zone_file("Asia/Kolkata").read_bytes())
+    monkeypatch.setenv("TZ", str(custom))
+    os_zone = read_os_zone()
+    assert datetime(2024, 1, 1, tzinfo=os_zone.zone).utcoffset() == timedelta(hours=5, minutes=30)
+
+
 def test_a_windows_zone_name_is_mapped_to_its_iana_name(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
