@@ -13,17 +13,26 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import islice
 
 from domi_desktop.cron import CronError, known_zone, parse
+from domi_desktop.errors import DomiError
 from domi_desktop.model import CommandAction, Pairs
 
-ERROR = "error"
-"""The line is not imported."""
-WARNING = "warning"
-"""The line is imported, but probably does not do what it did under cron: look at it."""
-INFO = "info"
-"""The line is imported; a difference from cron worth knowing, usually harmless."""
+
+class Severity(StrEnum):
+    ERROR = "error"
+    """The line is not imported."""
+    WARNING = "warning"
+    """The line is imported, but probably does not do what it did under cron: look at it."""
+    INFO = "info"
+    """The line is imported; a difference from cron worth knowing, usually harmless."""
+
+
+MAX_CHARACTERS = 2_000_000
+"""Longer text is refused whole: the biggest real crontabs are a few kilobytes, and a cut-off
+last line would import a different command."""
 
 NAME_LIMIT = 60
 
@@ -71,6 +80,10 @@ _PREAMBLE = frozenset(
 )
 _RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "while", "until", "do"})
 """Shell words that may start a simple command without being it (``{ cd / && run-parts …; }``)."""
+_ACCOUNT_COMMANDS = frozenset({"sync", "shutdown", "halt", "mail", "man", "lp", "uucp"})
+"""System accounts named after a command (their shell is often that command): a user-table line
+starting with one of them is that command, not a system line."""
+_RANGE_END = re.compile(r"[0-9]{1,2}|[A-Za-z]{3}")
 _OPTION_OR_NUMBER = frozenset("-0123456789")
 _CRON_SETTINGS = frozenset({"MAILTO", "MAILFROM", "CRON_TZ"})
 """Variables that configure cron itself, not the job; ``to_action`` leaves them out."""
@@ -105,8 +118,7 @@ class CrontabProblem:
     column: int | None
     """1-based column where the trouble starts (for a bad time field: the start of its span)."""
     message: str
-    severity: str
-    """``"error"`` (the line is not imported), ``"warning"`` (imported, look at it) or ``"info"``."""
+    severity: Severity
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +127,10 @@ class Crontab:
     problems: tuple[CrontabProblem, ...]
     assignments: tuple[tuple[int, str, str], ...] = ()
     """Every accepted environment line as (line, name, value), in file order."""
+
+
+class CrontabError(DomiError):
+    """Crontab text that cannot be read at all (as opposed to a bad line: a ``CrontabProblem``)."""
 
 
 class _Reject(Exception):
@@ -134,10 +150,17 @@ def read_crontab(
     ``known_users`` are the account names of the machine, if the caller knows them: they sharpen
     the warnings about a user name in the wrong place. ``root`` always counts as known.
     """
+    if len(text) > MAX_CHARACTERS:
+        raise CrontabError(
+            f"the crontab is longer than {MAX_CHARACTERS:,} characters; nothing was imported "
+            "(a crontab that long is most likely not one: split it, or check the file)"
+        )
     reader = _Reader(system, known_users | {"root"}, bool(known_users))
     # cron ends lines at '\n' only; a '\r' before it is a file edited on Windows.
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
         reader.read_line(number, line.removesuffix("\r"))
+    reader.check_last_line(len(lines), lines[-1])
     return Crontab(tuple(reader.entries), tuple(reader.problems), tuple(reader.assignments))
 
 
@@ -164,7 +187,9 @@ class _Reader:
             return
         if "\0" in line:
             # Nothing with a NUL can be passed to a process; most likely a binary file.
-            self._problem(number, line.index("\0") + 1, "the line contains a NUL character", ERROR)
+            self._problem(
+                number, line.index("\0") + 1, "the line contains a NUL character", Severity.ERROR
+            )
             return
         before = len(self.problems)
         try:
@@ -175,9 +200,25 @@ class _Reader:
                 self._entry(number, line)
         except _Reject as reject:
             del self.problems[before:]
-            self._problem(number, reject.column, reject.message, ERROR)
+            self._problem(number, reject.column, reject.message, Severity.ERROR)
 
-    def _problem(self, line: int, column: int | None, message: str, severity: str) -> None:
+    def check_last_line(self, number: int, line: str) -> None:
+        """The text after the last newline: cron ignores it, so a job there never ran."""
+        stripped = line.strip(" \t\r")
+        if not stripped or stripped.startswith("#"):
+            return
+        if any(p.line == number and p.severity is Severity.ERROR for p in self.problems):
+            return
+        self._problem(
+            number,
+            len(line) + 1,
+            "the last line does not end with a newline: cron ignores such a line (crontab -e "
+            "refuses the file), so it never ran under cron; it is imported here, check that "
+            "it is wanted",
+            Severity.WARNING,
+        )
+
+    def _problem(self, line: int, column: int | None, message: str, severity: Severity) -> None:
         self.problems.append(CrontabProblem(line, column, message, severity))
 
     def _assign(self, number: int, match: re.Match[str]) -> None:
@@ -198,7 +239,7 @@ class _Reader:
                 value_column,
                 f"MAILTO={value}: domi-desktop does not send mail; "
                 "each run's output goes to its run log instead",
-                WARNING,
+                Severity.WARNING,
             )
         elif name == "SHELL" and value != "/bin/sh":
             self._problem(
@@ -207,14 +248,14 @@ class _Reader:
                 f"SHELL={value}: cron runs the commands below with {value}, domi-desktop runs "
                 "them with /bin/sh (SHELL stays in their environment); a command that needs "
                 f"{value} syntax must call it itself, e.g. {value} -c '…'",
-                WARNING,
+                Severity.WARNING,
             )
         elif name in ("CRON_TZ", "TZ") and value and not known_zone(value.removeprefix(":")):
             self._problem(
                 number,
                 value_column,
                 f"{name}={value}: unknown time zone; the entries below keep the local zone",
-                WARNING,
+                Severity.WARNING,
             )
         if not quoted and " #" in value:
             self._problem(
@@ -222,7 +263,7 @@ class _Reader:
                 value_column + value.index(" #") + 1,
                 f"cron keeps '#…' as part of the value of {name}: "
                 "comments are not allowed on an environment line",
-                WARNING,
+                Severity.WARNING,
             )
         if _UNEXPANDED.search(value):
             self._problem(
@@ -230,7 +271,7 @@ class _Reader:
                 value_column,
                 f"cron does not expand $VARIABLES or ~ in environment lines: "
                 f"{name} is literally {value!r}",
-                WARNING,
+                Severity.WARNING,
             )
 
     def _entry(self, number: int, line: str) -> None:
@@ -248,8 +289,14 @@ class _Reader:
         try:
             parse(line[start : fields[n_time - 1].end()])
         except CronError as error:
-            # One word short of a whole line: a missing field shifted everything left.
-            hint = f"; is a field missing? A line needs {layout}" if len(fields) == n_head else ""
+            spaced = _spaced_range([field.group() for field in fields], n_time)
+            if spaced is not None:
+                hint = f"; a range is written without spaces: {spaced[1]}"
+            elif len(fields) == n_head:
+                # One word short of a whole line: a missing field shifted everything left.
+                hint = f"; is a field missing? A line needs {layout}"
+            else:
+                hint = ""
             raise _Reject(error.message + hint, start + error.span[0] + 1) from None
         expr = " ".join(field.group() for field in fields[:n_time])
         end_column = fields[-1].end() + 1
@@ -274,28 +321,45 @@ class _Reader:
                 command_start + (split_at or 0) + 1,
             )
 
-        if user is None:
-            self._check_command_word(number, fields[n_head].group(), command_start + 1)
+        segments = _segments(command)
+        spaced = _spaced_range([field.group() for field in fields], n_time)
+        if spaced is not None:
+            self._problem(
+                number,
+                fields[spaced[0]].start() + 1,
+                f"a range written with spaces? cron ends the time fields at "
+                f"{fields[n_time - 1].group()!r} and takes {fields[n_time].group()!r} as the "
+                f"{'user' if self.system else 'command'}: write {spaced[1]}",
+                Severity.WARNING,
+            )
+        elif user is None:
+            self._check_command_word(number, segments[0], command_start + 1)
         else:
             self._check_user(number, user, fields[n_time].start() + 1)
         percent = _misplaced_percent(raw)
         if percent is not None:
+            index, in_arithmetic = percent
+            reason = (
+                "this % is the remainder of shell arithmetic $(( … )), but cron ends the "
+                "command here"
+                if in_arithmetic
+                else "this % ends the command"
+            )
             self._problem(
                 number,
-                command_start + percent + 1,
-                "this % ends the command (cron splits at an unescaped % before the shell sees "
-                "the line, even inside quotes; the rest becomes standard input): "
-                r"write \% for a literal %, e.g. date +\%Y-\%m-\%d",
-                WARNING,
+                command_start + index + 1,
+                f"{reason} (cron splits at an unescaped % before the shell sees the line, even "
+                "inside quotes; the rest becomes standard input): "
+                r"write \% for a literal %, e.g. date +\%Y-\%m-\%d or $(( n \% 7 ))",
+                Severity.WARNING,
             )
-        segments = _segments(command)
         if any(segment and segment[0] in ("source", ".") for segment in segments):
             self._problem(
                 number,
                 command_start + 1,
                 "the command sources a file: the job gets an explicit environment, not the "
                 "login shell's, and runs with /bin/sh, which has '.' but may lack 'source'",
-                INFO,
+                Severity.INFO,
             )
         if "HOME" not in self.env and _HOME_USE.search(command):
             self._problem(
@@ -304,7 +368,7 @@ class _Reader:
                 "the command uses ~ or $HOME: the job gets an explicit environment, not the "
                 "login shell's; HOME is the home folder of the account running domi-desktop "
                 "(set HOME=… above the line to pin it)",
-                INFO,
+                Severity.INFO,
             )
         self.entries.append(
             CrontabEntry(
@@ -336,25 +400,31 @@ class _Reader:
                 column,
                 f"cron runs this as {user!r}; domi-desktop runs every job as the account "
                 "running the app",
-                INFO,
+                Severity.INFO,
             )
             return
         self._problem(
             number,
             column,
             f"missing user field? {user!r} is taken as the user name ({reason})",
-            WARNING,
+            Severity.WARNING,
         )
 
-    def _check_command_word(self, number: int, word: str, column: int) -> None:
-        """Trap 1 and its cousin: the first word of a user-table command is not a command."""
-        if word in self.users:
+    def _check_command_word(self, number: int, words: list[str], column: int) -> None:
+        """Trap 1 and its cousin: the first word of a user-table command is not a command.
+
+        A user name counts only when a command follows it: ``mail -s …`` and ``sync`` are the
+        commands that share their name with a system account."""
+        if not words:
+            return
+        word = words[0]
+        if word in self.users and _followed_by_command(words):
             self._problem(
                 number,
                 column,
                 f"looks like a system-crontab line: {word!r} would be run as a command; "
                 "use --system if this is /etc/crontab or /etc/cron.d",
-                WARNING,
+                Severity.WARNING,
             )
         elif _TIME_FIELD.fullmatch(word):
             self._problem(
@@ -362,7 +432,7 @@ class _Reader:
                 column,
                 f"{word!r} looks like a 6th time field, but cron has exactly 5 (no seconds, "
                 f"no year): {word!r} is the start of the command",
-                WARNING,
+                Severity.WARNING,
             )
 
     def _zone(self) -> str | None:
@@ -399,6 +469,27 @@ def _env_value(text: str, name: str, column: int) -> tuple[str, bool]:
             column + end + 1 + len(rest) - len(rest.lstrip(_C_SPACE)),
         )
     return value[1:end], True
+
+
+def _followed_by_command(words: list[str]) -> bool:
+    if len(words) < 2 or words[1].startswith("-"):
+        return False
+    return words[0] == "root" or words[0] not in _ACCOUNT_COMMANDS
+
+
+def _spaced_range(words: list[str], n_time: int) -> tuple[int, str] | None:
+    """A range split by blanks around its '-' (``1 - 5``, ``1 -5``, ``1- 5``) at the end of the
+    time fields or inside them: the index of the word with the dash, and the range unsplit."""
+    for index in range(1, min(n_time + 1, len(words))):
+        word, before = words[index], words[index - 1]
+        after = words[index + 1] if index + 1 < len(words) else ""
+        if word == "-" and _RANGE_END.fullmatch(before) and _RANGE_END.fullmatch(after):
+            return index, f"{before}-{after}"
+        if word[:1] == "-" and _RANGE_END.fullmatch(before) and _RANGE_END.fullmatch(word[1:]):
+            return index, before + word
+        if index < n_time and word[-1:] == "-" and _RANGE_END.fullmatch(word[:-1] + after):
+            return index, word + after
+    return None
 
 
 def _looks_like_command(word: str) -> bool:
@@ -447,18 +538,22 @@ def _stdin(data: str) -> str:
     return "".join(out)
 
 
-def _misplaced_percent(raw: str) -> int | None:
-    """The index of the % that ends the command when its author most likely meant it literally:
+def _misplaced_percent(raw: str) -> tuple[int, bool] | None:
+    """The index of the % that ends the command when its author most likely meant it literally,
+    and whether it sits in shell arithmetic: inside ``$(( … ))`` (the remainder operator),
     inside shell quotes (they do not protect it from cron), right after '+' (``date +%Y``), or
     after an escaped one (``\\%`` used, one forgotten). ``None`` otherwise."""
     cron_escaped = shell_escaped = escaped_before = False
     quote: str | None = None
+    arithmetic = 0
     for index, char in enumerate(raw):
         if char == "%":
             if cron_escaped:
                 escaped_before = True
-            elif quote is not None or escaped_before or raw[index - 1 : index] == "+":
-                return index
+            elif arithmetic or quote is not None or escaped_before:
+                return index, arithmetic > 0
+            elif raw[index - 1 : index] == "+":
+                return index, False
             else:
                 return None
         cron_escaped = char == "\\" and not cron_escaped
@@ -468,6 +563,10 @@ def _misplaced_percent(raw: str) -> int | None:
             quote = None if char == "'" else quote
         elif char == "\\":
             shell_escaped = True
+        elif raw.startswith("$((", index):
+            arithmetic += 1
+        elif arithmetic and raw.startswith("))", index):
+            arithmetic -= 1
         elif quote == '"':
             quote = None if char == '"' else quote
         elif char in "'\"":

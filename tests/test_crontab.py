@@ -10,6 +10,7 @@ from domi_desktop.crontab import (
     Crontab,
     CrontabEntry,
     CrontabProblem,
+    Severity,
     read_crontab,
     to_action,
 )
@@ -654,3 +655,99 @@ def test_a_megabyte_of_valid_lines_is_read_entry_by_entry() -> None:
     crontab = read_crontab(text)
     assert len(crontab.entries) == 32_000
     assert crontab.problems == ()
+
+
+# --- as real crontabs are written (issue 9) ---------------------------------------------------
+
+
+def test_severities_are_an_enum_that_still_prints_as_before() -> None:
+    problem = only_problem("61 * * * * true\n")
+    assert problem.severity is Severity.ERROR
+    assert f"{problem.severity}" == "error"
+
+
+def test_a_last_line_without_a_newline_is_imported_with_a_warning_that_cron_ignores_it() -> None:
+    crontab = read_crontab("0 1 * * * first\n0 2 * * * /usr/bin/last")
+    assert [entry.command for entry in crontab.entries] == ["first", "/usr/bin/last"]
+    [problem] = crontab.problems
+    assert (problem.line, problem.column, problem.severity) == (2, 24, Severity.WARNING)
+    assert "does not end with a newline: cron ignores such a line" in problem.message
+
+
+@pytest.mark.parametrize("text", ["0 2 * * * last\n", "0 2 * * * last\n# the end", "x=1\n\n  "])
+def test_a_text_ending_in_a_newline_a_comment_or_blanks_gets_no_newline_warning(text: str) -> None:
+    assert not any("newline" in p.message for p in read_crontab(text).problems)
+
+
+def test_a_bad_last_line_without_a_newline_is_one_error_not_also_a_warning() -> None:
+    problem = only_problem("61 * * * * true")
+    assert problem.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("command", "column"),
+    [("echo $(( 7 % 2 ))", 22), ('[ "$(( $(date +\\%s) / 60 % 2 ))" = 0 ] && run', 36)],
+)
+def test_a_percent_in_shell_arithmetic_is_a_warning(command: str, column: int) -> None:
+    problem = only_problem(f"0 * * * * {command}\n")
+    assert (problem.column, problem.severity) == (column, Severity.WARNING)
+    assert "remainder of shell arithmetic $(( … ))" in problem.message
+
+
+def test_an_escaped_percent_in_shell_arithmetic_is_fine() -> None:
+    crontab = read_crontab("0 * * * * echo $(( 7 \\% 2 ))\n")
+    assert crontab.problems == ()
+    assert crontab.entries[0].command == "echo $(( 7 % 2 ))"
+
+
+@pytest.mark.parametrize(
+    ("line", "system", "column", "fix"),
+    [
+        ("0 9 * * 1 - 5 /usr/bin/report", False, 11, "write 1-5"),
+        ("0 9 * * mon -fri /usr/bin/report", False, 13, "write mon-fri"),
+        ("0 9 * * 1 - 5 root /usr/bin/report", True, 11, "write 1-5"),
+    ],
+)
+def test_a_range_written_with_spaces_at_the_end_of_the_time_fields_is_a_warning(
+    line: str, system: bool, column: int, fix: str
+) -> None:
+    problem = only_problem(line + "\n", system=system)
+    assert (problem.column, problem.severity) == (column, Severity.WARNING)
+    assert "a range written with spaces?" in problem.message and fix in problem.message
+
+
+@pytest.mark.parametrize(
+    ("line", "column", "fix"),
+    [("0 2 - 5 * * report", 5, "2-5"), ("0 9 * * 1- 5 report", 11, "1-5")],
+)
+def test_a_range_written_with_spaces_inside_the_time_fields_says_how_to_write_it(
+    line: str, column: int, fix: str
+) -> None:
+    problem = only_problem(line + "\n")
+    assert (problem.column, problem.severity) == (column, Severity.ERROR)
+    assert f"a range is written without spaces: {fix}" in problem.message
+
+
+def test_commands_named_like_a_system_account_are_not_taken_for_a_system_line() -> None:
+    users = frozenset({"mail", "sync", "alice"})
+    text = (
+        "0 * * * * mail -s hi bob < /tmp/x\n"
+        "0 * * * * sync\n"
+        "0 * * * * mail bob@example.com < /tmp/report\n"
+        "0 * * * * sync && echo synced\n"
+        "0 * * * * alice /home/alice/bin/x\n"
+        "0 * * * * root /usr/bin/x\n"
+    )
+    crontab = read_crontab(text, known_users=users)
+    assert len(crontab.entries) == 6
+    assert [(p.line, p.severity) for p in crontab.problems] == [
+        (5, Severity.WARNING),
+        (6, Severity.WARNING),
+    ]
+    assert all("looks like a system-crontab line" in p.message for p in crontab.problems)
+
+
+def test_a_file_that_only_sets_mailto_has_no_error() -> None:
+    crontab = read_crontab("MAILTO=alice@example.com\n")
+    assert crontab.entries == ()
+    assert [p.severity for p in crontab.problems] == [Severity.WARNING]

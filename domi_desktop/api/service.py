@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from domi_desktop.api.wire import (
@@ -27,7 +28,7 @@ from domi_desktop.api.wire import (
     policies_json,
     run_json,
 )
-from domi_desktop.cron import describe, next_run
+from domi_desktop.cron import describe, next_run, upcoming
 from domi_desktop.errors import CronError, DomiError, ParamError
 from domi_desktop.model import LOCAL_ZONE, RunStatus, Schedule
 from domi_desktop.ports import Clock
@@ -160,17 +161,11 @@ class Service:
         if not 1 <= count <= MAX_PREVIEW:
             raise ParamError("count", f"must be between 1 and {MAX_PREVIEW}, not {count}")
         after_text = get_param(params, "after", str)
-        cursor: datetime | None = (
-            self.clock.now() if after_text is None else instant_param(after_text, "after")
-        )
+        after = self.clock.now() if after_text is None else instant_param(after_text, "after")
         lang = get_param(params, "lang", str) or "en"
         if lang not in ("en", "zh"):
             raise ParamError("lang", f"must be 'en' or 'zh', not {lang!r}")
-        fires: list[str] = []
-        while cursor is not None and len(fires) < count:
-            cursor = next_run(expr, cursor, tz)
-            if cursor is not None:
-                fires.append(cursor.isoformat())
+        fires = [fire.isoformat() for fire in islice(upcoming(expr, after, tz), count)]
         return {"expr": expr, "tz": tz, "description": describe(expr, lang), "next": fires}
 
     def simulate(self, params: Mapping[str, Any]) -> Json:

@@ -32,6 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("'-- COMMAND' is only for 'schedule add' and 'schedule edit'")
         args.command = command
     handler: Handler | None = getattr(args, "handler", None)
+    from domi_desktop.platform.timezone import install_os_zone
+
+    install_os_zone()
     try:
         if handler is None:
             return commands.start_app(args)

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from datetime import datetime, tzinfo
+from itertools import islice
 from typing import Any
 
 from domi_desktop.cli.backend import app_client, backend, open_store
@@ -98,7 +99,8 @@ def start_app(args: argparse.Namespace) -> int:
 
 
 def preview(args: argparse.Namespace) -> int:
-    from domi_desktop.cron import describe, local_zone_name, next_run, parse, zone_for
+    from domi_desktop.cron import describe, parse, upcoming, zone_for
+    from domi_desktop.platform.timezone import local_zone_name
 
     if not 1 <= args.n <= 1000:
         raise UsageError(f"-n: {args.n} is out of range 1-1000")
@@ -109,12 +111,7 @@ def preview(args: argparse.Namespace) -> int:
         if args.after
         else datetime.now(zone).replace(second=0, microsecond=0)
     )
-    fires: list[datetime] = []
-    cursor: datetime | None = start
-    while cursor is not None and len(fires) < args.n:
-        cursor = next_run(expr, cursor, zone)
-        if cursor is not None:
-            fires.append(cursor)
+    fires = list(islice(upcoming(expr, start, zone), args.n))
     description = describe(expr, args.lang)
     if args.json:
         print(

@@ -151,14 +151,14 @@ disable_schedule = _simple("schedule.disable")
 
 def import_crontab(args: argparse.Namespace) -> int:
     from domi_desktop.api.wire import action_json
-    from domi_desktop.crontab import read_crontab, to_action
+    from domi_desktop.crontab import MAX_CHARACTERS, read_crontab, to_action
 
     try:
         if args.file == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.read(MAX_CHARACTERS + 1)
         else:
             with open(args.file, encoding="utf-8", errors="replace") as file:
-                text = file.read(2_000_000)
+                text = file.read(MAX_CHARACTERS + 1)
     except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error.strerror or error}") from None
     table = read_crontab(text, system=args.system, known_users=frozenset(_known_users()))
@@ -178,6 +178,7 @@ def import_crontab(args: argparse.Namespace) -> int:
         }
         for entry in table.entries
     ]
+    errors = sum(1 for p in table.problems if p.severity == "error")
     created: list[int] = []
     if not args.dry_run and planned:
         with backend(args) as api:
@@ -191,9 +192,8 @@ def import_crontab(args: argparse.Namespace) -> int:
         for index, item in enumerate(planned):
             ident = f"#{created[index]} " if created else ""
             print(f"{verb} {ident}line {item['line']}: {item['expr']}  {item['name']}")
-        errors = sum(1 for p in table.problems if p.severity == "error")
         print(f"{len(planned)} {verb}, {errors} line(s) not importable", file=sys.stderr)
-    return EXIT_USAGE if not planned and table.problems else 0
+    return EXIT_USAGE if not planned and errors else 0
 
 
 def _known_users() -> list[str]:

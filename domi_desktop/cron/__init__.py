@@ -1,16 +1,16 @@
-"""The cron dialect of SPEC §2: parse, next_run, prev_run, describe. Pure: stdlib and zoneinfo only."""
+"""The cron dialect of SPEC §2: parse, next_run, prev_run, upcoming, describe. Pure: stdlib and
+zoneinfo only."""
 
 from __future__ import annotations
 
 from domi_desktop.cron._describe import describe
-from domi_desktop.cron._eval import next_run, prev_run
+from domi_desktop.cron._eval import next_run, prev_run, upcoming
 from domi_desktop.cron._expr import CronExpr
 from domi_desktop.cron._parse import parse
 from domi_desktop.cron._zones import (
     LOCAL,
     known_zone,
     local_zone,
-    local_zone_name,
     set_local_resolver,
     zone_for,
 )
@@ -24,10 +24,10 @@ __all__ = [
     "describe",
     "known_zone",
     "local_zone",
-    "local_zone_name",
     "next_run",
     "parse",
     "prev_run",
     "set_local_resolver",
+    "upcoming",
     "zone_for",
 ]

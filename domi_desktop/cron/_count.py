@@ -10,14 +10,13 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
-from domi_desktop.cron._eval import FAST_PATH_SPAN, _instant, _transition, prev_run
+from domi_desktop.cron._eval import FAST_PATH_SPAN, _instant, _seconds, _transition, prev_run
 from domi_desktop.cron._expr import CronExpr
 from domi_desktop.cron._parse import parse
 from domi_desktop.cron._zones import zone_for
 
 _MINUTE = timedelta(minutes=1)
 _TICK = timedelta(microseconds=1)
-_EPOCH = datetime(1970, 1, 1)
 
 
 def count_between(expr: CronExpr | str, start: datetime, end: datetime, tz: str | tzinfo) -> int:
@@ -102,10 +101,6 @@ def _segments(
         seg_start, before, cursor, offset = change, offset, change, new_offset
     pieces.append((seg_start, hi, offset, before))
     return pieces
-
-
-def _seconds(instant: datetime) -> int:
-    return int((instant - _EPOCH).total_seconds())
 
 
 def _count_segment(

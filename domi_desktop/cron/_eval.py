@@ -8,6 +8,7 @@ fast path; DST gaps and folds go through ``_next_careful``/``_prev_careful``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from domi_desktop.cron._expr import CronExpr
@@ -71,6 +72,24 @@ def prev_run(expr: CronExpr | str, at: datetime, tz: str | tzinfo) -> datetime |
     ):
         return candidate
     return _prev_careful(e, local, found, zone)
+
+
+def upcoming(expr: CronExpr | str, after: datetime, tz: str | tzinfo) -> Iterator[datetime]:
+    """The fires strictly after ``after``, in order, as ``next_run`` gives them; ends when none
+    is left within the horizon. The expression and the zone (``local`` too) are resolved once,
+    here, not at each step: one evaluation sees one zone."""
+    e = expr if isinstance(expr, CronExpr) else parse(expr)
+    zone = zone_for(tz)
+    if after.tzinfo is None:
+        raise ValueError("upcoming needs an aware datetime (with a tzinfo)")
+    return _upcoming(e, after, zone)
+
+
+def _upcoming(e: CronExpr, after: datetime, zone: tzinfo) -> Iterator[datetime]:
+    fire = next_run(e, after, zone)
+    while fire is not None:
+        yield fire
+        fire = next_run(e, fire, zone)
 
 
 def _search_forward(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import calendar
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -54,6 +55,10 @@ FOREIGN_SYNTAX = {
     "?": "'?' is not supported; use '*'",
     "H": "'H' (hashed value) is not supported",
 }
+
+FOREIGN_WORDS = frozenset({"L", "W", "H", "LW"})
+"""Letters that are syntax in other dialects: '5L', 'L-2', '15W', 'LW', 'H', 'H/15'."""
+_WORD = re.compile(r"[^\W\d_]+")
 
 MONTH_DAYS = (0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
@@ -191,10 +196,10 @@ def _parse_item(spec: _Field, item: str, span: tuple[int, int], text: str) -> ra
     def fail(message: str, sub: tuple[int, int] | None = None) -> CronError:
         return CronError(f"{spec.name}: {message}", field=spec.name, span=sub or span, text=text)
 
-    for char, reason in FOREIGN_SYNTAX.items():
-        at = item.upper().find(char)
-        if at >= 0 and not (spec.names and _inside_name(item, at, spec.names)):
-            raise fail(reason, (span[0] + at, span[0] + at + 1))
+    foreign = _foreign_syntax(item, spec.names)
+    if foreign is not None:
+        at, reason = foreign
+        raise fail(reason, (span[0] + at, span[0] + at + 1))
     base, slash, step_text = item.partition("/")
     step = 1
     if slash:
@@ -214,8 +219,11 @@ def _parse_item(spec: _Field, item: str, span: tuple[int, int], text: str) -> ra
         low = _value(spec, first, (base_span[0], base_span[0] + len(first)), text)
         last_start = base_span[0] + len(first) + 1
         high = _value(spec, last, (last_start, base_span[1]), text)
-        if spec.name == "day-of-week" and last.lower() == "sun":
-            high = 7  # 'mon-sun' is Monday through Sunday, as the spec promises
+        if spec.name == "day-of-week" and not (_is_number(first) and _is_number(last)):
+            if low % 7 == high % 7:
+                high = low  # 'sun-sun', '0-sun', 'sun-7': that day, as '0-0' is
+            elif last.lower() == "sun":
+                high = 7  # 'mon-sun' is Monday through Sunday, as the spec promises
         if low > high:
             raise fail(f"range {base} is reversed ({low} > {high})", base_span)
     else:
@@ -225,10 +233,16 @@ def _parse_item(spec: _Field, item: str, span: tuple[int, int], text: str) -> ra
     return range(low, high + 1, step)
 
 
-def _inside_name(item: str, at: int, names: dict[str, int]) -> bool:
-    """True when the letter at ``at`` belongs to a known name such as 'jul' or 'wed'."""
-    lowered = item.lower()
-    return any(lowered[start : start + 3] in names for start in range(max(0, at - 2), at + 1))
+def _foreign_syntax(item: str, names: dict[str, int] | None) -> tuple[int, str] | None:
+    """Where ``item`` uses another dialect's syntax, and why it is refused; ``None`` when it
+    does not, or when it holds a word that is not cron at all ('Hello'): the value check then
+    names that word rather than hinting at a feature its author never meant."""
+    words = [match for match in _WORD.finditer(item) if not (names and match[0].lower() in names)]
+    if any(match[0].upper() not in FOREIGN_WORDS for match in words):
+        return None
+    found = [(match.start(), FOREIGN_SYNTAX[match[0][0].upper()]) for match in words]
+    found += [(at, FOREIGN_SYNTAX[char]) for at, char in enumerate(item) if char in "#?"]
+    return min(found, default=None)
 
 
 def _is_number(text: str) -> bool:

@@ -1,12 +1,15 @@
-"""Time zone names to ``tzinfo``: IANA names through zoneinfo, and ``local`` (the OS zone, now)."""
+"""Time zone names to ``tzinfo``: IANA names through zoneinfo, and ``local`` (the OS zone, now).
+
+The core never asks the OS which zone it is in: the platform layer installs a resolver at start-up
+(``set_local_resolver``) and ``local`` asks it again at each evaluation, so a laptop that travels
+follows its new zone.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import tzinfo
 from functools import lru_cache
-from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from domi_desktop.errors import ZoneError
@@ -36,6 +39,8 @@ def zone_for(tz: str | tzinfo) -> tzinfo:
 @lru_cache(maxsize=512)
 def known_zone(name: str) -> bool:
     """True when ``name`` is ``local`` or a zone this machine can load."""
+    if name == LOCAL:
+        return True
     try:
         zone_for(name)
     except ZoneError:
@@ -62,42 +67,17 @@ def _suggest(name: str) -> str:
 
 
 def set_local_resolver(resolver: Callable[[], tzinfo] | None) -> None:
-    """Let the platform layer say what the OS zone is (e.g. from the Windows registry)."""
+    """Install what ``local`` means: a callable giving the OS zone as it is now (the platform
+    layer's, at start-up; a fixed zone in tests). ``None`` uninstalls it."""
     global _local_resolver
     _local_resolver = resolver
 
 
 def local_zone() -> tzinfo:
-    """The OS zone as it is now: ``TZ``, then /etc/localtime, then /etc/timezone; UTC if none."""
-    if _local_resolver is not None:
-        return _local_resolver()
-    name = local_zone_name()
-    if name is not None:
-        try:
-            return zone_for(name)
-        except ZoneError:
-            pass
-    localtime = Path("/etc/localtime")
-    if localtime.is_file():
-        with localtime.open("rb") as file:
-            return ZoneInfo.from_file(file, key="localtime")
-    return zone_for("UTC")
-
-
-def local_zone_name() -> str | None:
-    """The IANA name of the OS zone when it can be told, else ``None``."""
-    env = os.environ.get("TZ", "").lstrip(":")
-    if env:
-        return env
-    try:
-        target = os.readlink("/etc/localtime")
-    except OSError:
-        target = ""
-    marker = "zoneinfo/"
-    if marker in target:
-        return target.split(marker, 1)[1]
-    try:
-        text = Path("/etc/timezone").read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    return text or None
+    """The OS zone as the installed resolver reports it now; ``ZoneError`` when none is."""
+    if _local_resolver is None:
+        raise ZoneError(
+            "the OS time zone ('local') is not known here: the application installs it at "
+            "start-up (domi_desktop.platform.timezone.install_os_zone)"
+        )
+    return _local_resolver()

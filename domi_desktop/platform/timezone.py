@@ -1,11 +1,141 @@
-"""Notices that the OS time zone changed (travel, the user's settings), so ``local`` schedules re-plan."""
+"""The OS time zone: what it is now (``local``), and noticing when it changes.
+
+tzlocal reads it the way each OS keeps it: ``TZ``; on Linux /etc/timezone, /etc/sysconfig/clock
+and the /etc/localtime link (or the copied file itself); on macOS the /etc/localtime link; on
+Windows the registry's zone name, mapped to its IANA name with the CLDR table. It is chosen over
+``QTimeZone.systemTimeZoneId()`` because the CLI and the headless service must not load Qt, and
+because it hands back a zoneinfo zone, the type every other part of the app computes with.
+
+When nothing says which zone this is, ``local`` is UTC, visibly: a logged warning, and a zone and a
+name (``UNKNOWN_ZONE_NAME``) that say so wherever they are shown.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
+import warnings
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone, tzinfo
+from typing import Protocol
 
-from domi_desktop.cron import local_zone, local_zone_name
+import tzlocal
+
+from domi_desktop.cron import set_local_resolver
+
+UNKNOWN_ZONE_NAME = "UTC (OS zone unknown)"
+_UNKNOWN_ZONE = timezone(timedelta(0), UNKNOWN_ZONE_NAME)
+_UNNAMED_KEY = "local"
+"""The key tzlocal gives a zone read from an /etc/localtime file that names no zone."""
+
+_WATCHED = (
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/sysconfig/clock",
+    "/etc/conf.d/clock",
+    "/var/db/zoneinfo",
+    "/usr/local/etc/localtime",
+)
+"""The files tzlocal reads on Linux, macOS and the BSDs: the zone is re-read when one changes."""
+
+_log = logging.getLogger(__name__)
+
+
+class ZoneSource(Protocol):
+    """What is used of tzlocal (its module for this OS), so tests can drive another OS's."""
+
+    def reload_localzone(self) -> tzinfo: ...
+
+    def get_localzone_name(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class OsZone:
+    zone: tzinfo
+    name: str | None
+    """The IANA name; ``UNKNOWN_ZONE_NAME`` when the zone is a fallback; ``None`` when the OS
+    has a zone but does not name it (an /etc/localtime copied rather than linked)."""
+
+
+_unknown_reason: str | None = None
+"""Why the zone was last unknown: the warning is logged once per spell, not per evaluation."""
+
+
+def read_os_zone(source: ZoneSource = tzlocal) -> OsZone:
+    """The OS zone as it is now, read afresh (the user may have changed it, or travelled)."""
+    global _unknown_reason
+    with warnings.catch_warnings(record=True) as caught:
+        # tzlocal reports doubts as warnings; they go to the log, never to the user's terminal.
+        warnings.simplefilter("always")
+        try:
+            zone: tzinfo | None = source.reload_localzone()
+            name = source.get_localzone_name()
+            reason = "no TZ variable and no zone setting found"
+        except (LookupError, ValueError, OSError) as error:
+            # str() of a KeyError (ZoneInfoNotFoundError) is the repr of its message.
+            message = str(error.args[0]) if error.args else type(error).__name__
+            zone, name, reason = None, None, " ".join(message.split())
+    for warning in caught:
+        _log.info("tzlocal: %s", warning.message)
+    # Without a name, TZ pointing at a file or an /etc/localtime file gave the zone; neither
+    # is tzlocal's UTC default.
+    read = name is not None or os.environ.get("TZ") or getattr(zone, "key", None) == _UNNAMED_KEY
+    if zone is not None and read:
+        _unknown_reason = None
+        return OsZone(zone, name)
+    if reason != _unknown_reason:
+        _log.warning("the OS time zone cannot be determined (%s); 'local' is UTC", reason)
+        _unknown_reason = reason
+    return OsZone(_UNKNOWN_ZONE, UNKNOWN_ZONE_NAME)
+
+
+_last: tuple[tuple[object, ...], OsZone] | None = None
+
+
+def current_os_zone() -> OsZone:
+    """``read_os_zone()``, re-read only when ``TZ`` or one of tzlocal's files changed.
+
+    A full read costs about a millisecond (tzlocal tries each part of the /etc/localtime link
+    as a zone name), and ``local`` is resolved at every evaluation; a stamp of its inputs costs
+    microseconds. Windows keeps the zone in the registry, which is read every time.
+    """
+    global _last
+    stamp = _stamp()
+    if stamp is not None and _last is not None and _last[0] == stamp:
+        return _last[1]
+    os_zone = read_os_zone()
+    _last = None if stamp is None else (stamp, os_zone)
+    return os_zone
+
+
+def _stamp() -> tuple[object, ...] | None:
+    if sys.platform == "win32":
+        return None
+    stamp: list[object] = [os.environ.get("TZ")]
+    for path in _WATCHED:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            stamp.append(None)
+        else:
+            stamp.append((info.st_ino, info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
+
+
+def local_zone_name() -> str | None:
+    """The OS zone's name for people: see ``OsZone.name``."""
+    return current_os_zone().name
+
+
+def install_os_zone() -> None:
+    """Make ``local`` in the cron core mean the OS zone as it is at each evaluation."""
+    set_local_resolver(_os_zone)
+
+
+def _os_zone() -> tzinfo:
+    return current_os_zone().zone
 
 
 class ZoneWatcher:
@@ -17,24 +147,25 @@ class ZoneWatcher:
     ``now`` returns the current instant, timezone-aware (``Clock.now``).
     """
 
-    def __init__(self, now: Callable[[], datetime]) -> None:
+    def __init__(
+        self, now: Callable[[], datetime], read: Callable[[], OsZone] = current_os_zone
+    ) -> None:
         self._now = now
-        self._name, self._at, self._offset = self._snapshot()
+        self._read = read
+        self._name, self._at, self._offset = self._snapshot(read())
 
     def check(self) -> bool:
         previous_name, previous_at, previous_offset = self._name, self._at, self._offset
-        self._name, self._at, self._offset = self._snapshot()
-        return self._name != previous_name or _offset_at(previous_at) != previous_offset
+        os_zone = self._read()
+        moved = previous_at.astimezone(os_zone.zone).utcoffset() != previous_offset
+        self._name, self._at, self._offset = self._snapshot(os_zone)
+        return self._name != previous_name or moved
 
     @property
     def zone_name(self) -> str | None:
-        """The OS zone's IANA name at the last check, when it can be told."""
+        """The OS zone's name at the last check (see ``OsZone.name``)."""
         return self._name
 
-    def _snapshot(self) -> tuple[str | None, datetime, timedelta | None]:
+    def _snapshot(self, os_zone: OsZone) -> tuple[str | None, datetime, timedelta | None]:
         at = self._now()
-        return local_zone_name(), at, _offset_at(at)
-
-
-def _offset_at(instant: datetime) -> timedelta | None:
-    return instant.astimezone(local_zone()).utcoffset()
+        return os_zone.name, at, at.astimezone(os_zone.zone).utcoffset()

@@ -42,9 +42,10 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.api.service import Service
 from domi_desktop.api.wire import MAX_NAME, MAX_SECONDS, Json, parse_action, parse_policies
-from domi_desktop.cron import LOCAL, CronError, describe, local_zone_name, next_run, parse, zone_for
+from domi_desktop.cron import LOCAL, CronError, describe, next_run, parse, zone_for
 from domi_desktop.errors import DomiError, ParamError
 from domi_desktop.model import CatchUp, Overlap, Policies
+from domi_desktop.platform.timezone import local_zone_name
 from domi_desktop.timefmt import transition_day
 from domi_desktop.ui.editor_sleep import SleepPanel
 from domi_desktop.ui.editor_widgets import (

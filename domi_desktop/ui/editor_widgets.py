@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domi_desktop.cron import LOCAL, local_zone_name
+from domi_desktop.cron import LOCAL
+from domi_desktop.platform.timezone import local_zone_name
 from domi_desktop.ui.i18n import register, tr
 
 ERROR_COLOR = QColor("#c62828")

@@ -89,6 +89,17 @@ def test_leading_and_trailing_blanks_and_tabs_are_ignored() -> None:
     assert parse(" \t0\t9  * * 1-5 \t").hours == (9,)
 
 
+@pytest.mark.parametrize("field", ["sun-sun", "0-sun", "sun-7", "7-sun", "SUN-Sun", "sun-sun/2"])
+def test_a_name_range_from_a_day_to_the_same_day_is_that_day_only(field: str) -> None:
+    assert parse(f"0 9 * * {field}").weekdays == parse("0 9 * * 0-0").weekdays == (0,)
+
+
+def test_a_range_ending_on_sunday_still_runs_through_the_week() -> None:
+    assert parse("0 9 * * mon-sun").weekdays == (0, 1, 2, 3, 4, 5, 6)
+    assert parse("0 9 * * sat-sun").weekdays == (0, 6)
+    assert parse("0 9 * * 0-7").weekdays == (0, 1, 2, 3, 4, 5, 6)
+
+
 def test_the_day_fields_star_flags_follow_the_first_character() -> None:
     assert parse("0 0 */2 * 1").dom_star
     assert not parse("0 0 */2 * 1").dow_star
@@ -127,6 +138,13 @@ def _init_fields(expr: CronExpr) -> dict[str, object]:
         ("0 0 * * 5#3", "day-of-week", (9, 10), "'#' (nth weekday of the month)"),
         ("0 0 ? * *", "day-of-month", (4, 5), "'?' is not supported"),
         ("H * * * *", "minute", (0, 1), "'H' (hashed value) is not supported"),
+        ("H/15 * * * *", "minute", (0, 1), "'H' (hashed value) is not supported"),
+        ("0 0 LW * *", "day-of-month", (4, 5), "'L' (last day) is not supported"),
+        ("0 0 * * 5L", "day-of-week", (9, 10), "'L' (last day) is not supported"),
+        ("Hello * * * *", "minute", (0, 5), "minute: 'Hello' is not a number"),
+        ("This cron job will play", "minute", (0, 4), "minute: 'This' is not a number"),
+        ("0 0 * * Wednesday", "day-of-week", (8, 17), "unknown name 'Wednesday'"),
+        ("0 0 * * what?", "day-of-week", (8, 13), "unknown name 'what?'"),
         ("0 0 * foo *", "month", (6, 9), "month: unknown name 'foo'"),
         ("0 0 * * fri-mon", "day-of-week", (8, 15), "range fri-mon is reversed (5 > 1)"),
         ("x * * * *", "minute", (0, 1), "minute: 'x' is not a number"),

@@ -1,13 +1,29 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta, tzinfo
+import importlib
+import logging
+import sys
+import types
+from datetime import UTC, datetime, timedelta
+from importlib.resources import files
+from pathlib import Path
+from typing import cast
 from zoneinfo import ZoneInfo
 
 import pytest
+import tzlocal
+import tzlocal.unix
 
-from domi_desktop.cron import set_local_resolver
-from domi_desktop.platform.timezone import ZoneWatcher
+from domi_desktop.cron import next_run
+from domi_desktop.platform.timezone import (
+    UNKNOWN_ZONE_NAME,
+    OsZone,
+    ZoneSource,
+    ZoneWatcher,
+    current_os_zone,
+    local_zone_name,
+    read_os_zone,
+)
 
 
 class Now:
@@ -24,12 +40,19 @@ def now() -> Now:
 
 
 @pytest.fixture
-def resolver() -> Iterator[list[tzinfo]]:
-    """The OS zone as the platform layer may report it: the last zone in the list."""
-    zones: list[tzinfo] = []
-    set_local_resolver(lambda: zones[-1])
-    yield zones
-    set_local_resolver(None)
+def root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty file system root for tzlocal, and no TZ variable: the OS says nothing."""
+    monkeypatch.delenv("TZ", raising=False)
+    for function in (tzlocal.unix._get_localzone_name, tzlocal.unix._get_localzone):
+        monkeypatch.setattr(function, "__defaults__", (str(tmp_path),))
+    (tmp_path / "etc").mkdir()
+    return tmp_path
+
+
+def zone_file(name: str) -> Path:
+    path = files("tzdata.zoneinfo").joinpath(name)
+    assert isinstance(path, Path)
+    return path
 
 
 def test_nothing_changed_is_no_change(monkeypatch: pytest.MonkeyPatch, now: Now) -> None:
@@ -59,14 +82,120 @@ def test_a_dst_transition_is_not_a_change(monkeypatch: pytest.MonkeyPatch, now: 
     assert watcher.check() is False
 
 
-def test_another_zone_under_the_same_name_is_a_change(
-    monkeypatch: pytest.MonkeyPatch, now: Now, resolver: list[tzinfo]
-) -> None:
-    # A copied /etc/localtime or a Windows zone: the name cannot tell, the offset can.
-    monkeypatch.setenv("TZ", "localtime")
-    resolver.append(ZoneInfo("Europe/Riga"))
-    watcher = ZoneWatcher(now)
+def test_another_zone_under_the_same_name_is_a_change(now: Now) -> None:
+    # A copied /etc/localtime: no name to tell, the offset can.
+    zones = [OsZone(ZoneInfo("Europe/Riga"), None)]
+    watcher = ZoneWatcher(now, lambda: zones[-1])
 
-    resolver.append(ZoneInfo("America/New_York"))
+    zones.append(OsZone(ZoneInfo("America/New_York"), None))
     assert watcher.check() is True
     assert watcher.check() is False
+
+
+def test_local_follows_the_tz_variable_at_each_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    when = datetime(2024, 6, 1, tzinfo=UTC)
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    assert local_zone_name() == "Asia/Shanghai"
+    first = next_run("0 9 * * *", when, "local")
+    monkeypatch.setenv("TZ", "Europe/Riga")
+    second = next_run("0 9 * * *", when, "local")
+    assert first is not None and second is not None
+    assert first.isoformat() == "2024-06-01T09:00:00+08:00"
+    assert second.isoformat() == "2024-06-01T09:00:00+03:00"
+
+
+def test_an_os_that_names_no_zone_is_utc_visibly_not_silently(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        os_zone = read_os_zone()
+    assert os_zone.name == UNKNOWN_ZONE_NAME == "UTC (OS zone unknown)"
+    moment = datetime(2024, 6, 1, 9, 0, tzinfo=os_zone.zone)
+    assert moment.utcoffset() == timedelta(0)
+    assert moment.tzname() == UNKNOWN_ZONE_NAME  # shown wherever a fire's zone is printed
+    assert "the OS time zone cannot be determined" in caplog.text
+
+
+def test_a_tz_that_tzlocal_cannot_read_is_utc_visibly(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("TZ", "EST5EDT,M3.2.0,M11.1.0")  # a POSIX rule, not a zone name
+    with caplog.at_level(logging.WARNING):
+        assert local_zone_name() == UNKNOWN_ZONE_NAME
+    assert "EST5EDT" in caplog.text
+
+
+def test_a_linked_localtime_gives_the_zone_name_as_on_macos(root: Path) -> None:
+    # macOS: /etc/localtime -> /var/db/timezone/zoneinfo/Europe/Berlin
+    (root / "etc" / "localtime").symlink_to(zone_file("Europe/Berlin"))
+    os_zone = read_os_zone()
+    assert os_zone.name == "Europe/Berlin"
+    assert os_zone.zone == ZoneInfo("Europe/Berlin")
+
+
+def test_a_copied_localtime_is_the_zone_without_a_name(root: Path) -> None:
+    (root / "etc" / "localtime").write_bytes(zone_file("Asia/Tokyo").read_bytes())
+    os_zone = read_os_zone()
+    assert os_zone.name is None
+    assert datetime(2024, 1, 1, tzinfo=os_zone.zone).utcoffset() == timedelta(hours=9)
+
+
+def test_a_tz_naming_a_zone_file_outside_the_database_is_that_zone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    custom = tmp_path / "office-zone"
+    custom.write_bytes(zone_file("Asia/Kolkata").read_bytes())
+    monkeypatch.setenv("TZ", str(custom))
+    os_zone = read_os_zone()
+    assert datetime(2024, 1, 1, tzinfo=os_zone.zone).utcoffset() == timedelta(hours=5, minutes=30)
+
+
+def test_a_windows_zone_name_is_mapped_to_its_iana_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """tzlocal's Windows reader, driven through a fake registry."""
+    monkeypatch.delenv("TZ", raising=False)
+    monkeypatch.setitem(sys.modules, "winreg", fake_winreg("W. Europe Standard Time"))
+    monkeypatch.delitem(sys.modules, "tzlocal.win32", raising=False)
+    source: ZoneSource = cast(ZoneSource, importlib.import_module("tzlocal.win32"))
+    os_zone = read_os_zone(source)
+    assert os_zone.name == "Europe/Berlin"
+    assert os_zone.zone == ZoneInfo("Europe/Berlin")
+
+
+def fake_winreg(key_name: str) -> types.ModuleType:
+    values = [("TimeZoneKeyName", key_name + "\x00\x00"), ("DynamicDaylightTimeDisabled", 0)]
+
+    class Key:
+        def Close(self) -> None:
+            pass
+
+    module = types.ModuleType("winreg")
+    module.__dict__.update(
+        HKEY_LOCAL_MACHINE=object(),
+        ConnectRegistry=lambda _machine, _hive: object(),
+        OpenKey=lambda _handle, _path: Key(),
+        QueryInfoKey=lambda _key: (0, len(values), 0),
+        EnumValue=lambda _key, index: (*values[index], 1),
+    )
+    return module
+
+
+def test_the_zone_is_read_again_only_when_its_inputs_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[str] = []
+    real = read_os_zone
+
+    def counting() -> OsZone:
+        reads.append("read")
+        return real()
+
+    monkeypatch.setattr("domi_desktop.platform.timezone.read_os_zone", counting)
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    assert current_os_zone().name == "Asia/Tokyo"
+    assert current_os_zone().name == "Asia/Tokyo"
+    assert len(reads) == 1
+    monkeypatch.setenv("TZ", "Europe/Riga")
+    assert current_os_zone().name == "Europe/Riga"
+    assert len(reads) == 2
