@@ -82,6 +82,7 @@ def leftovers(job: Job) -> list[psutil.Process]:
         with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
             for child in process.children(recursive=True):
                 found.setdefault(child.pid, child)
+    # A data dir copied from elsewhere could name our own session: never stop ourselves.
     me = os.getpid()
     return [
         process for pid, process in sorted(found.items()) if pid != me and find(pid) is not None
