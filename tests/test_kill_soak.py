@@ -154,7 +154,8 @@ def test_a_restart_after_kill_9_stops_the_leftover_tree_before_the_resumed_copy(
 
         app = start_app(data)
         wait_for(lambda: len(starts.read_text().split()) == 2, 30, "the resumed job to start")
-        (new_session,) = wait_for(lambda: copies(tag), 10, "the resumed copy")  # type: ignore[misc]
+        wait_for(lambda: copies(tag), 10, "the resumed copy")
+        (new_session,) = copies(tag)
         assert new_session != old_session
         assert not any(_alive(p) for p in old_tree)
     finally:

@@ -33,9 +33,7 @@ class FakeKernel32:
         self.calls.append(("CreateJobObjectW", attributes, name))
         return self._result("CreateJobObjectW", JOB) or None
 
-    def SetInformationJobObject(
-        self, job: int, info_class: int, info: object, length: int
-    ) -> int:
+    def SetInformationJobObject(self, job: int, info_class: int, info: object, length: int) -> int:
         structure = info._obj  # type: ignore[attr-defined]  # what ctypes.byref points at
         assert isinstance(structure, JOBOBJECT_EXTENDED_LIMIT_INFORMATION)
         self.limits = structure.BasicLimitInformation.LimitFlags
