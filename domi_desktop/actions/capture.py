@@ -44,6 +44,9 @@ DEFAULT_LOG_LIMITS = LogLimits()
 class OutputCapture:
     """Masks output, appends it to the run's log file (mode 0600) and keeps its last ``TAIL_BYTES``.
 
+    The log keeps what ``LogLimits`` allows: past its head, the middle is cut out as the output
+    grows, a line at the cut says how much went, and a note at the end says the log was cut.
+
     Thread-safe: a reader thread feeds the job's output while the worker adds notes. Once closed,
     further output is dropped (a process that escaped the job may still hold the pipe open).
     A log that cannot be written (a full disk) does not stop the run: the tail is still kept, and
