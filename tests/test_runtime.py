@@ -21,7 +21,7 @@ from domi_desktop.model import (
 )
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
-from tests.fakes import FakeClock, FakeLoop
+from tests.fakes import FakeClock, FakeLoop, wait_for
 
 START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
 
@@ -201,3 +201,52 @@ def test_stop_interrupts_running_jobs_with_a_reason(store: Store) -> None:
     run = store.get_run(run_id)
     assert run.status is RunStatus.interrupted
     assert "quit" in (run.reason or "")
+
+
+def _job_row(store: Store, run_id: int) -> tuple[object, ...]:
+    from domi_desktop.store.models import RunRow
+
+    row = RunRow.get_by_id(run_id)
+    return row.job_pid, row.job_started
+
+
+def test_the_jobs_pid_and_start_marker_are_on_record_while_it_runs(harness: Harness) -> None:
+    from domi_desktop.store import liveness
+
+    schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
+    run_id = harness.runtime.run_now(schedule.id)
+    wait_for(lambda: _job_row(harness.store, run_id)[0], 10, "the pid on record")
+    [active] = harness.runtime.runner.stop_all("done looking")
+    pid = active.pid
+    assert pid is not None
+    assert _job_row(harness.store, run_id) == (pid, liveness.start_marker(pid))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX sessions")
+def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
+    harness: Harness, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from domi_desktop.store import liveness
+    from domi_desktop.store.models import RunRow
+
+    pids = tmp_path / "pids"
+    schedule = harness.add("0 9 * * *", ("/bin/sh", "-c", f"echo $$ >> {pids}; sleep 60"),
+                           last_due=START)  # fmt: skip
+    left = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    run_id = harness.store.record_manual_run(schedule.id, START)
+    harness.store.record_job(run_id, left.pid, liveness.start_marker(left.pid))
+    dead = subprocess.run([PY, "-c", "import os; print(os.getpid())"], capture_output=True)
+    RunRow.update(owner_pid=int(dead.stdout), owner_token="gone").where(
+        RunRow.id == run_id
+    ).execute()
+
+    harness.runtime.start()
+
+    assert left.wait(timeout=10) == -15  # SIGTERM, before start() returned
+    orphan = harness.store.get_run(run_id)
+    assert orphan.status is RunStatus.interrupted
+    assert orphan.reason == "process died; stopped its leftover process tree (1 process)"
+    [resumed] = [r for r in harness.store.runs(schedule_id=schedule.id) if r.id != run_id]
+    assert resumed.trigger is Trigger.resumed and resumed.resumed_from == run_id

@@ -7,6 +7,7 @@ thread and a missing one fails the run with reason ``secret unavailable: ...``.
 
 from __future__ import annotations
 
+from domi_desktop.actions.capture import LogLimits
 from domi_desktop.actions.environment import base_environment, job_environment
 from domi_desktop.actions.model import (
     TAIL_BYTES,
@@ -23,6 +24,7 @@ __all__ = [
     "ActionRequest",
     "ActionResult",
     "ActionRunner",
+    "LogLimits",
     "RunningAction",
     "base_environment",
     "check_action",

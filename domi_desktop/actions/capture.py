@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -14,9 +15,37 @@ from domi_desktop.secrets import Masker
 NOTE_PREFIX = "[domi-desktop] "
 """Lines that domi-desktop adds to a log (why a run ended, a truncated response...) start so."""
 
+MIB = 1024 * 1024
+_LINE_SEARCH = 64 * 1024
+"""How far into the kept end of a cut log to look for a line start to begin it at."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogLimits:
+    """How much of a run's output its log keeps: the first ``head`` and the last ``tail`` bytes.
+
+    A job printing 500 MB must not write a 500 MB log. The start says how the run began, the end
+    how it ended; between them a line says how much was cut. While the run goes on the file may
+    hold up to ``2 * tail`` after its head (the end is moved down once per ``tail`` bytes, so each
+    byte is copied at most once); when it ends, exactly the last ``tail``.
+    """
+
+    head: int = 1 * MIB
+    tail: int = 4 * MIB
+
+    def __post_init__(self) -> None:
+        if self.head < 0 or self.tail < 1:
+            raise ValueError(f"log limits need head >= 0 and tail >= 1, not {self}")
+
+
+DEFAULT_LOG_LIMITS = LogLimits()
+
 
 class OutputCapture:
     """Masks output, appends it to the run's log file (mode 0600) and keeps its last ``TAIL_BYTES``.
+
+    The log keeps what ``LogLimits`` allows: past its head, the middle is cut out as the output
+    grows, a line at the cut says how much went, and a note at the end says the log was cut.
 
     Thread-safe: a reader thread feeds the job's output while the worker adds notes. Once closed,
     further output is dropped (a process that escaped the job may still hold the pipe open).
@@ -24,15 +53,26 @@ class OutputCapture:
     ``log_error`` says what went wrong.
     """
 
-    def __init__(self, log_path: Path, masker: Masker) -> None:
+    def __init__(
+        self, log_path: Path, masker: Masker, limits: LogLimits = DEFAULT_LOG_LIMITS
+    ) -> None:
         log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         # The log may quote anything the job printed: readable by the user only, from the start.
-        flags = (
-            os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
-        )  # Windows: no \r\n
+        # Read too: cutting the middle out moves the end of the log down.
+        flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)  # Windows: no \r\n
         fd = os.open(log_path, flags, 0o600)
         os.chmod(log_path, 0o600)  # an existing file keeps its mode through O_CREAT
-        self._file = os.fdopen(fd, "wb")
+        self._file = os.fdopen(fd, "r+b")
+        self._limits = limits
+        self._total = 0
+        """Bytes of output and notes so far, whether kept or cut."""
+        self._head_written = 0
+        self._head_ends_line = True
+        self._marker_size = 0
+        """The size of the line that says what was cut, right after the head; 0 until a cut."""
+        self._rest = 0
+        """Bytes in the file after the head and the marker."""
+        self._cut = 0
         self._masker = masker
         self._stream = masker.stream()
         self._tail = bytearray()
@@ -52,18 +92,38 @@ class OutputCapture:
             if self._closed:
                 return
             self._emit(self._stream.flush())
-            line_break = "" if self._at_line_start else "\n"
-            self._emit(f"{line_break}{NOTE_PREFIX}{self._masker.mask(text)}\n".encode())
+            self._emit_note(text)
+
+    def _emit_note(self, text: str) -> None:
+        line_break = "" if self._at_line_start else "\n"
+        self._emit(f"{line_break}{NOTE_PREFIX}{self._masker.mask(text)}\n".encode())
 
     def tail(self) -> str:
         with self._lock:
             # Cutting at a byte count may split a character: replace it rather than fail.
             return self._tail.decode(errors="replace")
 
+    @property
+    def cut(self) -> int:
+        """How many bytes of output the log has left out so far."""
+        with self._lock:
+            return self._cut
+
     def close(self) -> None:
         with self._lock:
             if not self._closed:
                 self._emit(self._stream.flush())
+                if self._cut or self._rest > self._limits.tail:
+                    # Said at the end, so the history's tail of the output shows it too.
+                    self._emit_note(
+                        f"the output was {_size(self._total)}; its log keeps the first "
+                        f"{_size(self._limits.head)} and the last {_size(self._limits.tail)}"
+                    )
+                if self.log_error is None and self._rest > self._limits.tail:
+                    try:
+                        self._cut_middle()
+                    except OSError as error:
+                        self.log_error = error.strerror or str(error)
                 self._closed = True
                 with contextlib.suppress(OSError):  # the data that failed to flush is reported
                     self._file.close()
@@ -82,9 +142,10 @@ class OutputCapture:
     def _emit(self, data: bytes) -> None:
         if not data:
             return
+        self._total += len(data)
         if self.log_error is None:
             try:
-                self._file.write(data)
+                self._write_log(data)
                 # Flushed at once: the log of a running job can be opened from the history.
                 self._file.flush()
             except OSError as error:
@@ -92,3 +153,49 @@ class OutputCapture:
         self._tail += data
         del self._tail[:-TAIL_BYTES]
         self._at_line_start = data.endswith(b"\n")
+
+    def _write_log(self, data: bytes) -> None:
+        room = self._limits.head - self._head_written
+        if room > 0:
+            head, data = data[:room], data[room:]
+            self._file.write(head)
+            self._head_written += len(head)
+            self._head_ends_line = head.endswith(b"\n")
+        if data:
+            self._file.write(data)
+            self._rest += len(data)
+            if self._rest > 2 * self._limits.tail:
+                self._cut_middle()
+
+    def _cut_middle(self) -> None:
+        """Keep the head and the last ``tail`` bytes; put the line saying what went between."""
+        tail = self._limits.tail
+        self._file.flush()
+        end = self._head_written + self._marker_size + self._rest
+        # One byte more: whether the kept part starts at a line start.
+        self._file.seek(end - tail - 1)
+        before, kept = self._file.read(1), self._file.read(tail)
+        if before != b"\n":
+            start = kept.find(b"\n", 0, _LINE_SEARCH)
+            if start >= 0:
+                kept = kept[start + 1 :]
+        self._cut += self._rest - len(kept)
+        line_break = "" if self._head_ends_line else "\n"
+        marker = (
+            f"{line_break}{NOTE_PREFIX}... {self._cut:,} bytes of output cut here: the log keeps "
+            f"the first {_size(self._limits.head)} and the last {_size(tail)} ...\n"
+        ).encode()
+        self._file.seek(self._head_written)
+        self._file.write(marker)
+        self._file.write(kept)
+        self._file.truncate()
+        self._marker_size = len(marker)
+        self._rest = len(kept)
+
+
+def _size(count: int) -> str:
+    if count >= MIB:
+        return f"{count / MIB:.1f} MiB"
+    if count >= 1024:
+        return f"{count / 1024:.1f} KiB"
+    return f"{count} bytes"

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import logging
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO
+
+import psutil
 
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
@@ -18,9 +22,13 @@ from domi_desktop.actions.environment import job_environment
 from domi_desktop.model import CommandAction, RunStatus
 
 if sys.platform == "win32":
-    _NEW_GROUP_FLAGS = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW
+    from domi_desktop.actions.winjob import JobObject
+
+    _CREATION_FLAGS = subprocess.CREATE_NO_WINDOW
 else:
-    _NEW_GROUP_FLAGS = 0
+    _CREATION_FLAGS = 0
+
+log = logging.getLogger(__name__)
 
 KILL_WAIT = 2.0
 """Seconds to wait for the tree to go away after the forceful kill, before giving up on it."""
@@ -52,12 +60,30 @@ def run_command(
             stderr=subprocess.STDOUT,
             # Its own process group (session), so the whole tree can be stopped at once.
             start_new_session=sys.platform != "win32",
-            creationflags=_NEW_GROUP_FLAGS,
+            creationflags=_CREATION_FLAGS,
+            # Safe with threads here: the child only makes system calls, takes no lock.
+            preexec_fn=_die_with_app(),  # noqa: PLW1509
         )
     except OSError as error:
         return Outcome(RunStatus.failed, f"could not start: {_describe(error, action, env)}")
-    control.pid = process.pid
     tree = ProcessTree(process.pid)
+    try:
+        control.started(process.pid)
+        return _supervise(process, tree, action, capture, control, timeout=timeout, grace=grace)
+    finally:
+        tree.close()
+
+
+def _supervise(
+    process: subprocess.Popen[bytes],
+    tree: ProcessTree,
+    action: CommandAction,
+    capture: OutputCapture,
+    control: RunControl,
+    *,
+    timeout: float | None,
+    grace: float,
+) -> Outcome:
     exited = threading.Event()
     output_closed = threading.Event()
     stdin = None if action.stdin is None else action.stdin.encode()
@@ -103,21 +129,24 @@ def run_command(
 class ProcessTree:
     """A job's process and everything it started, short of processes that left on purpose.
 
-    POSIX: the job leads a new session, so its process group holds its descendants. Windows: the
-    job heads a new process group, and ``taskkill /T`` walks the tree of child processes.
+    POSIX: the job leads a new session, so its process group holds its descendants. Windows: a Job
+    Object holds them (``winjob``), and ends them if the app dies.
     """
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
+        if sys.platform == "win32":
+            self._job: JobObject | None = None
+            try:
+                self._job = JobObject.around(pid)
+            except OSError as error:
+                log.warning("process %s runs outside a Job Object: %s", pid, error)
 
     def terminate(self) -> bool:
-        """Ask the tree to stop; ``False`` when there was nobody left to ask."""
+        """Ask the tree to stop; ``False`` when there was nobody left to ask (or no way to)."""
         if sys.platform == "win32":
-            try:
-                os.kill(self.pid, signal.CTRL_BREAK_EVENT)
-            except OSError:  # gone, or no console to deliver the event through
-                return False
-            return True
+            # A windowless job has no console for CTRL_BREAK_EVENT to reach: nothing to ask.
+            return False
         try:
             os.killpg(self.pid, signal.SIGTERM)
         except (ProcessLookupError, PermissionError):
@@ -127,16 +156,56 @@ class ProcessTree:
     def kill(self) -> None:
         """Stop the tree without asking."""
         if sys.platform == "win32":
-            subprocess.run(
-                ["taskkill", "/T", "/F", "/PID", str(self.pid)],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                creationflags=subprocess.CREATE_NO_WINDOW,
-                check=False,
-            )
+            # First what the parent links still reach (a child started before the process joined
+            # its Job Object is outside it), then the job, orphans included.
+            _kill_descendants(self.pid)
+            if self._job is not None:
+                self._job.terminate()
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        """The run is over; on Windows this ends what is still in its Job Object."""
+        if sys.platform == "win32" and self._job is not None:
+            self._job.close()
+
+
+def _kill_descendants(pid: int) -> None:
+    with contextlib.suppress(psutil.Error):
+        root = psutil.Process(pid)
+        for process in [*root.children(recursive=True), root]:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+
+
+if sys.platform == "linux":
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _PR_SET_PDEATHSIG = 1
+
+    def _die_with_app() -> Callable[[], None]:
+        """Run in the child before it execs: SIGTERM to the job when the app dies.
+
+        The kernel sends it when the THREAD that started the job exits, not the process: that is
+        the run's worker thread, which lives until the job has been waited for, so it fires only
+        when the app dies. It reaches the job's own process only, not what that one started: the
+        next start of the app stops those (``leftovers``).
+        """
+        parent = os.getpid()
+
+        def child() -> None:
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+            # The app died before the request took hold: nobody would send the signal.
+            if os.getppid() != parent:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+        return child
+
+else:
+
+    def _die_with_app() -> Callable[[], None] | None:
+        """Windows: the Job Object does this. macOS has no such request of its own."""
+        return None
 
 
 def _working_directory(cwd: str | None, home: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from domi_desktop.model import RunStatus
+
+log = logging.getLogger(__name__)
 
 
 class Wake(Enum):
@@ -34,11 +37,24 @@ class RunControl:
     polling.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_started: Callable[[int], None] | None = None) -> None:
         self._cond = threading.Condition()
         self._stop_reason: str | None = None
+        self._on_started = on_started
         self.pid: int | None = None
         """The job's process id once it has started (commands only)."""
+
+    def started(self, pid: int) -> None:
+        """The job's process is running: note its pid and tell ``on_started`` (on this thread,
+        at once, so the pid is on record before the job has done much)."""
+        self.pid = pid
+        if self._on_started is None:
+            return
+        try:
+            self._on_started(pid)
+        # Not being able to record the pid must not cost the run itself.
+        except Exception:
+            log.exception("reporting the start of process %s failed", pid)
 
     @property
     def stop_reason(self) -> str | None:

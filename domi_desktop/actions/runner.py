@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import overload
 
-from domi_desktop.actions.capture import OutputCapture
+from domi_desktop.actions.capture import DEFAULT_LOG_LIMITS, LogLimits, OutputCapture
 from domi_desktop.actions.command import run_command
 from domi_desktop.actions.control import Outcome, RunControl
 from domi_desktop.actions.model import ActionRequest, ActionResult, check_action, resolve_secrets
@@ -23,14 +23,15 @@ KILL_GRACE = 3.0
 """Seconds between asking a job's processes to stop (SIGTERM) and killing them (SIGKILL)."""
 
 OnFinished = Callable[[ActionResult], None]
+OnStarted = Callable[[int], None]
 
 
 class RunningAction:
     """A run in progress. ``stop`` and ``wait`` may be called from any thread."""
 
-    def __init__(self, run_id: int) -> None:
+    def __init__(self, run_id: int, on_started: OnStarted | None = None) -> None:
         self.run_id = run_id
-        self._control = RunControl()
+        self._control = RunControl(on_started)
         self._done = threading.Event()
         self._result: ActionResult | None = None
 
@@ -66,9 +67,16 @@ class ActionRunner:
     monotonic clock of the threading primitives.
     """
 
-    def __init__(self, clock: Clock, *, kill_grace: float = KILL_GRACE) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        kill_grace: float = KILL_GRACE,
+        log_limits: LogLimits = DEFAULT_LOG_LIMITS,
+    ) -> None:
         self._clock = clock
         self._kill_grace = kill_grace
+        self._log_limits = log_limits
         self._lock = threading.Lock()
         self._running: set[RunningAction] = set()
 
@@ -78,8 +86,13 @@ class ActionRunner:
         on_finished: OnFinished,
         *,
         secrets: SecretStore | None = None,
+        on_started: OnStarted | None = None,
     ) -> RunningAction:
         """Start ``request`` on a new thread and return at once.
+
+        ``on_started(pid)`` is called on the run's thread as soon as a command's process runs
+        (once per start, never for HTTP): the caller records the pid, so that a later start of the
+        app can stop what is left of the job if this process dies.
 
         With ``secrets``, the action's secrets are read from that store on the run's thread (an
         unlock prompt of the OS keyring must not block the GUI), and a secret that cannot be read
@@ -88,7 +101,7 @@ class ActionRunner:
         """
         if secrets is not None and request.secrets:
             raise ValueError("pass the secrets either resolved in the request or as a store")
-        running = RunningAction(request.run_id)
+        running = RunningAction(request.run_id, on_started)
         with self._lock:
             self._running.add(running)
         thread = threading.Thread(
@@ -100,9 +113,15 @@ class ActionRunner:
         thread.start()
         return running
 
-    def run(self, request: ActionRequest, *, secrets: SecretStore | None = None) -> ActionResult:
+    def run(
+        self,
+        request: ActionRequest,
+        *,
+        secrets: SecretStore | None = None,
+        on_started: OnStarted | None = None,
+    ) -> ActionResult:
         """``start`` and wait: for the CLI. Ctrl-C stops the job and returns its result."""
-        running = self.start(request, lambda _result: None, secrets=secrets)
+        running = self.start(request, lambda _result: None, secrets=secrets, on_started=on_started)
         try:
             return running.wait()
         except KeyboardInterrupt:
@@ -160,7 +179,7 @@ class ActionRunner:
             failure = f"secret unavailable: {error}"
         masker = Masker(request.secrets.values())
         try:
-            capture = OutputCapture(request.log_path, masker)
+            capture = OutputCapture(request.log_path, masker, self._log_limits)
         except OSError as error:
             return ActionResult(
                 status=RunStatus.failed,

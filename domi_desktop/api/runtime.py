@@ -11,7 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner, RunningAction
+from domi_desktop.actions import (
+    KILL_GRACE,
+    ActionRequest,
+    ActionResult,
+    ActionRunner,
+    RunningAction,
+)
+from domi_desktop.actions.leftovers import stop_leftovers
 from domi_desktop.errors import DomiError, NotFoundError
 from domi_desktop.model import (
     Event,
@@ -28,7 +35,7 @@ from domi_desktop.model import (
 from domi_desktop.ports import Clock, Loop, SecretStore
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
-from domi_desktop.store import Store
+from domi_desktop.store import Store, liveness
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +103,11 @@ class Runtime:
     def start(self) -> WakePlan:
         """Resume what a dead process left running, then the first wake (catch-up at start-up)."""
         self.started_at = self.clock.now()
-        for orphan in self.store.interrupt_orphans(self.clock.now()):
-            self._resume(orphan)
+        notes, unstopped = stop_orphaned_jobs(self.store)
+        for orphan in self.store.interrupt_orphans(self.clock.now(), notes):
+            # A second copy beside a job that would not die is what stopping it was to prevent.
+            if orphan.id not in unstopped:
+                self._resume(orphan)
         return self.driver.start()
 
     def stop(self, *, wait: float = 5.0) -> None:
@@ -249,6 +259,7 @@ class Runtime:
             request,
             lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
             secrets=self.secrets,
+            on_started=lambda pid: record_job(self.store, run_id, pid),
         )
 
     def _finished(self, run_id: int, result: ActionResult) -> None:
@@ -310,6 +321,31 @@ def record_result(store: Store, run_id: int, result: ActionResult) -> bool:
     )
 
 
+def record_job(store: Store, run_id: int, pid: int) -> None:
+    """Called on the run's thread, not the loop's: the pid must be on record before the job gets
+    far, and the store serialises its callers."""
+    store.record_job(run_id, pid, liveness.start_marker(pid))
+
+
+def stop_orphaned_jobs(store: Store) -> tuple[dict[int, str], set[int]]:
+    """Stop what is left of the jobs of runs whose process died, before anything re-runs them.
+
+    Returns what to add to each run's reason, and the runs whose leftovers would not die.
+    """
+    notes: dict[int, str] = {}
+    unstopped: set[int] = set()
+    for run_id, job in store.orphaned_jobs().items():
+        stopped = stop_leftovers(job, grace=KILL_GRACE)
+        note = stopped.describe()
+        if note is None:
+            continue
+        log.warning("run %s: its process died; %s", run_id, note)
+        notes[run_id] = note
+        if stopped.survivors:
+            unstopped.add(run_id)
+    return notes, unstopped
+
+
 def run_here(store: Store, schedule_id: int, clock: Clock, secrets: SecretStore) -> Run:
     """A manual run in this process, waited for (the CLI's ``run-now`` when no app runs)."""
     schedule = store.get_schedule(schedule_id)
@@ -317,7 +353,10 @@ def run_here(store: Store, schedule_id: int, clock: Clock, secrets: SecretStore)
     log_path = store.log_path_for(run_id)
     store.start_run(run_id, clock.now(), log_path)
     request = ActionRequest(schedule.action, run_id, log_path, schedule.policies.timeout)
-    record_result(store, run_id, ActionRunner(clock).run(request, secrets=secrets))
+    result = ActionRunner(clock).run(
+        request, secrets=secrets, on_started=lambda pid: record_job(store, run_id, pid)
+    )
+    record_result(store, run_id, result)
     return store.get_run(run_id)
 
 

@@ -1,10 +1,15 @@
-"""Who owns a running run, and whether that process is still alive.
+"""Who owns a running run, and whether that process is still alive; the same for a run's job.
 
 A run left ``running`` by a process that died must become ``interrupted``; a run of another live
 process (a second instance, a CLI) must be left alone. A pid alone is not an identity: after a
 reboot or in a container the same pid comes back for another process. So an owner is the pid, a
 random token drawn once per process (to tell this process from an earlier one with the same pid),
-and, where the OS tells it cheaply, the process start time (to spot a pid reused by another one).
+and the process start marker (to spot a pid reused by another one). A job is its pid and start
+marker.
+
+psutil reads the start time on every OS (Linux /proc, macOS sysctl, Windows process times), and
+tells a zombie from a live process; it replaced the hand-written /proc parsing and Windows ctypes
+that knew no start time on macOS, where a pid reused after a reboot kept a dead run ``running``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 
 @dataclass(frozen=True, slots=True)
 class Owner:
@@ -23,6 +30,15 @@ class Owner:
     token: str
     started: str | None
     """An OS-specific marker of this incarnation of ``pid`` (start time), or None where unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """The process a run's job started as."""
+
+    pid: int
+    started: str | None
+    """Its start marker; None if it had exited before the marker was read."""
 
 
 _this: Owner | None = None
@@ -36,7 +52,7 @@ def this_process() -> Owner:
     with _this_lock:
         # A forked child inherits the module state but is another process: it gets its own.
         if _this is None or _this.pid != pid:
-            _this = Owner(pid=pid, token=secrets.token_hex(8), started=_probe(pid)[1])
+            _this = Owner(pid=pid, token=secrets.token_hex(8), started=start_marker(pid))
         return _this
 
 
@@ -44,92 +60,83 @@ def is_alive(owner: Owner) -> bool:
     me = this_process()
     if owner.pid == me.pid:
         return owner.token == me.token
-    alive, started = _probe(owner.pid)
-    if not alive:
+    return is_running(owner.pid, owner.started)
+
+
+def is_running(pid: int, started: str | None) -> bool:
+    """Whether ``pid`` is a live process, and the same one that had start marker ``started``.
+
+    An unknown marker (``None``, or one written in another format by an older release) cannot tell
+    a reused pid apart: the pid alone decides, erring on the side of a live process.
+    """
+    process = find(pid)
+    if process is None:
         return False
-    # Same pid, different start: the owner died and the pid was handed to someone else.
-    return owner.started is None or started is None or owner.started == started
+    return same_start(started, marker_of(process))
 
 
-if sys.platform == "win32":
-    import ctypes
-    from ctypes import wintypes
+def find(pid: int) -> psutil.Process | None:
+    """The live process ``pid``; None if there is none, or only a zombie waiting to be reaped."""
+    # 0 and negative pids address process groups in kill(): never an owner or a job.
+    if pid <= 0:
+        return None
+    try:
+        process = psutil.Process(pid)
+        # A zombie has finished: its parent (in a container, a PID 1 that never reaps) has not
+        # collected it yet.
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+    except psutil.NoSuchProcess:
+        return None
+    except psutil.AccessDenied:
+        pass  # it exists, it belongs to another user
+    return process
 
-    _PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
-    _STILL_ACTIVE = 259
-    _ERROR_ACCESS_DENIED = 5
 
-    _kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    _kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
-    _kernel32.OpenProcess.restype = wintypes.HANDLE
-    _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
-    _kernel32.GetExitCodeProcess.restype = wintypes.BOOL
-    _kernel32.GetProcessTimes.argtypes = (wintypes.HANDLE, *[ctypes.POINTER(wintypes.FILETIME)] * 4)
-    _kernel32.GetProcessTimes.restype = wintypes.BOOL
-    _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
-    _kernel32.CloseHandle.restype = wintypes.BOOL
+def start_marker(pid: int) -> str | None:
+    """The start marker of the live process ``pid``, None if it is gone or will not say."""
+    process = find(pid)
+    return None if process is None else marker_of(process)
 
-    def _probe(pid: int) -> tuple[bool, str | None]:
-        """(alive, start marker). No ``os.kill(pid, 0)`` here: on Windows it kills the process."""
-        handle = _kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
-        if not handle:
-            # Access denied means it exists (another user's or a protected process).
-            return ctypes.get_last_error() == _ERROR_ACCESS_DENIED, None
-        try:
-            code = wintypes.DWORD()
-            if not _kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
-                return True, None
-            if code.value != _STILL_ACTIVE:
-                return False, None
-            creation, exited, kernel, user = (wintypes.FILETIME() for _ in range(4))
-            if not _kernel32.GetProcessTimes(
-                handle,
-                ctypes.byref(creation),
-                ctypes.byref(exited),
-                ctypes.byref(kernel),
-                ctypes.byref(user),
-            ):
-                return True, None
-            return True, str((creation.dwHighDateTime << 32) | creation.dwLowDateTime)
-        finally:
-            _kernel32.CloseHandle(handle)
 
-else:
-    _PROC = Path("/proc")
+def marker_of(process: psutil.Process) -> str | None:
+    """``<boot id>:<start ticks>`` on Linux, ``t:<start time>`` elsewhere; None if unreadable.
+
+    Linux: psutil's start time is the boot time plus the start ticks, and the boot time moves when
+    the wall clock is set, so a stored time would stop matching its own process after an NTP step.
+    The ticks since boot never change, and the boot id tells two boots apart. The format is the one
+    earlier releases wrote, so their markers still compare. Elsewhere the start time is stored by
+    the kernel as it was at creation and never changes.
+    """
+    try:
+        created = process.create_time()
+        if _BOOT_ID:
+            ticks = round((created - psutil.boot_time()) * _CLOCK_TICKS)
+            return f"{_BOOT_ID}:{ticks}"
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+    return f"t:{created:.6f}"
+
+
+def same_start(recorded: str | None, current: str | None) -> bool:
+    """False only when both markers are known, in one format, and differ."""
+    if recorded is None or current is None:
+        return True
+    if (":" in recorded) != (":" in current):
+        return True  # Windows releases before psutil wrote a bare FILETIME
+    return recorded == current
+
+
+if sys.platform == "linux":
 
     def _boot_id() -> str:
         try:
-            return (_PROC / "sys/kernel/random/boot_id").read_text().strip()
+            return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
         except OSError:
             return ""
 
     _BOOT_ID = _boot_id()
-
-    def _probe(pid: int) -> tuple[bool, str | None]:
-        """(alive, start marker); the marker comes from Linux's /proc and is None elsewhere."""
-        # 0 and negative pids address process groups in kill(): never a run owner.
-        if pid <= 0:
-            return False, None
-        try:
-            os.kill(pid, 0)
-        except (ProcessLookupError, OverflowError):  # no such process, or no such pid at all
-            return False, None
-        except PermissionError:
-            pass  # it exists, it belongs to another user
-        if not _BOOT_ID:
-            return True, None
-        try:
-            stat = (_PROC / str(pid) / "stat").read_text()
-        except FileNotFoundError:
-            return False, None  # it exited between the two looks
-        except OSError:
-            return True, None
-        # Fields after the parenthesised command name (which may itself contain spaces or ')').
-        fields = stat.rpartition(")")[2].split()
-        if len(fields) < 20:
-            return True, None
-        state, start_ticks = fields[0], fields[19]
-        # A zombie answers kill(pid, 0) but has finished: its parent just has not reaped it yet.
-        if state in ("Z", "X"):
-            return False, None
-        return True, f"{_BOOT_ID}:{start_ticks}"
+    _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+else:
+    _BOOT_ID = ""
+    _CLOCK_TICKS = 0

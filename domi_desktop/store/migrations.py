@@ -68,7 +68,14 @@ _V2 = (
     "CREATE INDEX runs_fired_at ON runs (fired_at)",
 )
 
-MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2)
+_V3 = (
+    # The job's process: after the app dies, its next start stops what is left of the job before
+    # re-running it. The start marker tells the job from a later process given the same pid.
+    "ALTER TABLE runs ADD COLUMN job_pid INTEGER",
+    "ALTER TABLE runs ADD COLUMN job_started TEXT",
+)
+
+MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3)
 """``MIGRATIONS[n - 1]`` takes a database from version ``n - 1`` to ``n``."""
 
 HEAD = len(MIGRATIONS)

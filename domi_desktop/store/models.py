@@ -67,6 +67,9 @@ class RunRow(_Base):
     owner_pid = IntegerField(null=True)
     owner_token = TextField(null=True)
     owner_started = TextField(null=True)
+    job_pid = IntegerField(null=True)
+    job_started = TextField(null=True)
+    """``liveness.start_marker`` of ``job_pid``; None if the job was gone before it was read."""
 
     class Meta:
         table_name = "runs"

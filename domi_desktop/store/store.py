@@ -15,11 +15,11 @@ import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any
 
 from peewee import PeeweeException, SqliteDatabase, fn
@@ -62,6 +62,7 @@ MAX_AGE = timedelta(days=90)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _RUNNING = RunStatus.running.value
 _DELETE_CHUNK = 500
+EMPTY: Mapping[int, str] = MappingProxyType({})
 
 DEFAULT_POLICIES = Policies()
 
@@ -423,10 +424,32 @@ class Store:
         changes: dict[Any, Any] = {
             RunRow.started_at: codec.to_micros(started_at),
             RunRow.attempt: attempt,
+            # A retry's job is another process; the previous attempt's has ended.
+            RunRow.job_pid: None,
+            RunRow.job_started: None,
         }
         if log_path is not None:
             changes[RunRow.log_path] = os.fspath(log_path)
         return self._update_running(run_id, changes)
+
+    def record_job(self, run_id: int, pid: int, started: str | None) -> bool:
+        """Record the process of a running run's job (``liveness.start_marker`` in ``started``),
+        so that a start after this process died can stop what is left of it. False if the run
+        is no longer ``running``."""
+        return self._update_running(run_id, {RunRow.job_pid: pid, RunRow.job_started: started})
+
+    def orphaned_jobs(self) -> dict[int, liveness.Job]:
+        """Run id → job process, for the running runs whose owner died and whose job was recorded.
+
+        Read before ``interrupt_orphans``, so the caller can stop those processes first: the job
+        may well have outlived the process that started it.
+        """
+        with self._using():
+            return {
+                row.id: liveness.Job(pid=row.job_pid, started=row.job_started)
+                for row in RunRow.select().where(RunRow.status == _RUNNING)
+                if row.job_pid is not None and not _owner_alive(row)
+            }
 
     def finish_run(
         self,
@@ -478,14 +501,16 @@ class Store:
     def running_runs(self) -> list[Run]:
         return self.runs(status=RunStatus.running, limit=None)
 
-    def interrupt_orphans(self, now: datetime) -> list[Run]:
+    def interrupt_orphans(self, now: datetime, notes: Mapping[int, str] = EMPTY) -> list[Run]:
         """Mark ``interrupted`` the running runs whose process died; return those to resume.
 
         A run of this process or of another live process is left alone. Every orphan is marked
-        (reason ``PROCESS_DIED``, finished at ``now``) but only those that may be re-run once are
-        returned: not a run that was itself a resume (a job that kills its runner must not loop),
-        and not one that already has a resumed child. Marking happens once, so a run is never
-        returned twice; resume it with ``record_manual_run(..., Trigger.resumed, resumed_from=id)``.
+        (reason ``PROCESS_DIED``, then ``; `` and its entry in ``notes`` if it has one: what was
+        done about its leftover processes; finished at ``now``) but only those that may be re-run
+        once are returned: not a run that was itself a resume (a job that kills its runner must not
+        loop), and not one that already has a resumed child. Marking happens once, so a run is
+        never returned twice; resume it with ``record_manual_run(..., Trigger.resumed,
+        resumed_from=id)``.
         """
         stamp = codec.to_micros(now)
         with self._using(), database.atomic("IMMEDIATE"):
@@ -500,6 +525,10 @@ class Store:
             RunRow.update(
                 status=RunStatus.interrupted.value, reason=PROCESS_DIED, finished_at=stamp
             ).where(RunRow.id.in_(ids)).execute()
+            for run_id in set(ids) & set(notes):
+                RunRow.update(reason=f"{PROCESS_DIED}; {notes[run_id]}").where(
+                    RunRow.id == run_id
+                ).execute()
             resumed = {
                 row.resumed_from
                 for row in RunRow.select(RunRow.resumed_from).where(RunRow.resumed_from.in_(ids))

@@ -122,3 +122,53 @@ def test_a_resume_that_dies_too_is_not_offered_again(
 
     assert store.interrupt_orphans(now + LATER) == []
     assert store.get_run(again).status is RunStatus.interrupted
+
+
+def test_a_dead_owners_recorded_job_is_offered_for_stopping_and_its_note_joins_the_reason(
+    store: Store, schedule: Schedule, data_dir: Path, now: datetime, spawn: Spawn, sql: Sql
+) -> None:
+    from domi_desktop.store.liveness import Job
+
+    worker, live_run = _hold(spawn, data_dir, schedule)
+    store.record_job(live_run, 4242, "boot:7")
+    dead_run = store.record_manual_run(schedule.id, now)
+    store.start_run(dead_run, now)
+    assert store.record_job(dead_run, 4343, "boot:8")
+    sql("UPDATE runs SET owner_pid = ? WHERE id = ?", _dead_pid(), dead_run)
+
+    # The live worker's job is its own business; the dead owner's is offered.
+    assert store.orphaned_jobs() == {dead_run: Job(4343, "boot:8")}
+    [orphan] = store.interrupt_orphans(now, {dead_run: "stopped its leftover process tree"})
+    assert orphan.reason == f"{PROCESS_DIED}; stopped its leftover process tree"
+    assert not store.record_job(dead_run, 1, None)  # no longer running
+    worker.communicate("exit\n", timeout=30)
+
+
+def test_a_retry_forgets_the_previous_attempts_job(
+    store: Store, schedule: Schedule, now: datetime, sql: Sql
+) -> None:
+    run_id = store.record_manual_run(schedule.id, now)
+    store.record_job(run_id, 4242, "boot:7")
+    store.start_run(run_id, now, attempt=1)
+    assert sql("SELECT job_pid, job_started FROM runs WHERE id = ?", run_id) == [(None, None)]
+
+
+def test_start_markers_compare_only_when_both_are_known_and_in_one_format() -> None:
+    from domi_desktop.store.liveness import same_start
+
+    assert same_start("boot:7", "boot:7")
+    assert not same_start("boot:7", "boot:8")
+    assert not same_start("t:1700000000.000001", "t:1700000000.000002")  # macOS, Windows
+    assert same_start(None, "boot:7") and same_start("boot:7", None)
+    # A bare FILETIME of a Windows release before psutil: the pid alone decides.
+    assert same_start("133497600000000000", "t:1700000000.000001")
+
+
+def test_this_process_has_a_start_marker_of_its_own() -> None:
+    from domi_desktop.store import liveness
+
+    me = liveness.this_process()
+    assert me.started is not None and me.started == liveness.start_marker(os.getpid())
+    assert liveness.start_marker(_dead_pid()) is None
+    assert liveness.is_running(os.getpid(), me.started)
+    assert not liveness.is_running(os.getpid(), me.started + "0")
