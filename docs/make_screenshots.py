@@ -21,6 +21,7 @@ from domi_desktop.api.service import Service
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import (
     CommandAction,
+    FireClaim,
     HttpAction,
     Policies,
     RunStatus,
@@ -75,10 +76,12 @@ def populate(store: Store) -> None:
     for offset in range(8, 0, -1):
         due = (NOW - offset * day).replace(hour=7, minute=0)
         run_id = store.claim_fire(
-            backup.id,
-            expected_last_due=store.get_schedule(backup.id).last_due,
-            due=due,
-            fired_at=due,
+            FireClaim(
+                backup.id,
+                expected_last_due=store.get_schedule(backup.id).last_due,
+                due=due,
+                fired_at=due,
+            )
         )
         assert run_id is not None
         store.start_run(run_id, due)
@@ -93,15 +96,17 @@ def populate(store: Store) -> None:
     due = NOW.replace(hour=7, minute=0)
     skipped = [due - 2 * day, due - day]
     run_id = store.claim_fire(
-        report.id,
-        expected_last_due=store.get_schedule(report.id).last_due,
-        due=due,
-        fired_at=NOW,
-        trigger=Trigger.catch_up,
-        late=True,
-        missed_count=2,
-        skipped=skipped,
-        skip_reason=SkipReason.missed,
+        FireClaim(
+            report.id,
+            expected_last_due=store.get_schedule(report.id).last_due,
+            due=due,
+            fired_at=NOW,
+            trigger=Trigger.catch_up,
+            late=True,
+            missed_count=2,
+            skipped=skipped,
+            skip_reason=SkipReason.missed,
+        )
     )
     assert run_id is not None
     store.start_run(run_id, NOW)

@@ -156,6 +156,26 @@ class Run:
         return self.finished_at - self.started_at
 
 
+@dataclass(frozen=True, slots=True)
+class FireClaim:
+    """What the runtime asks the store to record for one fire, all or nothing (``claim_fire``):
+    ``last_due`` moves from ``expected_last_due`` to ``due`` (compare-and-set), one skipped row per
+    instant of ``skipped`` (the latest 100; ``missed_count`` is the full count) and the fire's own
+    row, ``running`` or ``skipped`` with a ``reason`` when a policy turns it into a skip."""
+
+    schedule_id: int
+    expected_last_due: datetime | None
+    due: datetime
+    fired_at: datetime
+    trigger: Trigger = Trigger.scheduled
+    late: bool = False
+    missed_count: int = 0
+    skipped: tuple[datetime, ...] = ()
+    skip_reason: SkipReason = SkipReason.missed
+    status: RunStatus = RunStatus.running
+    reason: SkipReason | str | None = None
+
+
 class WakeReason(StrEnum):
     """Why the scheduler woke; every wake re-plans from the wall clock whatever the reason."""
 

@@ -22,6 +22,7 @@ from domi_desktop.actions.leftovers import stop_leftovers
 from domi_desktop.errors import DomiError, NotFoundError
 from domi_desktop.model import (
     Event,
+    FireClaim,
     FireEvent,
     Overlap,
     Run,
@@ -148,16 +149,18 @@ class Runtime:
             reason = SkipReason.busy
         skipped = decision.skipped()
         run_id = self.store.claim_fire(
-            decision.schedule_id,
-            expected_last_due=decision.expected_last_due,
-            due=decision.due,
-            fired_at=decision.fired_at,
-            trigger=decision.trigger,
-            late=decision.late,
-            missed_count=decision.missed_count,
-            skipped=skipped[-MAX_LISTED_SKIPS:],
-            status=RunStatus.running if reason is None else RunStatus.skipped,
-            reason=reason,
+            FireClaim(
+                decision.schedule_id,
+                expected_last_due=decision.expected_last_due,
+                due=decision.due,
+                fired_at=decision.fired_at,
+                trigger=decision.trigger,
+                late=decision.late,
+                missed_count=decision.missed_count,
+                skipped=skipped[-MAX_LISTED_SKIPS:],
+                status=RunStatus.running if reason is None else RunStatus.skipped,
+                reason=reason,
+            )
         )
         if run_id is None:
             return False

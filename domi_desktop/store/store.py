@@ -12,22 +12,21 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
-import stat
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import Any
 
-from peewee import PeeweeException, SqliteDatabase, fn
+from peewee import SqliteDatabase
 
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import (
     PROCESS_DIED,
     Action,
+    FireClaim,
     Policies,
     Run,
     RunStatus,
@@ -35,12 +34,11 @@ from domi_desktop.model import (
     SkipReason,
     Trigger,
 )
-from domi_desktop.store import codec, liveness, migrations
-from domi_desktop.store.models import RunRow, ScheduleRow, database, execute
+from domi_desktop.store import _open, _rows, codec, liveness, migrations, retention
+from domi_desktop.store.models import RunRow, ScheduleRow, database
 from domi_desktop.store.paths import (
     DB_FILENAME,
     LOG_DIRNAME,
-    PRIVATE_FILE_MODE,
     create_private_file,
     ensure_private_dir,
     resolve_data_dir,
@@ -48,20 +46,12 @@ from domi_desktop.store.paths import (
 
 log = logging.getLogger(__name__)
 
-BUSY_TIMEOUT = 5.0
-"""Seconds a write waits for another process's transaction before giving up."""
-
 PRUNE_EVERY = 500
 """Inserted runs between two automatic prunes: often enough to bound growth, rarely enough to cost
 nothing noticeable."""
 
-KEEP_PER_SCHEDULE = 1000
-MAX_AGE = timedelta(days=90)
 
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _RUNNING = RunStatus.running.value
-_DELETE_CHUNK = 500
 EMPTY: Mapping[int, str] = MappingProxyType({})
 
 DEFAULT_POLICIES = Policies()
@@ -107,7 +97,7 @@ class Store:
                 raise StoreError(
                     f"cannot create the data directory {directory}: {exc.strerror or exc}"
                 ) from exc
-            _refuse_unusable_file(path)
+            _open.refuse_unusable_file(path)
             try:
                 create_private_file(path)
             except OSError as exc:
@@ -117,17 +107,17 @@ class Store:
             db = SqliteDatabase(
                 str(path),
                 pragmas=[("foreign_keys", "ON"), ("synchronous", "FULL")],
-                timeout=BUSY_TIMEOUT,
+                timeout=_open.BUSY_TIMEOUT,
                 thread_safe=False,
                 autoconnect=False,
                 check_same_thread=False,
             )
             database.initialize(db)
             try:
-                with _translate_errors(path):
+                with _open.translate_errors(path):
                     db.connect()
-                    backup = _prepare(path)
-                    _tighten_modes(path)
+                    backup = _open.prepare(path)
+                    _open.tighten_modes(path)
             except BaseException:
                 database.initialize(None)
                 db.close()
@@ -206,11 +196,11 @@ class Store:
                 created_at=stamp,
                 updated_at=stamp,
             ).execute()
-            return self._schedule(_schedule_row(int(schedule_id)))
+            return self._schedule(_rows.schedule_row(int(schedule_id)))
 
     def get_schedule(self, schedule_id: int) -> Schedule:
         with self._using():
-            return self._schedule(_schedule_row(schedule_id))
+            return self._schedule(_rows.schedule_row(schedule_id))
 
     def list_schedules(self) -> list[Schedule]:
         """All schedules by id.
@@ -243,7 +233,7 @@ class Store:
         """
         stamp = codec.to_micros(now)
         with self._using(), database.atomic("IMMEDIATE"):
-            row = _schedule_row(schedule_id)
+            row = _rows.schedule_row(schedule_id)
             changes: dict[Any, Any] = {ScheduleRow.updated_at: stamp}
             if name is not None:
                 changes[ScheduleRow.name] = name
@@ -264,7 +254,7 @@ class Store:
             ):
                 changes[ScheduleRow.last_due] = stamp
             ScheduleRow.update(changes).where(ScheduleRow.id == schedule_id).execute()
-            return self._schedule(_schedule_row(schedule_id))
+            return self._schedule(_rows.schedule_row(schedule_id))
 
     def set_enabled(self, schedule_id: int, enabled: bool, now: datetime) -> Schedule:
         return self.update_schedule(schedule_id, now=now, enabled=enabled)
@@ -282,25 +272,11 @@ class Store:
                 ]
                 if not ScheduleRow.delete().where(ScheduleRow.id == schedule_id).execute():
                     raise NotFoundError(f"no schedule with id {schedule_id}")
-            self._remove_logs(logs)
+            retention.remove_logs(self.log_dir, logs)
 
     # -- runs ----------------------------------------------------------------------------------
 
-    def claim_fire(
-        self,
-        schedule_id: int,
-        *,
-        expected_last_due: datetime | None,
-        due: datetime,
-        fired_at: datetime,
-        trigger: Trigger = Trigger.scheduled,
-        late: bool = False,
-        missed_count: int = 0,
-        skipped: Sequence[datetime] = (),
-        skip_reason: SkipReason = SkipReason.missed,
-        status: RunStatus = RunStatus.running,
-        reason: SkipReason | str | None = None,
-    ) -> int | None:
+    def claim_fire(self, claim: FireClaim) -> int | None:
         """Claim the fire of ``due``: advance ``last_due`` and record the runs, all or nothing.
 
         In one ``BEGIN IMMEDIATE`` transaction: ``last_due`` moves to ``due`` only if it still
@@ -312,16 +288,18 @@ class Store:
         moved ``last_due`` first, and nothing was written. The caller caps ``skipped`` (100 rows)
         and passes the full count as ``missed_count``.
         """
+        schedule_id, expected_last_due, due = claim.schedule_id, claim.expected_last_due, claim.due
+        status, skipped, reason = claim.status, claim.skipped, claim.reason
         if status not in (RunStatus.running, RunStatus.skipped):
             raise ValueError(f"a fire is recorded running or skipped, not {status.value}")
-        if missed_count < len(skipped):
-            raise ValueError(f"missed_count {missed_count} < {len(skipped)} skipped instants")
+        if claim.missed_count < len(skipped):
+            raise ValueError(f"missed_count {claim.missed_count} < {len(skipped)} skipped instants")
         due_us = codec.to_micros(due)
         expected_us = codec.optional_micros(expected_last_due)
         if expected_us is not None and due_us <= expected_us:
             raise ValueError(f"due {due.isoformat()} is not after last_due {expected_last_due}")
-        fired_us = codec.to_micros(fired_at)
-        owner = _owner_columns()
+        fired_us = codec.to_micros(claim.fired_at)
+        owner = _rows.owner_columns()
         with self._using():
             with database.atomic("IMMEDIATE"):
                 unchanged = (
@@ -335,39 +313,41 @@ class Store:
                     .execute()
                 )
                 if not advanced:
-                    _schedule_row(schedule_id)  # NotFoundError if it is gone rather than moved on
+                    _rows.schedule_row(
+                        schedule_id
+                    )  # NotFoundError if it is gone rather than moved on
                     return None
                 if skipped:
                     RunRow.insert_many(
                         [
-                            _new_run(
+                            _rows.new_run(
                                 schedule_id,
                                 RunStatus.skipped,
                                 Trigger.scheduled,
                                 owner,
                                 due=codec.to_micros(instant),
                                 fired_at=fired_us,
-                                reason=skip_reason.value,
+                                reason=claim.skip_reason.value,
                             )
                             for instant in skipped
                         ]
                     ).execute()
                 run_id = int(
                     RunRow.insert(
-                        _new_run(
+                        _rows.new_run(
                             schedule_id,
                             status,
-                            trigger,
+                            claim.trigger,
                             owner,
                             due=due_us,
                             fired_at=fired_us,
                             reason=reason.value if isinstance(reason, SkipReason) else reason,
-                            late=late,
-                            missed_count=missed_count,
+                            late=claim.late,
+                            missed_count=claim.missed_count,
                         )
                     ).execute()
                 )
-            self._inserted(len(skipped) + 1, fired_at)
+            self._inserted(len(skipped) + 1, claim.fired_at)
             return run_id
 
     def record_manual_run(
@@ -385,9 +365,9 @@ class Store:
         fired_us = codec.to_micros(fired_at)
         with self._using():
             with database.atomic("IMMEDIATE"):
-                _schedule_row(schedule_id)
+                _rows.schedule_row(schedule_id)
                 if resumed_from is not None:
-                    _run_row(resumed_from)
+                    _rows.run_row(resumed_from)
                     earlier = (
                         RunRow.select(RunRow.id).where(RunRow.resumed_from == resumed_from).first()
                     )
@@ -397,11 +377,11 @@ class Store:
                         )
                 run_id = int(
                     RunRow.insert(
-                        _new_run(
+                        _rows.new_run(
                             schedule_id,
                             RunStatus.running,
                             trigger,
-                            _owner_columns(),
+                            _rows.owner_columns(),
                             fired_at=fired_us,
                             resumed_from=resumed_from,
                         )
@@ -448,7 +428,7 @@ class Store:
             return {
                 row.id: liveness.Job(pid=row.job_pid, started=row.job_started)
                 for row in RunRow.select().where(RunRow.status == _RUNNING)
-                if row.job_pid is not None and not _owner_alive(row)
+                if row.job_pid is not None and not _rows.owner_alive(row)
             }
 
     def finish_run(
@@ -478,7 +458,7 @@ class Store:
 
     def get_run(self, run_id: int) -> Run:
         with self._using():
-            return _run(_run_row(run_id))
+            return _rows.run(_rows.run_row(run_id))
 
     def runs(
         self,
@@ -492,7 +472,7 @@ class Store:
             query = RunRow.select().where(self._run_filter(schedule_id, status))
             if before_id is not None:
                 query = query.where(RunRow.id < before_id)
-            return [_run(row) for row in query.order_by(RunRow.id.desc()).limit(limit)]
+            return [_rows.run(row) for row in query.order_by(RunRow.id.desc()).limit(limit)]
 
     def count_runs(self, schedule_id: int | None = None, status: RunStatus | None = None) -> int:
         with self._using():
@@ -517,7 +497,7 @@ class Store:
             orphans = [
                 row
                 for row in RunRow.select().where(RunRow.status == _RUNNING)
-                if not _owner_alive(row)
+                if not _rows.owner_alive(row)
             ]
             if not orphans:
                 return []
@@ -539,14 +519,15 @@ class Store:
                 if row.trigger != Trigger.resumed.value and row.id not in resumed
             ]
             return [
-                _run(row) for row in RunRow.select().where(RunRow.id.in_(again)).order_by(RunRow.id)
+                _rows.run(row)
+                for row in RunRow.select().where(RunRow.id.in_(again)).order_by(RunRow.id)
             ]
 
     def prune(
         self,
         now: datetime,
-        keep_per_schedule: int = KEEP_PER_SCHEDULE,
-        max_age: timedelta = MAX_AGE,
+        keep_per_schedule: int = retention.KEEP_PER_SCHEDULE,
+        max_age: timedelta = retention.MAX_AGE,
     ) -> int:
         """Delete finished runs fired more than ``max_age`` before ``now`` or beyond the newest
         ``keep_per_schedule`` of their schedule, and their log files. Running runs are never
@@ -555,55 +536,18 @@ class Store:
         Both criteria are index lookups (``fired_at``; schedule and id), not a scan of the table,
         so the automatic prunes stay cheap on a history of 100,000 runs.
         """
-        if keep_per_schedule < 1:
-            raise ValueError(f"keep_per_schedule must be at least 1, not {keep_per_schedule}")
-        cutoff = codec.to_micros(now - max_age)
-        finished = RunRow.status != _RUNNING
         with self._using():
             with database.atomic("IMMEDIATE"):
-                doomed = {
-                    row.id: row.log_path
-                    for row in RunRow.select(RunRow.id, RunRow.log_path).where(
-                        finished & (RunRow.fired_at < cutoff)
-                    )
-                }
-                crowded = [
-                    row.schedule_id
-                    for row in RunRow.select(RunRow.schedule_id)
-                    .group_by(RunRow.schedule_id)
-                    .having(fn.COUNT(RunRow.id) > keep_per_schedule)
-                ]
-                for schedule_id in crowded:
-                    oldest_kept = (
-                        RunRow.select(RunRow.id)
-                        .where(RunRow.schedule_id == schedule_id)
-                        .order_by(RunRow.id.desc())
-                        .offset(keep_per_schedule - 1)
-                        .limit(1)
-                        .scalar()
-                    )
-                    doomed.update(
-                        (row.id, row.log_path)
-                        for row in RunRow.select(RunRow.id, RunRow.log_path).where(
-                            finished
-                            & (RunRow.schedule_id == schedule_id)
-                            & (RunRow.id < oldest_kept)
-                        )
-                    )
-                ids = list(doomed)
-                for start in range(0, len(ids), _DELETE_CHUNK):
-                    RunRow.delete().where(
-                        RunRow.id.in_(ids[start : start + _DELETE_CHUNK])
-                    ).execute()
+                doomed = retention.delete_old_runs(now, keep_per_schedule, max_age)
             self._inserts_since_prune = 0
-            self._remove_logs([log_path for log_path in doomed.values() if log_path])
-            return len(ids)
+            retention.remove_logs(self.log_dir, [path for path in doomed.values() if path])
+            return len(doomed)
 
     # -- internals -----------------------------------------------------------------------------
 
     @contextmanager
     def _using(self) -> Iterator[None]:
-        with self._lock, _translate_errors(self.path):
+        with self._lock, _open.translate_errors(self.path):
             if self._closed:
                 raise StoreError(f"the store for {self.path} is closed")
             yield
@@ -630,7 +574,7 @@ class Store:
     def _run_filter(self, schedule_id: int | None, status: RunStatus | None) -> Any:
         condition: Any = RunRow.id.is_null(False)
         if schedule_id is not None:
-            _schedule_row(schedule_id)
+            _rows.schedule_row(schedule_id)
             condition &= RunRow.schedule_id == schedule_id
         if status is not None:
             condition &= RunRow.status == status.value
@@ -644,7 +588,7 @@ class Store:
                 .execute()
             )
             if not updated:
-                _run_row(run_id)
+                _rows.run_row(run_id)
             return bool(updated)
 
     def _inserted(self, count: int, now: datetime) -> None:
@@ -656,178 +600,3 @@ class Store:
             self.prune(now)
         except StoreError:
             log.warning("automatic pruning of old runs failed", exc_info=True)
-
-    def _remove_logs(self, paths: Sequence[str]) -> None:
-        """Delete run logs, but only inside our log dir: a path in the DB is not trusted to point
-        at something of ours (the DB may have been copied, edited, or restored elsewhere)."""
-        root = self.log_dir.resolve()
-        for name in paths:
-            path = Path(name).resolve()
-            if not path.is_relative_to(root):
-                continue
-            try:
-                path.unlink(missing_ok=True)
-            except OSError:
-                log.warning("cannot delete the run log %s", path, exc_info=True)
-
-
-def _prepare(path: Path) -> Path | None:
-    """Check the file is a sound database of ours before anything writes to it, then migrate."""
-    integrity = execute("PRAGMA quick_check(1)").fetchone()
-    if integrity is None or integrity[0] != "ok":
-        raise StoreError(
-            f"the database {path} is damaged ({integrity[0] if integrity else 'no answer'}); "
-            "it was left untouched. Move it aside to start afresh, or restore a backup"
-        )
-    migrations.refuse_newer(migrations.read_version(path), path)
-    # WAL is written into the header, so only now that the file is known to be ours.
-    mode = execute("PRAGMA journal_mode = WAL").fetchone()
-    if mode is None or str(mode[0]).lower() != "wal":
-        log.warning("%s: WAL is not available here (journal mode %s)", path, mode)
-    return migrations.migrate(path)
-
-
-def _refuse_unusable_file(path: Path) -> None:
-    """Fail on what SQLite would misreport or, worse, take over: a directory, an unreadable file,
-    a file of another program. Read only; nothing is changed."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from exc
-    if stat.S_ISDIR(info.st_mode):
-        raise StoreError(f"the database {path} is a directory, not a file; it was left untouched")
-    if not stat.S_ISREG(info.st_mode):
-        raise StoreError(f"the database {path} is not a regular file; it was left untouched")
-    try:
-        with path.open("rb") as file:
-            header = file.read(len(_SQLITE_MAGIC))
-    except OSError as exc:
-        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from exc
-    if not os.access(path, os.W_OK):
-        raise StoreError(f"the database {path} is read-only for this user")
-    # An empty file is a valid empty database (and what ``create_private_file`` makes).
-    if header and header != _SQLITE_MAGIC:
-        raise StoreError(
-            f"{path} is not an SQLite database (damaged, or another program's file); it was left "
-            "untouched. Move it aside to start afresh, or restore a backup"
-        )
-
-
-def _tighten_modes(path: Path) -> None:
-    """The database and its WAL hold the user's commands: readable by the user only."""
-    if os.name == "nt":
-        return  # NTFS permissions come from the per-user profile directory, not mode bits
-    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        try:
-            mode = stat.S_IMODE(name.stat().st_mode)
-        except FileNotFoundError:
-            continue
-        if mode != PRIVATE_FILE_MODE:
-            os.chmod(name, PRIVATE_FILE_MODE)
-
-
-@contextmanager
-def _translate_errors(path: Path) -> Iterator[None]:
-    try:
-        yield
-    except (PeeweeException, sqlite3.Error) as exc:
-        message = str(exc)
-        if "locked" in message or "busy" in message:
-            text = (
-                f"the database {path} is locked by another process "
-                f"(waited {BUSY_TIMEOUT:g} s): {message}"
-            )
-        elif "not a database" in message or "malformed" in message:
-            text = (
-                f"the database {path} is damaged ({message}); it was left untouched. "
-                "Move it aside to start afresh, or restore a backup"
-            )
-        else:
-            text = f"the database {path}: {message}"
-        raise StoreError(text) from exc
-    except OSError as exc:
-        raise StoreError(f"{exc.filename or path}: {exc.strerror or exc}") from exc
-
-
-def _schedule_row(schedule_id: int) -> ScheduleRow:
-    row = ScheduleRow.get_or_none(ScheduleRow.id == schedule_id)
-    if row is None:
-        raise NotFoundError(f"no schedule with id {schedule_id}")
-    return row
-
-
-def _run_row(run_id: int) -> RunRow:
-    row = RunRow.get_or_none(RunRow.id == run_id)
-    if row is None:
-        raise NotFoundError(f"no run with id {run_id}")
-    return row
-
-
-def _owner_columns() -> dict[str, Any]:
-    owner = liveness.this_process()
-    return {"owner_pid": owner.pid, "owner_token": owner.token, "owner_started": owner.started}
-
-
-def _owner_alive(row: RunRow) -> bool:
-    # No owner: written by schema version 1, before owners were recorded; its writer is long gone.
-    if row.owner_pid is None:
-        return False
-    return liveness.is_alive(
-        liveness.Owner(pid=row.owner_pid, token=row.owner_token or "", started=row.owner_started)
-    )
-
-
-def _new_run(
-    schedule_id: int,
-    status: RunStatus,
-    trigger: Trigger,
-    owner: dict[str, Any],
-    *,
-    fired_at: int,
-    due: int | None = None,
-    reason: str | None = None,
-    late: bool = False,
-    missed_count: int = 0,
-    resumed_from: int | None = None,
-) -> dict[str, Any]:
-    return {
-        "schedule_id": schedule_id,
-        "status": status.value,
-        "trigger": trigger.value,
-        "due": due,
-        "fired_at": fired_at,
-        "reason": reason,
-        "late": late,
-        "missed_count": missed_count,
-        "resumed_from": resumed_from,
-        "attempt": 0,
-        **owner,
-    }
-
-
-def _run(row: RunRow) -> Run:
-    try:
-        status = codec.decode_member(RunStatus, row.status, "status")
-        trigger = codec.decode_member(Trigger, row.trigger, "trigger")
-    except codec.CodecError as exc:
-        raise StoreError(f"run {row.id} cannot be read: {exc}") from exc
-    return Run(
-        id=row.id,
-        schedule_id=row.schedule_id,
-        status=status,
-        trigger=trigger,
-        due=codec.optional_datetime(row.due),
-        fired_at=codec.optional_datetime(row.fired_at),
-        started_at=codec.optional_datetime(row.started_at),
-        finished_at=codec.optional_datetime(row.finished_at),
-        reason=row.reason,
-        late=row.late,
-        missed_count=row.missed_count,
-        exit_code=row.exit_code,
-        output_tail=row.output_tail,
-        log_path=row.log_path,
-        resumed_from=row.resumed_from,
-        attempt=row.attempt,
-    )

@@ -10,7 +10,7 @@ import sys
 from datetime import datetime, timedelta
 
 from domi_desktop.errors import StoreError
-from domi_desktop.model import RunStatus
+from domi_desktop.model import FireClaim, RunStatus
 from domi_desktop.store import Store
 
 MINUTE = timedelta(minutes=1)
@@ -27,12 +27,14 @@ def race(data_dir: str, schedule_id: int, rounds: int, base: datetime) -> None:
         for i in range(1, rounds + 1):
             due = base + i * MINUTE
             run_id = store.claim_fire(
-                schedule_id,
-                expected_last_due=due - MINUTE,
-                due=due,
-                fired_at=due,
-                missed_count=1,
-                skipped=[due - SKIP_OFFSET],
+                FireClaim(
+                    schedule_id,
+                    expected_last_due=due - MINUTE,
+                    due=due,
+                    fired_at=due,
+                    missed_count=1,
+                    skipped=[due - SKIP_OFFSET],
+                )
             )
             wins += run_id is not None
         print(wins, flush=True)
@@ -48,12 +50,14 @@ def churn(data_dir: str, schedule_id: int) -> None:
         while True:
             due = last_due + MINUTE
             run_id = store.claim_fire(
-                schedule_id,
-                expected_last_due=last_due,
-                due=due,
-                fired_at=due,
-                missed_count=1,
-                skipped=[due - SKIP_OFFSET],
+                FireClaim(
+                    schedule_id,
+                    expected_last_due=last_due,
+                    due=due,
+                    fired_at=due,
+                    missed_count=1,
+                    skipped=[due - SKIP_OFFSET],
+                )
             )
             assert run_id is not None, "nobody else claims in this test"
             log_path = store.log_path_for(run_id)

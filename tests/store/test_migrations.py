@@ -14,6 +14,7 @@ from domi_desktop.model import (
     PROCESS_DIED,
     CatchUp,
     CommandAction,
+    FireClaim,
     HttpAction,
     Overlap,
     Policies,
@@ -114,7 +115,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
             PROCESS_DIED,
         )
         # The migrated file works like a new one.
-        run_id = store.claim_fire(1, expected_last_due=V1_DUE, due=now, fired_at=now)
+        run_id = store.claim_fire(FireClaim(1, expected_last_due=V1_DUE, due=now, fired_at=now))
         assert run_id == 4
 
     assert _version(path) == "3"

@@ -14,8 +14,7 @@ import pytest
 
 from domi_desktop.errors import StoreError
 from domi_desktop.model import CommandAction
-from domi_desktop.store import DB_FILENAME, Store, resolve_data_dir
-from domi_desktop.store import store as store_module
+from domi_desktop.store import DB_FILENAME, Store, _open, resolve_data_dir
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
 
@@ -198,6 +197,6 @@ def test_opening_while_another_program_holds_the_lock_fails_clearly(
     with closing(sqlite3.connect(data_dir / DB_FILENAME, isolation_level=None)) as holder:
         holder.execute("PRAGMA journal_mode = DELETE")
         holder.execute("BEGIN EXCLUSIVE")
-        monkeypatch.setattr(store_module, "BUSY_TIMEOUT", 0.1)
+        monkeypatch.setattr(_open, "BUSY_TIMEOUT", 0.1)
         with pytest.raises(StoreError, match="locked by another process"):
             Store.open(data_dir, now=now)

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domi_desktop.errors import NotFoundError, StoreError
-from domi_desktop.model import CommandAction, RunStatus, Schedule, SkipReason, Trigger
-from domi_desktop.store import Store
+from domi_desktop.model import CommandAction, FireClaim, RunStatus, Schedule, SkipReason, Trigger
+from domi_desktop.store import Store, _open
 from domi_desktop.store import store as store_module
 
 Sql = Callable[..., list[tuple[object, ...]]]
@@ -25,14 +25,16 @@ def test_a_claim_advances_last_due_and_records_the_skipped_and_the_fire(
     due = now + 3 * DAY
     opened = due + timedelta(hours=1)
     run_id = store.claim_fire(
-        schedule.id,
-        expected_last_due=now,
-        due=due,
-        fired_at=opened,
-        trigger=Trigger.catch_up,
-        late=True,
-        missed_count=2,
-        skipped=[now + DAY, now + 2 * DAY],
+        FireClaim(
+            schedule.id,
+            expected_last_due=now,
+            due=due,
+            fired_at=opened,
+            trigger=Trigger.catch_up,
+            late=True,
+            missed_count=2,
+            skipped=[now + DAY, now + 2 * DAY],
+        )
     )
 
     assert run_id is not None
@@ -55,14 +57,18 @@ def test_a_claim_advances_last_due_and_records_the_skipped_and_the_fire(
 def test_a_stale_claim_writes_nothing_and_says_so(
     store: Store, schedule: Schedule, now: datetime
 ) -> None:
-    first = store.claim_fire(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now + DAY)
+    first = store.claim_fire(
+        FireClaim(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now + DAY)
+    )
     again = store.claim_fire(
-        schedule.id,
-        expected_last_due=now,
-        due=now + DAY,
-        fired_at=now + DAY,
-        missed_count=1,
-        skipped=[now + DAY / 2],
+        FireClaim(
+            schedule.id,
+            expected_last_due=now,
+            due=now + DAY,
+            fired_at=now + DAY,
+            missed_count=1,
+            skipped=[now + DAY / 2],
+        )
     )
     assert first is not None
     assert again is None
@@ -74,7 +80,9 @@ def test_an_edit_between_decision_and_claim_wins_over_the_claim(
     store: Store, schedule: Schedule, now: datetime
 ) -> None:
     store.update_schedule(schedule.id, now=now + MINUTE, expr="*/2 * * * *")
-    claimed = store.claim_fire(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now)
+    claimed = store.claim_fire(
+        FireClaim(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now)
+    )
     assert claimed is None
     assert store.count_runs() == 0
 
@@ -83,12 +91,14 @@ def test_a_fire_turned_into_a_skip_by_a_policy_is_recorded_with_its_reason(
     store: Store, schedule: Schedule, now: datetime
 ) -> None:
     run_id = store.claim_fire(
-        schedule.id,
-        expected_last_due=now,
-        due=now + DAY,
-        fired_at=now + DAY,
-        status=RunStatus.skipped,
-        reason=SkipReason.busy,
+        FireClaim(
+            schedule.id,
+            expected_last_due=now,
+            due=now + DAY,
+            fired_at=now + DAY,
+            status=RunStatus.skipped,
+            reason=SkipReason.busy,
+        )
     )
     assert run_id is not None
     run = store.get_run(run_id)
@@ -101,15 +111,19 @@ def test_a_claim_compares_instants_exactly_whatever_their_zone(
     store: Store, schedule: Schedule, now: datetime
 ) -> None:
     due = now + timedelta(days=1, microseconds=7)
-    store.claim_fire(schedule.id, expected_last_due=now, due=due, fired_at=due)
+    store.claim_fire(FireClaim(schedule.id, expected_last_due=now, due=due, fired_at=due))
     same_instant = due.astimezone(timezone(timedelta(hours=-7)))
     off_by_one = due - timedelta(microseconds=1)
     assert (
-        store.claim_fire(schedule.id, expected_last_due=off_by_one, due=due + DAY, fired_at=due)
+        store.claim_fire(
+            FireClaim(schedule.id, expected_last_due=off_by_one, due=due + DAY, fired_at=due)
+        )
         is None
     )
     assert (
-        store.claim_fire(schedule.id, expected_last_due=same_instant, due=due + DAY, fired_at=due)
+        store.claim_fire(
+            FireClaim(schedule.id, expected_last_due=same_instant, due=due + DAY, fired_at=due)
+        )
         is not None
     )
 
@@ -129,7 +143,9 @@ def test_claims_chain_on_the_exact_last_due_they_stored(
     assert last_due is not None
     for step in steps:
         due = last_due + step
-        run_id = store.claim_fire(schedule.id, expected_last_due=last_due, due=due, fired_at=due)
+        run_id = store.claim_fire(
+            FireClaim(schedule.id, expected_last_due=last_due, due=due, fired_at=due)
+        )
         assert run_id is not None
         assert store.get_run(run_id).due == due
         stored = store.get_schedule(schedule.id).last_due
@@ -141,28 +157,38 @@ def test_a_claim_on_a_schedule_without_last_due_compares_with_null(
     store: Store, schedule: Schedule, now: datetime, sql: Sql
 ) -> None:
     sql("UPDATE schedules SET last_due = NULL WHERE id = ?", schedule.id)
-    assert store.claim_fire(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now) is None
-    assert store.claim_fire(schedule.id, expected_last_due=None, due=now, fired_at=now) is not None
+    assert (
+        store.claim_fire(FireClaim(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now))
+        is None
+    )
+    assert (
+        store.claim_fire(FireClaim(schedule.id, expected_last_due=None, due=now, fired_at=now))
+        is not None
+    )
 
 
 def test_claims_that_make_no_sense_are_refused_before_touching_anything(
     store: Store, schedule: Schedule, now: datetime
 ) -> None:
     with pytest.raises(NotFoundError, match="no schedule with id 99"):
-        store.claim_fire(99, expected_last_due=now, due=now + DAY, fired_at=now)
+        store.claim_fire(FireClaim(99, expected_last_due=now, due=now + DAY, fired_at=now))
     with pytest.raises(ValueError, match="not after last_due"):
-        store.claim_fire(schedule.id, expected_last_due=now, due=now, fired_at=now)
+        store.claim_fire(FireClaim(schedule.id, expected_last_due=now, due=now, fired_at=now))
     with pytest.raises(ValueError, match="running or skipped"):
         store.claim_fire(
-            schedule.id,
-            expected_last_due=now,
-            due=now + DAY,
-            fired_at=now,
-            status=RunStatus.succeeded,
+            FireClaim(
+                schedule.id,
+                expected_last_due=now,
+                due=now + DAY,
+                fired_at=now,
+                status=RunStatus.succeeded,
+            )
         )
     with pytest.raises(ValueError, match="missed_count"):
         store.claim_fire(
-            schedule.id, expected_last_due=now, due=now + DAY, fired_at=now, skipped=[now]
+            FireClaim(
+                schedule.id, expected_last_due=now, due=now + DAY, fired_at=now, skipped=[now]
+            )
         )
     assert store.count_runs() == 0
     assert store.get_schedule(schedule.id).last_due == now
@@ -301,7 +327,9 @@ def test_pruning_also_happens_every_so_many_inserts(
     store.finish_run(old, status=RunStatus.succeeded, finished_at=now - 200 * DAY)
     store.record_manual_run(schedule.id, now)
     assert store.count_runs() == 2
-    store.claim_fire(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now + DAY)
+    store.claim_fire(
+        FireClaim(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now + DAY)
+    )
     assert store.count_runs() == 2
     with pytest.raises(NotFoundError):
         store.get_run(old)
@@ -326,13 +354,15 @@ def test_threads_can_share_one_store(store: Store, schedule: Schedule, now: date
 def test_a_claim_while_another_program_holds_the_lock_fails_clearly_and_changes_nothing(
     data_dir: Path, now: datetime, sql: Sql, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "BUSY_TIMEOUT", 0.1)
+    monkeypatch.setattr(_open, "BUSY_TIMEOUT", 0.1)
     with Store.open(data_dir, now=now) as store:
         schedule = store.create_schedule("s", "* * * * *", "UTC", CommandAction(), now=now)
         sql("BEGIN IMMEDIATE")
         try:
             with pytest.raises(StoreError, match="is locked by another process") as caught:
-                store.claim_fire(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now)
+                store.claim_fire(
+                    FireClaim(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now)
+                )
             assert str(store.path) in str(caught.value)
         finally:
             sql("ROLLBACK")

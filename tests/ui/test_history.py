@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.cron import set_local_resolver
-from domi_desktop.model import CommandAction, Run, RunStatus, Schedule, Trigger
+from domi_desktop.model import CommandAction, FireClaim, Run, RunStatus, Schedule, Trigger
 from domi_desktop.store import DB_FILENAME, Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history import (
@@ -63,7 +63,7 @@ def add_schedule(store: Store, name: str) -> Schedule:
 def claim(
     store: Store, schedule: Schedule, last_due: datetime, due: datetime, **kwargs: Any
 ) -> int:
-    run_id = store.claim_fire(schedule.id, expected_last_due=last_due, due=due, **kwargs)
+    run_id = store.claim_fire(FireClaim(schedule.id, expected_last_due=last_due, due=due, **kwargs))
     assert run_id is not None
     return run_id
 

@@ -1,0 +1,106 @@
+"""Is this file safe to touch? The checks before a database file is opened, and the errors of
+SQLite translated into messages that name the file. Nothing here changes a file it refuses."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from peewee import PeeweeException
+
+from domi_desktop.errors import StoreError
+from domi_desktop.store import migrations
+from domi_desktop.store.models import execute
+from domi_desktop.store.paths import PRIVATE_FILE_MODE
+
+log = logging.getLogger("domi_desktop.store")
+
+BUSY_TIMEOUT = 5.0
+"""Seconds a write waits for another process's transaction before giving up."""
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def prepare(path: Path) -> Path | None:
+    """Check the file is a sound database of ours before anything writes to it, then migrate."""
+    integrity = execute("PRAGMA quick_check(1)").fetchone()
+    if integrity is None or integrity[0] != "ok":
+        raise StoreError(
+            f"the database {path} is damaged ({integrity[0] if integrity else 'no answer'}); "
+            "it was left untouched. Move it aside to start afresh, or restore a backup"
+        )
+    migrations.refuse_newer(migrations.read_version(path), path)
+    # WAL is written into the header, so only now that the file is known to be ours.
+    mode = execute("PRAGMA journal_mode = WAL").fetchone()
+    if mode is None or str(mode[0]).lower() != "wal":
+        log.warning("%s: WAL is not available here (journal mode %s)", path, mode)
+    return migrations.migrate(path)
+
+
+def refuse_unusable_file(path: Path) -> None:
+    """Fail on what SQLite would misreport or, worse, take over: a directory, an unreadable file,
+    a file of another program. Read only; nothing is changed."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"the database {path} is a directory, not a file; it was left untouched")
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"the database {path} is not a regular file; it was left untouched")
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read the database {path}: {exc.strerror or exc}") from exc
+    if not os.access(path, os.W_OK):
+        raise StoreError(f"the database {path} is read-only for this user")
+    # An empty file is a valid empty database (and what ``create_private_file`` makes).
+    if header and header != _SQLITE_MAGIC:
+        raise StoreError(
+            f"{path} is not an SQLite database (damaged, or another program's file); it was left "
+            "untouched. Move it aside to start afresh, or restore a backup"
+        )
+
+
+def tighten_modes(path: Path) -> None:
+    """The database and its WAL hold the user's commands: readable by the user only."""
+    if os.name == "nt":
+        return  # NTFS permissions come from the per-user profile directory, not mode bits
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            mode = stat.S_IMODE(name.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode != PRIVATE_FILE_MODE:
+            os.chmod(name, PRIVATE_FILE_MODE)
+
+
+@contextmanager
+def translate_errors(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except (PeeweeException, sqlite3.Error) as exc:
+        message = str(exc)
+        if "locked" in message or "busy" in message:
+            text = (
+                f"the database {path} is locked by another process "
+                f"(waited {BUSY_TIMEOUT:g} s): {message}"
+            )
+        elif "not a database" in message or "malformed" in message:
+            text = (
+                f"the database {path} is damaged ({message}); it was left untouched. "
+                "Move it aside to start afresh, or restore a backup"
+            )
+        else:
+            text = f"the database {path}: {message}"
+        raise StoreError(text) from exc
+    except OSError as exc:
+        raise StoreError(f"{exc.filename or path}: {exc.strerror or exc}") from exc

@@ -1,0 +1,76 @@
+"""Retention: which finished runs go (too old, or beyond the newest N of their schedule), and their
+log files. Both criteria are index lookups (``fired_at``; schedule and id), not a scan."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from peewee import fn
+
+from domi_desktop.model import RunStatus
+from domi_desktop.store import codec
+from domi_desktop.store.models import RunRow
+
+log = logging.getLogger("domi_desktop.store")
+
+KEEP_PER_SCHEDULE = 1000
+MAX_AGE = timedelta(days=90)
+_DELETE_CHUNK = 500
+
+
+def delete_old_runs(
+    now: datetime, keep_per_schedule: int, max_age: timedelta
+) -> dict[int, str | None]:
+    """Delete the doomed runs inside the caller's transaction; returns their ids and log paths."""
+    if keep_per_schedule < 1:
+        raise ValueError(f"keep_per_schedule must be at least 1, not {keep_per_schedule}")
+    cutoff = codec.to_micros(now - max_age)
+    finished = RunRow.status != RunStatus.running.value
+    doomed = {
+        row.id: row.log_path
+        for row in RunRow.select(RunRow.id, RunRow.log_path).where(
+            finished & (RunRow.fired_at < cutoff)
+        )
+    }
+    crowded = [
+        row.schedule_id
+        for row in RunRow.select(RunRow.schedule_id)
+        .group_by(RunRow.schedule_id)
+        .having(fn.COUNT(RunRow.id) > keep_per_schedule)
+    ]
+    for schedule_id in crowded:
+        oldest_kept = (
+            RunRow.select(RunRow.id)
+            .where(RunRow.schedule_id == schedule_id)
+            .order_by(RunRow.id.desc())
+            .offset(keep_per_schedule - 1)
+            .limit(1)
+            .scalar()
+        )
+        doomed.update(
+            (row.id, row.log_path)
+            for row in RunRow.select(RunRow.id, RunRow.log_path).where(
+                finished & (RunRow.schedule_id == schedule_id) & (RunRow.id < oldest_kept)
+            )
+        )
+    ids = list(doomed)
+    for start in range(0, len(ids), _DELETE_CHUNK):
+        RunRow.delete().where(RunRow.id.in_(ids[start : start + _DELETE_CHUNK])).execute()
+    return doomed
+
+
+def remove_logs(log_dir: Path, paths: Sequence[str]) -> None:
+    """Delete run logs, but only inside our log dir: a path in the DB is not trusted to point
+    at something of ours (the DB may have been copied, edited, or restored elsewhere)."""
+    root = log_dir.resolve()
+    for name in paths:
+        path = Path(name).resolve()
+        if not path.is_relative_to(root):
+            continue
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            log.warning("cannot delete the run log %s", path, exc_info=True)
