@@ -1,15 +1,31 @@
-"""The CLI's exact shapes (issue: scheduler, store, actions, CLI), on a real data dir, no app running."""
+"""The CLI's exact shapes, on a real data dir, no app running: ``cli.main(argv)`` in-process, and
+a few subprocess runs of the real entry point."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from domi_desktop.cli import main
+
+
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+Run = Callable[..., Done]
 
 
 @pytest.fixture
@@ -17,36 +33,73 @@ def data(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
-def run(data: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DOMI_DATA_DIR": str(data)}
-    env.pop("DBUS_SESSION_BUS_ADDRESS", None)  # no keyring here: the secret commands must say so
+@pytest.fixture
+def run(data: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
+    monkeypatch.setenv("DOMI_DATA_DIR", str(data))
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)  # the secret commands say so
+    runtime = data.parent / "run"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # no app to find there
+
+    def call(*args: str, stdin: str | None = None) -> Done:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin or ""))
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse's own errors
+            code = int(exit_.code or 0)
+        out, err = capsys.readouterr()
+        return Done(code, out, err)
+
+    return call
+
+
+@pytest.fixture
+def ok(run: Run) -> Callable[..., Any]:
+    def call(*args: str) -> Any:
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout) if "--json" in args else done.stdout
+
+    return call
+
+
+@pytest.fixture
+def bad(run: Run) -> Callable[..., str]:
+    def call(*args: str, stdin: str | None = None) -> str:
+        done = run(*args, stdin=stdin)
+        assert done.returncode == 2, (done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert done.stderr.strip()
+        return done.stderr
+
+    return call
+
+
+def entry_point(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    (data.parent / "run").mkdir(mode=0o700, exist_ok=True)
+    env = {**os.environ, "DOMI_DATA_DIR": str(data), "XDG_RUNTIME_DIR": str(data.parent / "run")}
     return subprocess.run(
         [sys.executable, "-m", "domi_desktop", *args],
-        capture_output=True, text=True, env=env, input=stdin, timeout=60,
+        capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
 
 
-def ok(data: Path, *args: str) -> Any:
-    done = run(data, *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout) if "--json" in args else done.stdout
+def test_the_entry_point_adds_and_lists_as_a_real_process(data: Path) -> None:
+    assert entry_point(data, "--version").stdout.startswith("domi-desktop ")
+    added = entry_point(data, "schedule", "add", "x", "--cron", "0 9 * * *", "--", "true")
+    assert added.returncode == 0 and added.stdout.strip() == "1", added.stderr
+    listed = entry_point(data, "schedule", "list", "--json")
+    assert [s["name"] for s in json.loads(listed.stdout)] == ["x"]
+    refused = entry_point(data, "schedule", "show", "42")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
 
 
-def bad(data: Path, *args: str, stdin: str | None = None) -> str:
-    done = run(data, *args, stdin=stdin)
-    assert done.returncode == 2, (done.stdout, done.stderr)
-    assert "Traceback" not in done.stderr
-    assert done.stderr.strip()
-    return done.stderr
-
-
-def test_add_list_show_edit_enable_disable_rm(data: Path) -> None:
-    assert ok(data, "schedule", "add", "Rate-limit report", "--cron", "0 9 * * 1-5", "--tz", "Europe/Riga",
+def test_add_list_show_edit_enable_disable_rm(ok: Callable[..., Any]) -> None:
+    assert ok("schedule", "add", "Rate-limit report", "--cron", "0 9 * * 1-5", "--tz", "Europe/Riga",
               "--env", "ENDPOINT=/login", "--secret-env", "TOKEN=api-token", "--json",
               "--", "report", "--endpoint", "/login") == {"id": 1}  # fmt: skip
     assert (
         ok(
-            data,
             "schedule",
             "add",
             "ping",
@@ -57,34 +110,31 @@ def test_add_list_show_edit_enable_disable_rm(data: Path) -> None:
         ).strip()
         == "2"
     )
-    listed = ok(data, "schedule", "list", "--json")
+    listed = ok("schedule", "list", "--json")
     assert [sorted(s) for s in listed] == [
         sorted(["id", "name", "expr", "tz", "enabled", "last_due", "next_run"])
     ] * 2
     assert listed[0]["expr"] == "0 9 * * 1-5" and listed[0]["tz"] == "Europe/Riga"
     assert listed[0]["next_run"].endswith(("+02:00", "+03:00"))
-    shown = ok(data, "schedule", "show", "1", "--json")
+    shown = ok("schedule", "show", "1", "--json")
     assert shown["action"]["argv"] == ["report", "--endpoint", "/login"]
     assert shown["action"]["secret_env"] == {"TOKEN": "api-token"}
     assert shown["description"] == "At 09:00, Monday through Friday"
-    edited = ok(
-        data, "schedule", "edit", "1", "--cron", "30 8 * * 1-5", "--overlap", "queue", "--json"
-    )
+    edited = ok("schedule", "edit", "1", "--cron", "30 8 * * 1-5", "--overlap", "queue", "--json")
     assert edited["expr"] == "30 8 * * 1-5" and edited["policies"]["overlap"] == "queue"
     assert edited["last_due"] > shown["last_due"]  # a new time starts from now
-    assert ok(data, "schedule", "disable", "1", "--json")["enabled"] is False
-    assert ok(data, "schedule", "enable", "1", "--json")["enabled"] is True
-    ok(data, "schedule", "rm", "2")
-    assert [s["id"] for s in ok(data, "schedule", "list", "--json")] == [1]
+    assert ok("schedule", "disable", "1", "--json")["enabled"] is False
+    assert ok("schedule", "enable", "1", "--json")["enabled"] is True
+    ok("schedule", "rm", "2")
+    assert [s["id"] for s in ok("schedule", "list", "--json")] == [1]
 
 
 def test_run_now_runs_here_records_a_manual_run_and_exits_with_the_outcome(
-    data: Path, tmp_path: Path
+    run: Run, ok: Callable[..., Any], tmp_path: Path
 ) -> None:
-    ok(data, "schedule", "add", "hello", "--cron", "0 9 * * *", "--cwd", str(tmp_path),
+    ok("schedule", "add", "hello", "--cron", "0 9 * * *", "--cwd", str(tmp_path),
        "--shell", "--", "echo hello from $PWD")  # fmt: skip
     ok(
-        data,
         "schedule",
         "add",
         "fails",
@@ -95,10 +145,10 @@ def test_run_now_runs_here_records_a_manual_run_and_exits_with_the_outcome(
         "-c",
         "raise SystemExit(4)",
     )
-    done = run(data, "run-now", "1")
+    done = run("run-now", "1")
     assert done.returncode == 0 and done.stdout.strip() == f"hello from {tmp_path}"
-    assert run(data, "run-now", "2").returncode == 1
-    runs = ok(data, "runs", "--json")
+    assert run("run-now", "2").returncode == 1
+    runs = ok("runs", "--json")
     assert [r["status"] for r in runs] == ["failed", "succeeded"]  # newest first
     keys = {"id", "schedule_id", "due", "fired_at", "started_at", "finished_at", "status", "reason",
             "trigger", "late", "missed_count", "exit_code", "output_tail", "resumed_from"}  # fmt: skip
@@ -108,14 +158,14 @@ def test_run_now_runs_here_records_a_manual_run_and_exits_with_the_outcome(
         and runs[0]["exit_code"] == 4
         and runs[0]["reason"] == "exit code 4"
     )
-    assert [r["id"] for r in ok(data, "runs", "--schedule", "1", "--json")] == [runs[1]["id"]]
-    assert [
-        r["status"] for r in ok(data, "runs", "--status", "failed", "--limit", "5", "--json")
-    ] == ["failed"]
+    assert [r["id"] for r in ok("runs", "--schedule", "1", "--json")] == [runs[1]["id"]]
+    assert [r["status"] for r in ok("runs", "--status", "failed", "--limit", "5", "--json")] == [
+        "failed"
+    ]
 
 
-def test_simulate_json_is_the_seeds_demo(data: Path) -> None:
-    out = ok(data, "simulate", "0 9 * * *", "--tz", "Europe/Riga", "--last-due", "2024-06-04T09:00",
+def test_simulate_json_is_the_seeds_demo(ok: Callable[..., Any], data: Path) -> None:
+    out = ok("simulate", "0 9 * * *", "--tz", "Europe/Riga", "--last-due", "2024-06-04T09:00",
              "--wake", "2024-06-05T08:30", "--wake", "2024-06-05T09:00:30", "--wake", "2024-06-05T10:00",
              "--wake", "2024-06-08T10:00", "--json")  # fmt: skip
     wakes = out["wakes"]
@@ -130,41 +180,39 @@ def test_simulate_json_is_the_seeds_demo(data: Path) -> None:
 
 
 def test_import_crontab_creates_schedules_and_warns_about_the_traps(
-    data: Path, tmp_path: Path
+    run: Run, ok: Callable[..., Any], data: Path, tmp_path: Path
 ) -> None:
     crontab = tmp_path / "crontab"
     crontab.write_text(
         "SHELL=/bin/sh\nPATH=/usr/bin:/bin\n*/15 * * * * /usr/local/bin/sync.sh\n"
         "0 3 * * * root /usr/sbin/backup\n30 8 * * 1-5 date +%Y >> /tmp/days\n61 * * * * broken\n"
     )
-    dry = run(data, "import-crontab", str(crontab), "--dry-run")
+    dry = run("import-crontab", str(crontab), "--dry-run")
     assert dry.returncode == 0
     assert "'root' would be run as a command" in dry.stderr
     assert "this % ends the command" in dry.stderr
     assert "minute: 61 is out of range 0-59" in dry.stderr and f"{crontab}:6:1" in dry.stderr
     assert not (data / "domi.sqlite3").exists()
-    done = run(data, "import-crontab", str(crontab), "--disabled", "--json")
+    done = run("import-crontab", str(crontab), "--disabled", "--json")
     assert done.returncode == 0
     assert len(json.loads(done.stdout)["imported"]) == 3
-    listed = ok(data, "schedule", "list", "--json")
+    listed = ok("schedule", "list", "--json")
     assert [s["expr"] for s in listed] == ["*/15 * * * *", "0 3 * * *", "30 8 * * 1-5"]
     assert not any(s["enabled"] for s in listed)
-    date_job = ok(data, "schedule", "show", "3", "--json")["action"]
+    date_job = ok("schedule", "show", "3", "--json")["action"]
     assert date_job["shell"] == "date +" and date_job["stdin"] == "Y >> /tmp/days\n"
     assert date_job["env"] == {"SHELL": "/bin/sh", "PATH": "/usr/bin:/bin"}
     system = tmp_path / "system"
     system.write_text("17 * * * * root cd / && run-parts --report /etc/cron.hourly\n")
-    out = json.loads(
-        run(data, "import-crontab", str(system), "--system", "--dry-run", "--json").stdout
-    )
+    out = json.loads(run("import-crontab", str(system), "--system", "--dry-run", "--json").stdout)
     assert out["planned"][0]["action"]["shell"] == "cd / && run-parts --report /etc/cron.hourly"
 
 
-def test_secret_commands_without_a_keyring_say_so_clearly(data: Path) -> None:
-    message = bad(data, "secret", "set", "api-token", stdin="hunter2-value\n")
+def test_secret_commands_without_a_keyring_say_so_clearly(bad: Callable[..., str]) -> None:
+    message = bad("secret", "set", "api-token", stdin="hunter2-value\n")
     assert "keyring" in message.lower()
     assert "hunter2" not in message
-    assert "keyring" in bad(data, "secret", "list").lower()
+    assert "keyring" in bad("secret", "list").lower()
 
 
 @pytest.mark.parametrize(
@@ -196,11 +244,11 @@ def test_secret_commands_without_a_keyring_say_so_clearly(data: Path) -> None:
         ["preview", "0 9 * * *", "--", "true"],
     ],
 )
-def test_every_bad_input_is_one_line_and_exit_2(data: Path, args: list[str]) -> None:
-    message = bad(data, *args)
+def test_every_bad_input_is_one_line_and_exit_2(bad: Callable[..., str], args: list[str]) -> None:
+    message = bad(*args)
     assert len([line for line in message.splitlines() if line.startswith("domi-desktop")]) >= 1
 
 
-def test_a_bad_expression_in_schedule_add_gets_its_caret(data: Path) -> None:
-    message = bad(data, "schedule", "add", "x", "--cron", "0 25 * * *", "--", "true")
+def test_a_bad_expression_in_schedule_add_gets_its_caret(bad: Callable[..., str]) -> None:
+    message = bad("schedule", "add", "x", "--cron", "0 25 * * *", "--", "true")
     assert message.splitlines()[-2:] == ["  0 25 * * *", "    ^^"]
