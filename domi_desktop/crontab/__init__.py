@@ -17,6 +17,12 @@ from enum import StrEnum
 from itertools import islice
 
 from domi_desktop.cron import CronError, known_zone, parse
+from domi_desktop.crontab._command import (
+    entry_name,
+    misplaced_percent,
+    shell_segments,
+    split_percent,
+)
 from domi_desktop.errors import DomiError
 from domi_desktop.model import CommandAction, Pairs
 
@@ -34,32 +40,26 @@ MAX_CHARACTERS = 2_000_000
 """Longer text is refused whole: the biggest real crontabs are a few kilobytes, and a cut-off
 last line would import a different command."""
 
-NAME_LIMIT = 60
 
 _FIELD = re.compile(r"[^ \t]+")
 """cron separates the time fields, the user and the command with spaces and tabs only."""
+
 _C_SPACE = " \t\n\v\f\r"
 """C's isspace(): what cron's environment-line parser skips around names and values."""
+
 _ENV_LINE = re.compile(r"[ \t\v\f]*([^ \t\v\f\r=]+)[ \t\v\f\r]*=(.*)")
 """cron takes any line of the form ``NAME = value`` as an assignment (time fields never hold '=')."""
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_USER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?")
-_TIME_FIELD = re.compile(r"[0-9*][0-9*/,-]*")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_HOME_USE = re.compile(r"(?:^|[\s=:'\"])~(?:/|\s|$)|\$\{?HOME\b")
-_UNEXPANDED = re.compile(r"\$|(?:^|:)~")
-_SHELL_TOKEN = re.compile(
-    r"""(?P<operator>[;&|()<>]+)|(?:[^\s;&|()<>'"\\]+|\\.?|'[^']*'|"(?:[^"\\]|\\.)*")+""",
-    re.DOTALL,
-)
-"""A shell operator, or a word: unquoted runs, backslash escapes and complete quoted strings."""
-_QUOTING = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.?)""", re.DOTALL)
-_INTERPRETER = re.compile(
-    r"(?:ba|da|z|k)?sh|python[0-9.]*|pypy[0-9.]*|perl|ruby|node|php[0-9.]*|Rscript|run-parts"
-)
 
-# Words that cannot be a user name in practice but start many commands: a system line whose
-# "user" is one of them has almost certainly lost its user field.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+_USER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?")
+
+_TIME_FIELD = re.compile(r"[0-9*][0-9*/,-]*")
+
+_HOME_USE = re.compile(r"(?:^|[\s=:'\"])~(?:/|\s|$)|\$\{?HOME\b")
+
+_UNEXPANDED = re.compile(r"\$|(?:^|:)~")
+
 _COMMAND_WORDS = frozenset(
     {
         *("echo", "printf", "cd", "test", "[", "[[", "true", "false", "sleep", "source", "."),
@@ -68,23 +68,13 @@ _COMMAND_WORDS = frozenset(
         *("flock", "curl", "wget", "rsync", "find", "rm", "cp", "mv", "tar", "cat", "sudo"),
     }
 )
-# Commands that run another command: the job's name comes from what they run. The number is how
-# many operands precede that command once options and numbers (nice's, timeout's) are skipped.
-_WRAPPERS = {
-    **dict.fromkeys(("exec", "nice", "ionice", "nohup", "time", "env", "chronic", "timeout"), 0),
-    "flock": 1,
-}
-# Commands that only prepare or test; a name taken from them would say nothing about the job.
-_PREAMBLE = frozenset(
-    {"cd", "test", "[", "[[", "true", ":", "sleep", "source", ".", "export", "set", "umask"}
-)
-_RESERVED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "while", "until", "do"})
-"""Shell words that may start a simple command without being it (``{ cd / && run-parts …; }``)."""
+
 _ACCOUNT_COMMANDS = frozenset({"sync", "shutdown", "halt", "mail", "man", "lp", "uucp"})
 """System accounts named after a command (their shell is often that command): a user-table line
 starting with one of them is that command, not a system line."""
+
 _RANGE_END = re.compile(r"[0-9]{1,2}|[A-Za-z]{3}")
-_OPTION_OR_NUMBER = frozenset("-0123456789")
+
 _CRON_SETTINGS = frozenset({"MAILTO", "MAILFROM", "CRON_TZ"})
 """Variables that configure cron itself, not the job; ``to_action`` leaves them out."""
 
@@ -314,14 +304,14 @@ class _Reader:
             raise _Reject(f"no command: a line needs {layout}", end_column)
         command_start = fields[n_head].start()
         raw = line[command_start:]
-        command, stdin, split_at = _split_percent(raw)
+        command, stdin, split_at = split_percent(raw)
         if not command.strip(" \t"):
             raise _Reject(
                 "the command is empty: an unescaped % starts the job's standard input",
                 command_start + (split_at or 0) + 1,
             )
 
-        segments = _segments(command)
+        segments = shell_segments(command)
         spaced = _spaced_range([field.group() for field in fields], n_time)
         if spaced is not None:
             self._problem(
@@ -336,7 +326,7 @@ class _Reader:
             self._check_command_word(number, segments[0], command_start + 1)
         else:
             self._check_user(number, user, fields[n_time].start() + 1)
-        percent = _misplaced_percent(raw)
+        percent = misplaced_percent(raw)
         if percent is not None:
             index, in_arithmetic = percent
             reason = (
@@ -378,7 +368,7 @@ class _Reader:
                 stdin=stdin,
                 user=user,
                 env=tuple(self.env.items()),
-                name=_name(segments, command, number),
+                name=entry_name(segments, command, number),
                 tz=self._zone(),
             )
         )
@@ -495,149 +485,3 @@ def _spaced_range(words: list[str], n_time: int) -> tuple[int, str] | None:
 def _looks_like_command(word: str) -> bool:
     # Paths and options ('/', a leading '-') fail the user-name pattern already.
     return word in _COMMAND_WORDS or not _USER_NAME.fullmatch(word)
-
-
-def _split_percent(raw: str) -> tuple[str, str | None, int | None]:
-    """cron's % rule: (command, stdin or None, index of the splitting % in ``raw`` or None).
-
-    The command keeps every backslash except the one of ``\\%``: the shell handles the rest.
-    """
-    out: list[str] = []
-    escaped = False
-    for index, char in enumerate(raw):
-        if escaped:
-            escaped = False
-            if char == "%":
-                out[-1] = "%"
-                continue
-        elif char == "\\":
-            escaped = True
-        elif char == "%":
-            return "".join(out), _stdin(raw[index + 1 :]), index
-        out.append(char)
-    return "".join(out), None, None
-
-
-def _stdin(data: str) -> str:
-    """The text cron writes to the job's stdin (do_command.c): ``\\%`` → ``%``, ``%`` → newline,
-    any other backslash kept, and a newline at the end when the last character is not one."""
-    out: list[str] = []
-    escaped = need_newline = False
-    for char in data:
-        if escaped and char != "%":
-            out.append("\\")
-        written = "\n" if char == "%" and not escaped else char
-        escaped = written == "\\"
-        if not escaped:
-            out.append(written)
-            need_newline = written != "\n"
-    if escaped:
-        out.append("\\")
-    if need_newline:
-        out.append("\n")
-    return "".join(out)
-
-
-def _misplaced_percent(raw: str) -> tuple[int, bool] | None:
-    """The index of the % that ends the command when its author most likely meant it literally,
-    and whether it sits in shell arithmetic: inside ``$(( … ))`` (the remainder operator),
-    inside shell quotes (they do not protect it from cron), right after '+' (``date +%Y``), or
-    after an escaped one (``\\%`` used, one forgotten). ``None`` otherwise."""
-    cron_escaped = shell_escaped = escaped_before = False
-    quote: str | None = None
-    arithmetic = 0
-    for index, char in enumerate(raw):
-        if char == "%":
-            if cron_escaped:
-                escaped_before = True
-            elif arithmetic or quote is not None or escaped_before:
-                return index, arithmetic > 0
-            elif raw[index - 1 : index] == "+":
-                return index, False
-            else:
-                return None
-        cron_escaped = char == "\\" and not cron_escaped
-        if shell_escaped:
-            shell_escaped = False
-        elif quote == "'":
-            quote = None if char == "'" else quote
-        elif char == "\\":
-            shell_escaped = True
-        elif raw.startswith("$((", index):
-            arithmetic += 1
-        elif arithmetic and raw.startswith("))", index):
-            arithmetic -= 1
-        elif quote == '"':
-            quote = None if char == '"' else quote
-        elif char in "'\"":
-            quote = char
-    return None
-
-
-def _segments(command: str) -> list[list[str]]:
-    """The simple commands of a shell line as lists of unquoted words: a best-effort reading for
-    names and hints, not a shell parser (no expansions; unbalanced quotes are skipped)."""
-    segments: list[list[str]] = [[]]
-    redirect_target = False
-    # The first words are all a name or a hint needs; a bound keeps huge lines cheap.
-    for match in _SHELL_TOKEN.finditer(command[:1000]):
-        token = match.group()
-        if token.startswith("#"):
-            break
-        if redirect_target:
-            redirect_target = False
-        elif match.lastgroup == "operator":
-            if set(token) <= set("<>&") and ("<" in token or ">" in token):
-                redirect_target = True  # the next word is a file, not a command
-            else:
-                segments.append([])
-        else:
-            segments[-1].append(_QUOTING.sub(_unquote, token))
-    return segments
-
-
-def _unquote(match: re.Match[str]) -> str:
-    return next((group for group in match.groups() if group is not None), "")
-
-
-def _program(words: list[str]) -> str | None:
-    """The name of what a simple command runs, or None when it only prepares (cd, test...)."""
-    index = 0
-    while index < len(words):
-        word = words[index]
-        base = _basename(word)
-        if word in _RESERVED or _ASSIGNMENT.match(word):
-            index += 1
-        elif base in _WRAPPERS:
-            index += 1
-            while index < len(words) and words[index][:1] in _OPTION_OR_NUMBER:
-                index += 1
-            index += _WRAPPERS[base]
-        else:
-            break
-    if index >= len(words):
-        return None
-    base = _basename(words[index])
-    if base in _PREAMBLE:
-        return None
-    if _INTERPRETER.fullmatch(base):
-        for operand in words[index + 1 :]:
-            if operand == "-c":  # inline code: the interpreter is the best name there is
-                return base
-            if not operand.startswith("-"):
-                return _basename(operand)
-    return base
-
-
-def _basename(word: str) -> str:
-    return word.rstrip("/").rsplit("/", 1)[-1] or word
-
-
-def _name(segments: list[list[str]], command: str, number: int) -> str:
-    program = next((name for name in map(_program, segments) if name), None)
-    if program is None:
-        words = command.split()
-        program = _basename(words[0]) if words else "job"
-    suffix = f" (line {number})"
-    label = "".join(char if char.isprintable() else "?" for char in program)
-    return label[: max(NAME_LIMIT - len(suffix), 1)] + suffix
