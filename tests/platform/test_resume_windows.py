@@ -1,101 +1,175 @@
 from __future__ import annotations
 
-import ctypes
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QByteArray, QCoreApplication
+from pytestqt.qtbot import QtBot
 
 from domi_desktop.platform.resume.windows import (
-    MSG,
+    DEVICE_NOTIFY_CALLBACK,
     PBT_APMRESUMEAUTOMATIC,
     PBT_APMRESUMESUSPEND,
     PBT_APMSUSPEND,
-    WM_POWERBROADCAST,
-    PowerBroadcastFilter,
-    PowerBroadcastResumeSource,
-    decode_power_message,
-    read_msg,
+    SuspendResumeCallbackSource,
+    decode_power_event,
 )
-from domi_desktop.ports import PowerEvent
+from tests.platform.fakes import FakePowrProf
 
 PBT_APMPOWERSTATUSCHANGE = 0xA
-WM_TIMER = 0x0113
-
-
-def power_msg(wparam: int, message: int = WM_POWERBROADCAST) -> MSG:
-    msg = MSG()
-    msg.hwnd = 0x10A2C
-    msg.message = message
-    msg.wParam = wparam
-    msg.lParam = -1
-    msg.time = 123456
-    return msg
+PBT_POWERSETTINGCHANGE = 0x8013
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    ("message", "wparam", "event"),
+    ("power_type", "event"),
     [
-        (WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC, "resume"),
-        (WM_POWERBROADCAST, PBT_APMRESUMESUSPEND, "resume"),
-        (WM_POWERBROADCAST, PBT_APMSUSPEND, "sleep"),
-        (WM_POWERBROADCAST, PBT_APMPOWERSTATUSCHANGE, None),
-        (WM_TIMER, PBT_APMSUSPEND, None),
+        (PBT_APMRESUMEAUTOMATIC, "resume"),
+        (PBT_APMRESUMESUSPEND, "resume"),
+        (PBT_APMSUSPEND, "sleep"),
+        (PBT_APMPOWERSTATUSCHANGE, None),
+        (PBT_POWERSETTINGCHANGE, None),
     ],
 )
-def test_it_decodes_the_power_messages(message: int, wparam: int, event: str | None) -> None:
-    assert decode_power_message(message, wparam) == event
+def test_it_decodes_the_power_notifications(power_type: int, event: str | None) -> None:
+    assert decode_power_event(power_type) == event
 
 
-def test_the_msg_structure_has_the_size_of_windows_msg() -> None:
-    # sizeof(MSG) of winuser.h without lPrivate: 48 bytes on 64-bit Windows, 28 on 32-bit.
-    assert ctypes.sizeof(MSG) == (48 if ctypes.sizeof(ctypes.c_void_p) == 8 else 28)
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+    def resume(self) -> None:
+        self.calls.append(("resume", threading.get_ident()))
+
+    def sleep(self) -> None:
+        self.calls.append(("sleep", threading.get_ident()))
 
 
-def test_it_reads_hwnd_message_and_wparam_from_a_real_msg() -> None:
-    msg = power_msg(PBT_APMRESUMEAUTOMATIC)
-    assert read_msg(ctypes.addressof(msg)) == (0x10A2C, WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC)
+def started(powrprof: FakePowrProf, recorder: Recorder) -> SuspendResumeCallbackSource:
+    source = SuspendResumeCallbackSource(platform="win32", powrprof=powrprof)
+    assert source.start(recorder.resume, recorder.sleep) is True
+    return source
 
 
-def test_a_null_hwnd_reads_as_zero() -> None:
-    msg = power_msg(PBT_APMSUSPEND)
-    msg.hwnd = None
-    assert read_msg(ctypes.addressof(msg))[0] == 0
+def test_events_from_a_system_thread_arrive_on_the_qt_thread_in_order(qtbot: QtBot) -> None:
+    powrprof = FakePowrProf()
+    recorder = Recorder()
+    source = started(powrprof, recorder)
+    assert powrprof.flags == [DEVICE_NOTIFY_CALLBACK]
+    assert source.status == (
+        "listening to Windows suspend/resume notifications (callback, no window)"
+    )
+
+    answers = [powrprof.send(t) for t in (PBT_APMSUSPEND, PBT_APMRESUMEAUTOMATIC)]
+
+    assert answers == [0, 0]  # ERROR_SUCCESS, at once: Windows waits for the callback
+    assert threading.get_ident() not in powrprof.callback_threads
+    # Nothing ran on the system's thread: the callbacks wait for the Qt loop.
+    assert recorder.calls == []
+    qtbot.waitUntil(lambda: len(recorder.calls) == 2, timeout=5000)
+    main = threading.get_ident()
+    assert recorder.calls == [("sleep", main), ("resume", main)]
+    source.stop()
 
 
-@pytest.mark.parametrize("event_type", [QByteArray(b"windows_generic_MSG"), b"windows_generic_MSG"])
-def test_the_filter_passes_power_events_on_and_consumes_nothing(event_type: object) -> None:
-    events: list[PowerEvent] = []
-    native_filter = PowerBroadcastFilter(events.append)
-    messages = [power_msg(PBT_APMSUSPEND), power_msg(0, WM_TIMER), power_msg(PBT_APMRESUMESUSPEND)]
+def test_other_notifications_are_ignored(qtbot: QtBot) -> None:
+    powrprof = FakePowrProf()
+    recorder = Recorder()
+    source = started(powrprof, recorder)
 
-    answers = [
-        native_filter.nativeEventFilter(event_type, ctypes.addressof(m))  # type: ignore[arg-type]
-        for m in messages
-    ]
+    powrprof.send(PBT_APMPOWERSTATUSCHANGE)
+    powrprof.send(PBT_APMRESUMESUSPEND)
 
-    assert events == ["sleep", "resume"]
-    assert answers == [(False, 0)] * 3
+    qtbot.waitUntil(lambda: len(recorder.calls) == 1, timeout=5000)
+    assert [name for name, _thread in recorder.calls] == ["resume"]
+    source.stop()
 
 
-def test_the_filter_reads_no_memory_of_other_event_types() -> None:
-    events: list[PowerEvent] = []
-    native_filter = PowerBroadcastFilter(events.append)
-    # Address 0 would crash if read: an xcb event is not a MSG.
-    assert native_filter.nativeEventFilter(QByteArray(b"xcb_generic_event_t"), 0) == (False, 0)
-    assert events == []
+def test_stop_unregisters_and_a_late_callback_reports_nothing(qtbot: QtBot) -> None:
+    powrprof = FakePowrProf()
+    recorder = Recorder()
+    source = started(powrprof, recorder)
+    late = SuspendResumeCallbackSource._on_power_event
+
+    source.stop()
+    source.stop()
+
+    assert powrprof.unregistered == [FakePowrProf.HANDLE]
+    assert not powrprof.registered
+    assert late(source, None, PBT_APMRESUMEAUTOMATIC, None) == 0
+    qtbot.wait(50)
+    assert recorder.calls == []
+
+    assert source.start(recorder.resume) is True  # a restart registers again
+    assert powrprof.registered
+    source.stop()
 
 
-def test_off_windows_the_source_says_why_it_cannot_start(qapp: QCoreApplication) -> None:
-    source = PowerBroadcastResumeSource(platform="linux")
+def test_a_refused_registration_says_so_and_reports_nothing() -> None:
+    powrprof = FakePowrProf(refuse_with=5)
+    source = SuspendResumeCallbackSource(platform="win32", powrprof=powrprof)
     assert source.start(lambda: None) is False
-    assert source.status == "WM_POWERBROADCAST exists only on Windows, not on linux"
+    assert source.status == "PowerRegisterSuspendResumeNotification failed with error 5"
+    source.stop()
+    assert powrprof.unregistered == []
 
 
-def test_the_source_wires_its_filter_and_window_up_and_down(qapp: QCoreApplication) -> None:
-    # The user32 registration is skipped off Windows, so only the broadcasts are listened to.
-    source = PowerBroadcastResumeSource(platform="win32")
-    assert source.start(lambda: None, lambda: None) is True
-    assert source.status.startswith("listening to WM_POWERBROADCAST broadcasts only")
-    source.start(lambda: None)  # a restart replaces the filter and the window
-    source.stop()
-    source.stop()
+def test_off_windows_the_source_says_why_it_cannot_start() -> None:
+    source = SuspendResumeCallbackSource(platform="linux")
+    assert source.start(lambda: None) is False
+    assert source.status == "suspend/resume notifications exist only on Windows, not on linux"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="powrprof.dll is there")
+def test_without_powrprof_the_source_says_so() -> None:
+    source = SuspendResumeCallbackSource(platform="win32")
+    assert source.start(lambda: None) is False
+    assert source.status == (
+        "powrprof.dll cannot be loaded, so no suspend/resume events: "
+        "powrprof.dll exists only on Windows"
+    )
+
+
+HEADLESS = """
+import json, sys
+from PySide6.QtCore import QCoreApplication, QTimer
+from domi_desktop.platform.resume.windows import SuspendResumeCallbackSource
+from tests.platform.fakes import FakePowrProf
+
+app = QCoreApplication(sys.argv[:1])
+powrprof = FakePowrProf()
+calls = []
+source = SuspendResumeCallbackSource(platform="win32", powrprof=powrprof)
+started = source.start(lambda: calls.append("resume"), lambda: calls.append("sleep"))
+powrprof.send(0x4)
+powrprof.send(0x12)
+QTimer.singleShot(200, app.quit)
+app.exec()
+source.stop()
+print(json.dumps({"started": started, "calls": calls, "gui": "PySide6.QtGui" in sys.modules}))
+"""
+
+
+def test_headless_gets_the_events_under_a_bare_core_application() -> None:
+    # The defect: the old source created a QWindow, which aborts a QCoreApplication without screens.
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
+    result = subprocess.run(
+        [sys.executable, "-c", HEADLESS],
+        cwd=REPOSITORY,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "started": True,
+        "calls": ["sleep", "resume"],
+        "gui": False,
+    }
