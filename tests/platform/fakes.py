@@ -5,23 +5,24 @@ from __future__ import annotations
 import ctypes
 import threading
 
+from domi_desktop.platform.autostart.macos import ENABLED, NOT_REGISTERED
 from domi_desktop.platform.resume.windows import SubscribeParameters
 
 
 class MemoryRegistry:
-    """``RegistryLike`` over a dict: what ``winreg`` would hold under the Run key."""
+    """``RegistryLike`` over a dict: what ``winreg`` would hold under ``HKEY_CURRENT_USER``."""
 
     def __init__(self) -> None:
-        self.values: dict[str, str] = {}
+        self.keys: dict[str, dict[str, str | bytes]] = {}
 
-    def get(self, name: str) -> str | None:
-        return self.values.get(name)
+    def get(self, key: str, name: str) -> str | bytes | None:
+        return self.keys.get(key, {}).get(name)
 
-    def set(self, name: str, value: str) -> None:
-        self.values[name] = value
+    def set(self, key: str, name: str, value: str | bytes) -> None:
+        self.keys.setdefault(key, {})[name] = value
 
-    def delete(self, name: str) -> None:
-        self.values.pop(name, None)
+    def delete(self, key: str, name: str) -> None:
+        self.keys.get(key, {}).pop(name, None)
 
 
 class FakePowrProf:
@@ -74,3 +75,48 @@ class FakePowrProf:
         thread.start()
         thread.join()
         return answers[0]
+
+
+class FakeNSError:
+    """An ``NSError`` as pyobjc shows it."""
+
+    def __init__(self, description: str) -> None:
+        self.description = description
+
+    def localizedDescription(self) -> str:
+        return self.description
+
+
+class FakeAppService:
+    """``SMAppService.mainAppService()`` as pyobjc shows it: ``status()``, and register/unregister
+    returning ``(ok, NSError or None)``. ``state`` is what System Settings would have made of it."""
+
+    def __init__(
+        self,
+        *,
+        after_register: int = ENABLED,
+        register_error: FakeNSError | None = None,
+        unregister_error: FakeNSError | None = None,
+    ) -> None:
+        self.state = NOT_REGISTERED
+        self.after_register = after_register
+        self.register_error = register_error
+        self.unregister_error = unregister_error
+        self.calls: list[str] = []
+
+    def status(self) -> int:
+        return self.state
+
+    def registerAndReturnError_(self, error: None, /) -> tuple[bool, FakeNSError | None]:
+        self.calls.append("register")
+        if self.register_error is not None:
+            return False, self.register_error
+        self.state = self.after_register
+        return True, None
+
+    def unregisterAndReturnError_(self, error: None, /) -> tuple[bool, FakeNSError | None]:
+        self.calls.append("unregister")
+        if self.unregister_error is not None:
+            return False, self.unregister_error
+        self.state = NOT_REGISTERED
+        return True, None
