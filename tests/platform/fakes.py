@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import ctypes
-import threading
 
 from domi_desktop.platform.autostart.macos import ENABLED, NOT_REGISTERED
-from domi_desktop.platform.resume.windows import SubscribeParameters
+from domi_desktop.platform.resume.windows import WNDCLASSW
 
 
 class MemoryRegistry:
@@ -25,56 +24,57 @@ class MemoryRegistry:
         self.keys.get(key, {}).pop(name, None)
 
 
-class FakePowrProf:
-    """powrprof.dll's suspend/resume registration: ``send`` calls the registered C callback the way
-    Windows does, from a thread of its own, through the function pointer it was handed."""
+class FakeUser32:
+    """user32.dll's window calls: ``send`` calls the registered window procedure through the
+    function pointer in the class, as Windows' SendMessage or DispatchMessage would."""
 
-    HANDLE = 0x5EED
+    HWND = 0x10A2C
+    REGISTRATION = 0x5EED
 
-    def __init__(self, *, refuse_with: int = 0) -> None:
-        self.refuse_with = refuse_with
-        self.flags: list[int] = []
+    def __init__(self, *, create_fails: bool = False, register_fails: bool = False) -> None:
+        self.create_fails = create_fails
+        self.register_fails = register_fails
+        self.classes: dict[str, WNDCLASSW] = {}
+        self.windows: dict[int, str] = {}
+        self.registrations: list[tuple[int, int]] = []
         self.unregistered: list[int] = []
-        self._parameters: SubscribeParameters | None = None
-        self.callback_threads: list[int] = []
+        self.default_calls: list[int] = []
 
-    def PowerRegisterSuspendResumeNotification(
-        self,
-        flags: int,
-        recipient: ctypes._Pointer[SubscribeParameters],
-        registration: ctypes._Pointer[ctypes.c_void_p],
-        /,
-    ) -> int:
-        self.flags.append(flags)
-        if self.refuse_with:
-            return self.refuse_with
-        self._parameters = recipient.contents
-        registration.contents.value = self.HANDLE
+    def RegisterClassW(self, window_class: ctypes._Pointer[WNDCLASSW], /) -> int:
+        name = window_class.contents.lpszClassName
+        if name in self.classes:
+            return 0  # ERROR_CLASS_ALREADY_EXISTS
+        self.classes[name] = window_class.contents
+        return 0xC0DE
+
+    def UnregisterClassW(self, class_name: str, instance: int | None, /) -> int:
+        return int(self.classes.pop(class_name, None) is not None)
+
+    def CreateWindowExW(self, ex_style: int, class_name: str, *rest: object) -> int | None:
+        if self.create_fails or class_name not in self.classes:
+            return None
+        self.windows[self.HWND] = class_name
+        return self.HWND
+
+    def DestroyWindow(self, hwnd: int, /) -> int:
+        return int(self.windows.pop(hwnd, None) is not None)
+
+    def DefWindowProcW(self, hwnd: int | None, message: int, wparam: int, lparam: int, /) -> int:
+        self.default_calls.append(message)
         return 0
 
-    def PowerUnregisterSuspendResumeNotification(self, registration: int, /) -> int:
+    def RegisterSuspendResumeNotification(self, recipient: int, flags: int, /) -> int | None:
+        self.registrations.append((recipient, flags))
+        return None if self.register_fails else self.REGISTRATION
+
+    def UnregisterSuspendResumeNotification(self, registration: int, /) -> int:
         self.unregistered.append(registration)
-        self._parameters = None
-        return 0
+        return 1
 
-    @property
-    def registered(self) -> bool:
-        return self._parameters is not None
-
-    def send(self, power_type: int) -> int:
-        """Call the callback with ``power_type`` on a new thread; its return value."""
-        assert self._parameters is not None, "nothing registered"
-        callback = self._parameters.Callback
-        answers: list[int] = []
-
-        def call() -> None:
-            self.callback_threads.append(threading.get_ident())
-            answers.append(callback(None, power_type, None))
-
-        thread = threading.Thread(target=call)
-        thread.start()
-        thread.join()
-        return answers[0]
+    def send(self, message: int, wparam: int, lparam: int = 0) -> int:
+        """What the window procedure answers ``message``."""
+        procedure = self.classes[self.windows[self.HWND]].lpfnWndProc
+        return int(procedure(self.HWND, message, wparam, lparam))
 
 
 class FakeNSError:

@@ -1,154 +1,158 @@
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from pytestqt.qtbot import QtBot
 
 from domi_desktop.platform.resume.windows import (
-    DEVICE_NOTIFY_CALLBACK,
+    DEVICE_NOTIFY_WINDOW_HANDLE,
     PBT_APMRESUMEAUTOMATIC,
     PBT_APMRESUMESUSPEND,
     PBT_APMSUSPEND,
-    SuspendResumeCallbackSource,
-    decode_power_event,
+    WM_POWERBROADCAST,
+    WNDCLASSW,
+    PowerWindowResumeSource,
+    decode_power_message,
 )
-from tests.platform.fakes import FakePowrProf
+from tests.platform.fakes import FakeUser32
 
 PBT_APMPOWERSTATUSCHANGE = 0xA
-PBT_POWERSETTINGCHANGE = 0x8013
+WM_TIMER = 0x0113
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    ("power_type", "event"),
+    ("message", "wparam", "event"),
     [
-        (PBT_APMRESUMEAUTOMATIC, "resume"),
-        (PBT_APMRESUMESUSPEND, "resume"),
-        (PBT_APMSUSPEND, "sleep"),
-        (PBT_APMPOWERSTATUSCHANGE, None),
-        (PBT_POWERSETTINGCHANGE, None),
+        (WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC, "resume"),
+        (WM_POWERBROADCAST, PBT_APMRESUMESUSPEND, "resume"),
+        (WM_POWERBROADCAST, PBT_APMSUSPEND, "sleep"),
+        (WM_POWERBROADCAST, PBT_APMPOWERSTATUSCHANGE, None),
+        (WM_TIMER, PBT_APMSUSPEND, None),
     ],
 )
-def test_it_decodes_the_power_notifications(power_type: int, event: str | None) -> None:
-    assert decode_power_event(power_type) == event
+def test_it_decodes_the_power_messages(message: int, wparam: int, event: str | None) -> None:
+    assert decode_power_message(message, wparam) == event
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, int]] = []
-
-    def resume(self) -> None:
-        self.calls.append(("resume", threading.get_ident()))
-
-    def sleep(self) -> None:
-        self.calls.append(("sleep", threading.get_ident()))
+def test_the_window_class_has_the_size_of_windows_wndclassw() -> None:
+    # sizeof(WNDCLASSW) in winuser.h: 72 bytes on 64-bit Windows, 40 on 32-bit.
+    assert ctypes.sizeof(WNDCLASSW) == (72 if ctypes.sizeof(ctypes.c_void_p) == 8 else 40)
 
 
-def started(powrprof: FakePowrProf, recorder: Recorder) -> SuspendResumeCallbackSource:
-    source = SuspendResumeCallbackSource(platform="win32", powrprof=powrprof)
-    assert source.start(recorder.resume, recorder.sleep) is True
+def started(user32: FakeUser32, calls: list[str]) -> PowerWindowResumeSource:
+    source = PowerWindowResumeSource(platform="win32", user32=user32)
+    assert source.start(lambda: calls.append("resume"), lambda: calls.append("sleep")) is True
     return source
 
 
-def test_events_from_a_system_thread_arrive_on_the_qt_thread_in_order(qtbot: QtBot) -> None:
-    powrprof = FakePowrProf()
-    recorder = Recorder()
-    source = started(powrprof, recorder)
-    assert powrprof.flags == [DEVICE_NOTIFY_CALLBACK]
+def test_the_window_procedure_reports_power_messages_and_passes_the_rest_on() -> None:
+    user32 = FakeUser32()
+    calls: list[str] = []
+    source = started(user32, calls)
+    assert user32.registrations == [(FakeUser32.HWND, DEVICE_NOTIFY_WINDOW_HANDLE)]
     assert source.status == (
-        "listening to Windows suspend/resume notifications (callback, no window)"
+        "listening to WM_POWERBROADCAST (hidden window, suspend/resume registered)"
     )
 
-    answers = [powrprof.send(t) for t in (PBT_APMSUSPEND, PBT_APMRESUMEAUTOMATIC)]
+    answers = [
+        user32.send(WM_POWERBROADCAST, PBT_APMSUSPEND),
+        user32.send(WM_TIMER, 1),
+        user32.send(WM_POWERBROADCAST, PBT_APMPOWERSTATUSCHANGE),
+        user32.send(WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC),
+        user32.send(WM_POWERBROADCAST, PBT_APMRESUMESUSPEND),
+    ]
 
-    assert answers == [0, 0]  # ERROR_SUCCESS, at once: Windows waits for the callback
-    assert threading.get_ident() not in powrprof.callback_threads
-    # Nothing ran on the system's thread: the callbacks wait for the Qt loop.
-    assert recorder.calls == []
-    qtbot.waitUntil(lambda: len(recorder.calls) == 2, timeout=5000)
-    main = threading.get_ident()
-    assert recorder.calls == [("sleep", main), ("resume", main)]
+    assert calls == ["sleep", "resume", "resume"]
+    assert answers == [1, 0, 0, 1, 1]  # TRUE for ours; DefWindowProc's answer for the rest
+    assert user32.default_calls == [WM_TIMER, WM_POWERBROADCAST]
     source.stop()
 
 
-def test_other_notifications_are_ignored(qtbot: QtBot) -> None:
-    powrprof = FakePowrProf()
-    recorder = Recorder()
-    source = started(powrprof, recorder)
-
-    powrprof.send(PBT_APMPOWERSTATUSCHANGE)
-    powrprof.send(PBT_APMRESUMESUSPEND)
-
-    qtbot.waitUntil(lambda: len(recorder.calls) == 1, timeout=5000)
-    assert [name for name, _thread in recorder.calls] == ["resume"]
-    source.stop()
-
-
-def test_stop_unregisters_and_a_late_callback_reports_nothing(qtbot: QtBot) -> None:
-    powrprof = FakePowrProf()
-    recorder = Recorder()
-    source = started(powrprof, recorder)
-    late = SuspendResumeCallbackSource._on_power_event
+def test_stop_unregisters_destroys_the_window_and_a_restart_works() -> None:
+    user32 = FakeUser32()
+    calls: list[str] = []
+    source = started(user32, calls)
 
     source.stop()
     source.stop()
 
-    assert powrprof.unregistered == [FakePowrProf.HANDLE]
-    assert not powrprof.registered
-    assert late(source, None, PBT_APMRESUMEAUTOMATIC, None) == 0
-    qtbot.wait(50)
-    assert recorder.calls == []
-
-    assert source.start(recorder.resume) is True  # a restart registers again
-    assert powrprof.registered
+    assert user32.unregistered == [FakeUser32.REGISTRATION]
+    assert user32.windows == {}
+    assert user32.classes == {}
+    assert source.start(lambda: calls.append("resume")) is True  # the class registers again
+    user32.send(WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC)
+    assert calls == ["resume"]
     source.stop()
 
 
-def test_a_refused_registration_says_so_and_reports_nothing() -> None:
-    powrprof = FakePowrProf(refuse_with=5)
-    source = SuspendResumeCallbackSource(platform="win32", powrprof=powrprof)
+def test_without_the_suspend_registration_it_still_listens_to_broadcasts() -> None:
+    user32 = FakeUser32(register_fails=True)
+    calls: list[str] = []
+    source = started(user32, calls)
+    assert (
+        source.status == "listening to WM_POWERBROADCAST broadcasts only (no suspend registration)"
+    )
+    user32.send(WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC)
+    assert calls == ["resume"]
+    source.stop()
+    assert user32.unregistered == []
+
+
+def test_a_window_that_cannot_be_made_says_so_and_leaves_no_class() -> None:
+    user32 = FakeUser32(create_fails=True)
+    source = PowerWindowResumeSource(platform="win32", user32=user32)
     assert source.start(lambda: None) is False
-    assert source.status == "PowerRegisterSuspendResumeNotification failed with error 5"
-    source.stop()
-    assert powrprof.unregistered == []
+    assert source.status == "cannot create the hidden window for WM_POWERBROADCAST"
+    assert user32.classes == {}
+
+
+def test_two_sources_use_two_window_classes() -> None:
+    user32 = FakeUser32()
+    first = PowerWindowResumeSource(platform="win32", user32=user32)
+    second = PowerWindowResumeSource(platform="win32", user32=user32)
+    assert first.start(lambda: None)
+    assert second.start(lambda: None)
+    assert len(user32.classes) == 2
+    first.stop()
+    second.stop()
 
 
 def test_off_windows_the_source_says_why_it_cannot_start() -> None:
-    source = SuspendResumeCallbackSource(platform="linux")
+    source = PowerWindowResumeSource(platform="linux")
     assert source.start(lambda: None) is False
-    assert source.status == "suspend/resume notifications exist only on Windows, not on linux"
+    assert source.status == "WM_POWERBROADCAST exists only on Windows, not on linux"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="powrprof.dll is there")
-def test_without_powrprof_the_source_says_so() -> None:
-    source = SuspendResumeCallbackSource(platform="win32")
+@pytest.mark.skipif(sys.platform == "win32", reason="user32.dll is there")
+def test_without_user32_the_source_says_so() -> None:
+    source = PowerWindowResumeSource(platform="win32")
     assert source.start(lambda: None) is False
     assert source.status == (
-        "powrprof.dll cannot be loaded, so no suspend/resume events: "
-        "powrprof.dll exists only on Windows"
+        "user32.dll cannot be loaded, so no WM_POWERBROADCAST: user32.dll exists only on Windows"
     )
 
 
 HEADLESS = """
 import json, sys
 from PySide6.QtCore import QCoreApplication, QTimer
-from domi_desktop.platform.resume.windows import SuspendResumeCallbackSource
-from tests.platform.fakes import FakePowrProf
+from domi_desktop.platform.resume.windows import PowerWindowResumeSource
+from tests.platform.fakes import FakeUser32
 
 app = QCoreApplication(sys.argv[:1])
-powrprof = FakePowrProf()
+user32 = FakeUser32()
 calls = []
-source = SuspendResumeCallbackSource(platform="win32", powrprof=powrprof)
+source = PowerWindowResumeSource(platform="win32", user32=user32)
 started = source.start(lambda: calls.append("resume"), lambda: calls.append("sleep"))
-powrprof.send(0x4)
-powrprof.send(0x12)
-QTimer.singleShot(200, app.quit)
+# As Qt's dispatcher would hand the messages to the window procedure, inside the event loop.
+QTimer.singleShot(0, lambda: user32.send(0x0218, 0x4))
+QTimer.singleShot(0, lambda: user32.send(0x0218, 0x12))
+QTimer.singleShot(50, app.quit)
 app.exec()
 source.stop()
 print(json.dumps({"started": started, "calls": calls, "gui": "PySide6.QtGui" in sys.modules}))
@@ -156,7 +160,8 @@ print(json.dumps({"started": started, "calls": calls, "gui": "PySide6.QtGui" in 
 
 
 def test_headless_gets_the_events_under_a_bare_core_application() -> None:
-    # The defect: the old source created a QWindow, which aborts a QCoreApplication without screens.
+    # The defect: the old source made a QWindow, which aborts a QCoreApplication without screens
+    # (exit 134). The new one loads no QtGui at all.
     env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
     result = subprocess.run(
         [sys.executable, "-c", HEADLESS],

@@ -1,170 +1,233 @@
-"""Windows: suspend and resume through a power-notification callback, with or without a GUI.
+"""Windows: ``WM_POWERBROADCAST`` to a hidden window of our own, with or without a GUI.
 
-``PowerRegisterSuspendResumeNotification`` (powrprof.dll, Windows 8 and later) with
-``DEVICE_NOTIFY_CALLBACK`` has Windows call a function of ours: no window is involved, so the tray
-and ``--headless`` (a bare ``QCoreApplication``, where creating a hidden ``QWindow`` aborted the
-process with "Cannot create window: no screens available") use the same source. The registration is
-also what brings the events on Modern Standby (S0 low-power idle) machines.
+The window is made with user32 through ctypes, not as a ``QWindow``: that needs a
+``QGuiApplication``, and under ``--headless``'s bare ``QCoreApplication`` it aborted the process
+("Cannot create window: no screens available", exit 134). Qt's event dispatcher pumps every message
+of its thread, so the window's procedure runs on the Qt thread under either application, with no
+hand-over between threads. It is a hidden top-level window, not a message-only one, because only
+top-level windows get the broadcast; ``RegisterSuspendResumeNotification`` on it brings the events
+on Modern Standby (S0 low-power idle) machines too. Being a real window, it also takes a posted
+``WM_POWERBROADCAST``, which is how the release smoke test fakes a wake.
 
-The callback runs on a thread of the system's pool, so it only hands the event to a ``QObject`` of
-the thread that started the source, through a queued signal. Importable on every OS; tests inject a
-fake ``powrprof`` that calls the real ctypes callback from a thread of its own.
+Importable on every OS; tests inject a fake ``user32`` that calls the real ctypes window procedure.
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import sys
 from collections.abc import Callable
 from typing import Protocol, cast
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
-
 from domi_desktop.platform.resume.base import PowerCallbacks
 from domi_desktop.ports import PowerEvent
 
+WM_POWERBROADCAST = 0x0218
 PBT_APMSUSPEND = 0x4
 PBT_APMRESUMESUSPEND = 0x7
 PBT_APMRESUMEAUTOMATIC = 0x12
-DEVICE_NOTIFY_CALLBACK = 0x2
-ERROR_SUCCESS = 0
+DEVICE_NOTIFY_WINDOW_HANDLE = 0x0
 
-# Windows calls back with the stdcall convention (the same as the C one on x64 and arm64).
+# Windows calls a window procedure with the stdcall convention (the C one on x64 and arm64).
 if sys.platform == "win32":
     _FUNCTYPE = ctypes.WINFUNCTYPE
 else:
     _FUNCTYPE = ctypes.CFUNCTYPE
 
-# ULONG CALLBACK DeviceNotifyCallbackRoutine(PVOID Context, ULONG Type, PVOID Setting);
-# ULONG is 32 bits on Windows, so fixed-width types keep the layout Windows' on any OS.
-DEVICE_NOTIFY_CALLBACK_ROUTINE = _FUNCTYPE(
-    ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p
+# LRESULT CALLBACK WindowProc(HWND, UINT, WPARAM, LPARAM), in fixed-width types so the layout is
+# Windows' on any OS: WPARAM and LRESULT/LPARAM are pointer-sized, unsigned and signed.
+WNDPROC = _FUNCTYPE(
+    ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_ssize_t
 )
 
 
-class SubscribeParameters(ctypes.Structure):
-    """powrprof.h's ``DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS``."""
+class WNDCLASSW(ctypes.Structure):
+    """winuser.h's ``WNDCLASSW``."""
 
-    _fields_ = (("Callback", DEVICE_NOTIFY_CALLBACK_ROUTINE), ("Context", ctypes.c_void_p))
+    lpfnWndProc: Callable[[int | None, int, int, int], int]
+    lpszClassName: str
+
+    _fields_ = (
+        ("style", ctypes.c_uint32),
+        ("lpfnWndProc", WNDPROC),
+        ("cbClsExtra", ctypes.c_int32),
+        ("cbWndExtra", ctypes.c_int32),
+        ("hInstance", ctypes.c_void_p),
+        ("hIcon", ctypes.c_void_p),
+        ("hCursor", ctypes.c_void_p),
+        ("hbrBackground", ctypes.c_void_p),
+        ("lpszMenuName", ctypes.c_wchar_p),
+        ("lpszClassName", ctypes.c_wchar_p),
+    )
 
 
-class PowrProf(Protocol):
-    """The two functions of powrprof.dll in use, with their argument types declared."""
+class User32(Protocol):
+    """The user32.dll functions in use, with their argument types declared."""
 
-    def PowerRegisterSuspendResumeNotification(
+    def RegisterClassW(self, window_class: ctypes._Pointer[WNDCLASSW], /) -> int: ...
+
+    def UnregisterClassW(self, class_name: str, instance: int | None, /) -> int: ...
+
+    def CreateWindowExW(
         self,
-        flags: int,
-        recipient: ctypes._Pointer[SubscribeParameters],
-        registration: ctypes._Pointer[ctypes.c_void_p],
+        ex_style: int,
+        class_name: str,
+        window_name: str,
+        style: int,
+        x: int,
+        y: int,
+        width: int,
+        height: int,
+        parent: int | None,
+        menu: int | None,
+        instance: int | None,
+        param: int | None,
         /,
+    ) -> int | None: ...
+
+    def DestroyWindow(self, hwnd: int, /) -> int: ...
+
+    def DefWindowProcW(
+        self, hwnd: int | None, message: int, wparam: int, lparam: int, /
     ) -> int: ...
 
-    def PowerUnregisterSuspendResumeNotification(self, registration: int, /) -> int: ...
+    def RegisterSuspendResumeNotification(self, recipient: int, flags: int, /) -> int | None: ...
+
+    def UnregisterSuspendResumeNotification(self, registration: int, /) -> int: ...
 
 
-def decode_power_event(power_type: int) -> PowerEvent | None:
-    """What a ``PBT_*`` notification says about sleep, if anything.
+def decode_power_message(message: int, wparam: int) -> PowerEvent | None:
+    """What a window message says about sleep, if anything.
 
     After a wake Windows always sends ``PBT_APMRESUMEAUTOMATIC``, then ``PBT_APMRESUMESUSPEND`` too
     when a user woke it: both count, a second report only re-plans again.
     """
-    if power_type in (PBT_APMRESUMEAUTOMATIC, PBT_APMRESUMESUSPEND):
+    if message != WM_POWERBROADCAST:
+        return None
+    if wparam in (PBT_APMRESUMEAUTOMATIC, PBT_APMRESUMESUSPEND):
         return "resume"
-    if power_type == PBT_APMSUSPEND:
+    if wparam == PBT_APMSUSPEND:
         return "sleep"
     return None
 
 
-class _Relay(QObject):
-    """Carries an event from the system's thread to the thread this object lives in."""
-
-    arrived = Signal(object)
-
-    def __init__(self, deliver: Callable[[PowerEvent], None]) -> None:
-        super().__init__()
-        self._deliver = deliver
-        self.arrived.connect(self._on_arrived, Qt.ConnectionType.QueuedConnection)
-
-    @Slot(object)
-    def _on_arrived(self, event: PowerEvent) -> None:
-        self._deliver(event)
+_class_numbers = itertools.count(1)
 
 
-class SuspendResumeCallbackSource:
-    """Reports sleep and resume from Windows' suspend/resume callback, on the starting Qt thread.
+class PowerWindowResumeSource:
+    """Reports sleep and resume from ``WM_POWERBROADCAST`` to a hidden window, on the Qt thread.
 
-    ``platform`` and ``powrprof`` exist so tests can run it off Windows.
+    ``platform`` and ``user32`` exist so tests can run it off Windows.
     """
 
-    def __init__(self, *, platform: str = sys.platform, powrprof: PowrProf | None = None) -> None:
+    def __init__(self, *, platform: str = sys.platform, user32: User32 | None = None) -> None:
         self.status = "not started"
         self._platform = platform
-        self._powrprof = powrprof
-        self._relay: _Relay | None = None
-        # One thunk and one parameter block for the object's whole life: Windows may still be
-        # calling the function while an unregistration is under way.
-        self._thunk = DEVICE_NOTIFY_CALLBACK_ROUTINE(self._on_power_event)
-        self._parameters = SubscribeParameters(self._thunk, None)
-        self._registration = ctypes.c_void_p()
+        self._user32 = user32
+        self._callbacks: PowerCallbacks | None = None
+        # One procedure and one class for the object's life: the class keeps a pointer to it.
+        self._procedure = WNDPROC(self._window_procedure)
+        self._class = WNDCLASSW(lpfnWndProc=self._procedure)
+        self._class.lpszClassName = f"domi-desktop-power-{next(_class_numbers)}"
+        self._hwnd = 0
+        self._registration = 0
 
     def start(
         self, on_resume: Callable[[], None], on_sleep: Callable[[], None] | None = None
     ) -> bool:
         self.stop()
         if self._platform != "win32":
-            self.status = (
-                f"suspend/resume notifications exist only on Windows, not on {self._platform}"
-            )
+            self.status = f"WM_POWERBROADCAST exists only on Windows, not on {self._platform}"
             return False
         try:
-            powrprof = self._powrprof or _load_powrprof()
+            user32 = self._user32 or _load_user32()
         except OSError as error:
-            self.status = f"powrprof.dll cannot be loaded, so no suspend/resume events: {error}"
+            self.status = f"user32.dll cannot be loaded, so no WM_POWERBROADCAST: {error}"
             return False
-        # Before registering: Windows may call back at once.
-        self._relay = _Relay(PowerCallbacks("Windows power", on_resume, on_sleep).deliver)
-        code = powrprof.PowerRegisterSuspendResumeNotification(
-            DEVICE_NOTIFY_CALLBACK,
-            ctypes.pointer(self._parameters),
-            ctypes.pointer(self._registration),
+        self._user32 = user32
+        if not user32.RegisterClassW(ctypes.pointer(self._class)):
+            self.status = "cannot register a window class for WM_POWERBROADCAST"
+            return False
+        hwnd = user32.CreateWindowExW(
+            0,
+            self._class.lpszClassName,
+            "domi-desktop power",
+            0,
+            0,
+            0,
+            0,
+            0,
+            None,
+            None,
+            None,
+            None,
         )
-        if code != ERROR_SUCCESS:
-            self._relay = None
-            self.status = f"PowerRegisterSuspendResumeNotification failed with error {code}"
+        if not hwnd:
+            user32.UnregisterClassW(self._class.lpszClassName, None)
+            self.status = "cannot create the hidden window for WM_POWERBROADCAST"
             return False
-        self._powrprof = powrprof
-        self.status = "listening to Windows suspend/resume notifications (callback, no window)"
+        self._hwnd = hwnd
+        self._callbacks = PowerCallbacks("WM_POWERBROADCAST", on_resume, on_sleep)
+        self._registration = (
+            user32.RegisterSuspendResumeNotification(hwnd, DEVICE_NOTIFY_WINDOW_HANDLE) or 0
+        )
+        if self._registration:
+            self.status = (
+                "listening to WM_POWERBROADCAST (hidden window, suspend/resume registered)"
+            )
+        else:
+            self.status = "listening to WM_POWERBROADCAST broadcasts only (no suspend registration)"
         return True
 
     def stop(self) -> None:
-        handle = self._registration.value
-        if handle and self._powrprof is not None:
-            self._powrprof.PowerUnregisterSuspendResumeNotification(handle)
-        self._registration.value = None
-        self._relay = None
+        self._callbacks = None
+        user32 = self._user32
+        if user32 is None:
+            return
+        if self._registration:
+            user32.UnregisterSuspendResumeNotification(self._registration)
+            self._registration = 0
+        if self._hwnd:
+            user32.DestroyWindow(self._hwnd)
+            user32.UnregisterClassW(self._class.lpszClassName, None)
+            self._hwnd = 0
 
-    def _on_power_event(self, _context: int | None, power_type: int, _setting: int | None) -> int:
-        """Called by Windows on a thread of its pool: hand over and return at once."""
-        event = decode_power_event(power_type)
-        relay = self._relay
-        if event is not None and relay is not None:
-            relay.arrived.emit(event)
-        return ERROR_SUCCESS
+    def _window_procedure(self, hwnd: int | None, message: int, wparam: int, lparam: int) -> int:
+        """Called by Windows, on the thread that made the window: Qt's, pumping its messages."""
+        event = decode_power_message(message, wparam)
+        if event is None or self._callbacks is None:
+            assert self._user32 is not None
+            return self._user32.DefWindowProcW(hwnd, message, wparam, lparam)
+        self._callbacks.deliver(event)
+        return 1  # TRUE: the request is granted (the only answer Windows still reads)
 
 
-def _load_powrprof() -> PowrProf:
+def _load_user32() -> User32:
     if sys.platform == "win32":
-        dll = ctypes.WinDLL("powrprof")
-        register = dll.PowerRegisterSuspendResumeNotification
-        register.argtypes = (
-            ctypes.c_uint32,
-            ctypes.POINTER(SubscribeParameters),
-            ctypes.POINTER(ctypes.c_void_p),
-        )
-        register.restype = ctypes.c_uint32
-        unregister = dll.PowerUnregisterSuspendResumeNotification
-        unregister.argtypes = (ctypes.c_void_p,)
-        unregister.restype = ctypes.c_uint32
+        dll = ctypes.WinDLL("user32")
+        pointer, handle, text = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_wchar_p
+        signatures: dict[str, tuple[tuple[type, ...], type]] = {
+            "RegisterClassW": ((ctypes.POINTER(WNDCLASSW),), ctypes.c_uint16),
+            "UnregisterClassW": ((text, handle), ctypes.c_int32),
+            "CreateWindowExW": (
+                (ctypes.c_uint32, text, text, ctypes.c_uint32)
+                + (ctypes.c_int32,) * 4
+                + (handle, handle, handle, pointer),
+                handle,
+            ),
+            "DestroyWindow": ((handle,), ctypes.c_int32),
+            "DefWindowProcW": (
+                (handle, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_ssize_t),
+                ctypes.c_ssize_t,
+            ),
+            "RegisterSuspendResumeNotification": ((handle, ctypes.c_uint32), handle),
+            "UnregisterSuspendResumeNotification": ((handle,), ctypes.c_int32),
+        }
+        for name, (argtypes, restype) in signatures.items():
+            function = getattr(dll, name)
+            function.argtypes = argtypes
+            function.restype = restype
         # A WinDLL finds its functions by __getattr__, which a Protocol cannot see.
-        return cast(PowrProf, dll)
-    raise OSError("powrprof.dll exists only on Windows")
+        return cast(User32, dll)
+    raise OSError("user32.dll exists only on Windows")
