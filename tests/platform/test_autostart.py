@@ -3,7 +3,6 @@ from __future__ import annotations
 import configparser
 import json
 import os
-import plistlib
 import re
 import shutil
 import subprocess
@@ -17,14 +16,13 @@ from hypothesis import strategies as st
 
 from domi_desktop.platform.autostart import (
     AutostartError,
-    XdgAutostart,
     autostart_for_platform,
     default_command,
-    desktop_exec,
-    gui_interpreter,
+    gui_executable,
 )
+from domi_desktop.platform.autostart.linux import XdgAutostart, desktop_exec
 from domi_desktop.ports import Autostart
-from tests.platform.fakes import MemoryRegistry
+from tests.platform.fakes import FakeAppService, MemoryRegistry
 
 COMMAND = ["/usr/bin/python3", "-m", "domi_desktop"]
 
@@ -216,88 +214,18 @@ def test_a_file_where_the_folder_should_be_gives_a_message_naming_the_path(
         xdg(tmp_path).enable(COMMAND)
 
 
-# --- macOS -----------------------------------------------------------------------------------
-
-
-def test_it_writes_the_launch_agent(tmp_path: Path) -> None:
-    autostart = autostart_for_platform("darwin", home=tmp_path)
-    command = ["/Applications/Domi Desktop.app/Contents/MacOS/domi-desktop", "--quiet"]
-    autostart.enable(command)
-
-    path = tmp_path / "Library" / "LaunchAgents" / "org.domi.desktop.plist"
-    assert autostart.describe() == str(path)
-    with path.open("rb") as file:
-        assert plistlib.load(file) == {
-            "Label": "org.domi.desktop",
-            "ProgramArguments": command,
-            "RunAtLoad": True,
-            "ProcessType": "Interactive",
-            "LimitLoadToSessionType": "Aqua",
-            "X-Domi-Desktop": True,
-        }
-
-
-@pytest.mark.parametrize(
-    "content",
-    [
-        plistlib.dumps({"Label": "org.domi.desktop", "ProgramArguments": ["/mine"]}),
-        b"not a plist",
-    ],
-)
-def test_it_leaves_a_launch_agent_it_did_not_write_alone(tmp_path: Path, content: bytes) -> None:
-    autostart = autostart_for_platform("darwin", home=tmp_path)
-    path = Path(autostart.describe())
-    path.parent.mkdir(parents=True)
-    path.write_bytes(content)
-
-    with pytest.raises(AutostartError, match="not written by domi-desktop"):
-        autostart.enable(COMMAND)
-    with pytest.raises(AutostartError, match="not written by domi-desktop"):
-        autostart.disable()
-    assert path.read_bytes() == content
-
-
-# --- Windows ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("command", "value"),
-    [
-        (
-            ["C:\\Program Files\\Domi\\domi-desktop.exe"],
-            '"C:\\Program Files\\Domi\\domi-desktop.exe"',
-        ),
-        (
-            ["C:\\Python 3\\pythonw.exe", "-m", "domi_desktop", 'say "hi"'],
-            '"C:\\Python 3\\pythonw.exe" -m domi_desktop "say \\"hi\\""',
-        ),
-    ],
-)
-def test_it_writes_a_quoted_command_line_under_the_run_key(
-    registry: MemoryRegistry, command: list[str], value: str
-) -> None:
-    autostart = autostart_for_platform("win32", registry=registry)
-    autostart.enable(command)
-    assert registry.values == {"domi-desktop": value}
-    assert autostart.describe() == (
-        "HKEY_CURRENT_USER\\Software\\Microsoft\\Windows\\CurrentVersion\\Run, value domi-desktop"
-    )
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="the real registry is there")
-def test_the_real_registry_is_only_used_on_windows() -> None:
-    with pytest.raises(AutostartError, match="only on Windows"):
-        autostart_for_platform("win32")
-
-
 # --- every backend ---------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["linux", "darwin", "win32"])
+@pytest.fixture(params=["linux", "darwin", "darwin login item", "win32"])
 def any_autostart(
     request: pytest.FixtureRequest, tmp_path: Path, registry: MemoryRegistry
 ) -> Autostart:
-    return autostart_for_platform(request.param, home=tmp_path, env={}, registry=registry)
+    platform, _space, kind = request.param.partition(" ")
+    service = FakeAppService() if kind == "login item" else None
+    return autostart_for_platform(
+        platform, home=tmp_path, env={}, registry=registry, app_service=service
+    )
 
 
 def test_enable_and_disable_round_trip_and_repeat(any_autostart: Autostart) -> None:
@@ -342,7 +270,7 @@ def test_the_default_command_runs_this_interpreter_on_the_package(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delattr(sys, "frozen", raising=False)
-    assert default_command() == [gui_interpreter(sys.executable), "-m", "domi_desktop"]
+    assert default_command() == [gui_executable(sys.executable), "-m", "domi_desktop"]
 
 
 def test_the_default_command_of_a_bundle_is_its_executable(
@@ -364,5 +292,5 @@ def test_windows_starts_the_windowless_interpreter_when_there_is_one(
     (tmp_path / "python.exe").touch()
     if with_pythonw:
         (tmp_path / "pythonw.exe").touch()
-    chosen = gui_interpreter(str(tmp_path / "python.exe"), platform)
+    chosen = gui_executable(str(tmp_path / "python.exe"), platform)
     assert chosen == str(tmp_path / expected)

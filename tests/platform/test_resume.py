@@ -10,14 +10,14 @@ from domi_desktop.platform.resume import resume_source_for_platform
 from domi_desktop.platform.resume.base import PowerCallbacks, UnsupportedResumeSource
 from domi_desktop.platform.resume.linux import LogindResumeSource
 from domi_desktop.platform.resume.macos import WorkspaceWakeResumeSource
-from domi_desktop.platform.resume.windows import PowerBroadcastResumeSource
+from domi_desktop.platform.resume.windows import PowerWindowResumeSource
 
 
 @pytest.mark.parametrize(
     ("platform", "kind"),
     [
         ("linux", LogindResumeSource),
-        ("win32", PowerBroadcastResumeSource),
+        ("win32", PowerWindowResumeSource),
         ("darwin", WorkspaceWakeResumeSource),
         ("freebsd14", UnsupportedResumeSource),
     ],

@@ -1,35 +1,29 @@
 from __future__ import annotations
 
 import ctypes
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QByteArray, QCoreApplication
 
 from domi_desktop.platform.resume.windows import (
-    MSG,
+    DEVICE_NOTIFY_WINDOW_HANDLE,
     PBT_APMRESUMEAUTOMATIC,
     PBT_APMRESUMESUSPEND,
     PBT_APMSUSPEND,
     WM_POWERBROADCAST,
-    PowerBroadcastFilter,
-    PowerBroadcastResumeSource,
+    WNDCLASSW,
+    PowerWindowResumeSource,
     decode_power_message,
-    read_msg,
 )
-from domi_desktop.ports import PowerEvent
+from tests.platform.fakes import FakeUser32
 
 PBT_APMPOWERSTATUSCHANGE = 0xA
 WM_TIMER = 0x0113
-
-
-def power_msg(wparam: int, message: int = WM_POWERBROADCAST) -> MSG:
-    msg = MSG()
-    msg.hwnd = 0x10A2C
-    msg.message = message
-    msg.wParam = wparam
-    msg.lParam = -1
-    msg.time = 123456
-    return msg
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -46,56 +40,141 @@ def test_it_decodes_the_power_messages(message: int, wparam: int, event: str | N
     assert decode_power_message(message, wparam) == event
 
 
-def test_the_msg_structure_has_the_size_of_windows_msg() -> None:
-    # sizeof(MSG) of winuser.h without lPrivate: 48 bytes on 64-bit Windows, 28 on 32-bit.
-    assert ctypes.sizeof(MSG) == (48 if ctypes.sizeof(ctypes.c_void_p) == 8 else 28)
+def test_the_window_class_has_the_size_of_windows_wndclassw() -> None:
+    # sizeof(WNDCLASSW) in winuser.h: 72 bytes on 64-bit Windows, 40 on 32-bit.
+    assert ctypes.sizeof(WNDCLASSW) == (72 if ctypes.sizeof(ctypes.c_void_p) == 8 else 40)
 
 
-def test_it_reads_hwnd_message_and_wparam_from_a_real_msg() -> None:
-    msg = power_msg(PBT_APMRESUMEAUTOMATIC)
-    assert read_msg(ctypes.addressof(msg)) == (0x10A2C, WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC)
+def started(user32: FakeUser32, calls: list[str]) -> PowerWindowResumeSource:
+    source = PowerWindowResumeSource(platform="win32", user32=user32)
+    assert source.start(lambda: calls.append("resume"), lambda: calls.append("sleep")) is True
+    return source
 
 
-def test_a_null_hwnd_reads_as_zero() -> None:
-    msg = power_msg(PBT_APMSUSPEND)
-    msg.hwnd = None
-    assert read_msg(ctypes.addressof(msg))[0] == 0
-
-
-@pytest.mark.parametrize("event_type", [QByteArray(b"windows_generic_MSG"), b"windows_generic_MSG"])
-def test_the_filter_passes_power_events_on_and_consumes_nothing(event_type: object) -> None:
-    events: list[PowerEvent] = []
-    native_filter = PowerBroadcastFilter(events.append)
-    messages = [power_msg(PBT_APMSUSPEND), power_msg(0, WM_TIMER), power_msg(PBT_APMRESUMESUSPEND)]
+def test_the_window_procedure_reports_power_messages_and_passes_the_rest_on() -> None:
+    user32 = FakeUser32()
+    calls: list[str] = []
+    source = started(user32, calls)
+    assert user32.registrations == [(FakeUser32.HWND, DEVICE_NOTIFY_WINDOW_HANDLE)]
+    assert source.status == (
+        "listening to WM_POWERBROADCAST (hidden window, suspend/resume registered)"
+    )
 
     answers = [
-        native_filter.nativeEventFilter(event_type, ctypes.addressof(m))  # type: ignore[arg-type]
-        for m in messages
+        user32.send(WM_POWERBROADCAST, PBT_APMSUSPEND),
+        user32.send(WM_TIMER, 1),
+        user32.send(WM_POWERBROADCAST, PBT_APMPOWERSTATUSCHANGE),
+        user32.send(WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC),
+        user32.send(WM_POWERBROADCAST, PBT_APMRESUMESUSPEND),
     ]
 
-    assert events == ["sleep", "resume"]
-    assert answers == [(False, 0)] * 3
+    assert calls == ["sleep", "resume", "resume"]
+    assert answers == [1, 0, 0, 1, 1]  # TRUE for ours; DefWindowProc's answer for the rest
+    assert user32.default_calls == [WM_TIMER, WM_POWERBROADCAST]
+    source.stop()
 
 
-def test_the_filter_reads_no_memory_of_other_event_types() -> None:
-    events: list[PowerEvent] = []
-    native_filter = PowerBroadcastFilter(events.append)
-    # Address 0 would crash if read: an xcb event is not a MSG.
-    assert native_filter.nativeEventFilter(QByteArray(b"xcb_generic_event_t"), 0) == (False, 0)
-    assert events == []
+def test_stop_unregisters_destroys_the_window_and_a_restart_works() -> None:
+    user32 = FakeUser32()
+    calls: list[str] = []
+    source = started(user32, calls)
+
+    source.stop()
+    source.stop()
+
+    assert user32.unregistered == [FakeUser32.REGISTRATION]
+    assert user32.windows == {}
+    assert user32.classes == {}
+    assert source.start(lambda: calls.append("resume")) is True  # the class registers again
+    user32.send(WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC)
+    assert calls == ["resume"]
+    source.stop()
 
 
-def test_off_windows_the_source_says_why_it_cannot_start(qapp: QCoreApplication) -> None:
-    source = PowerBroadcastResumeSource(platform="linux")
+def test_without_the_suspend_registration_it_still_listens_to_broadcasts() -> None:
+    user32 = FakeUser32(register_fails=True)
+    calls: list[str] = []
+    source = started(user32, calls)
+    assert (
+        source.status == "listening to WM_POWERBROADCAST broadcasts only (no suspend registration)"
+    )
+    user32.send(WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC)
+    assert calls == ["resume"]
+    source.stop()
+    assert user32.unregistered == []
+
+
+def test_a_window_that_cannot_be_made_says_so_and_leaves_no_class() -> None:
+    user32 = FakeUser32(create_fails=True)
+    source = PowerWindowResumeSource(platform="win32", user32=user32)
+    assert source.start(lambda: None) is False
+    assert source.status == "cannot create the hidden window for WM_POWERBROADCAST"
+    assert user32.classes == {}
+
+
+def test_two_sources_use_two_window_classes() -> None:
+    user32 = FakeUser32()
+    first = PowerWindowResumeSource(platform="win32", user32=user32)
+    second = PowerWindowResumeSource(platform="win32", user32=user32)
+    assert first.start(lambda: None)
+    assert second.start(lambda: None)
+    assert len(user32.classes) == 2
+    first.stop()
+    second.stop()
+
+
+def test_off_windows_the_source_says_why_it_cannot_start() -> None:
+    source = PowerWindowResumeSource(platform="linux")
     assert source.start(lambda: None) is False
     assert source.status == "WM_POWERBROADCAST exists only on Windows, not on linux"
 
 
-def test_the_source_wires_its_filter_and_window_up_and_down(qapp: QCoreApplication) -> None:
-    # The user32 registration is skipped off Windows, so only the broadcasts are listened to.
-    source = PowerBroadcastResumeSource(platform="win32")
-    assert source.start(lambda: None, lambda: None) is True
-    assert source.status.startswith("listening to WM_POWERBROADCAST broadcasts only")
-    source.start(lambda: None)  # a restart replaces the filter and the window
-    source.stop()
-    source.stop()
+@pytest.mark.skipif(sys.platform == "win32", reason="user32.dll is there")
+def test_without_user32_the_source_says_so() -> None:
+    source = PowerWindowResumeSource(platform="win32")
+    assert source.start(lambda: None) is False
+    assert source.status == (
+        "user32.dll cannot be loaded, so no WM_POWERBROADCAST: user32.dll exists only on Windows"
+    )
+
+
+HEADLESS = """
+import json, sys
+from PySide6.QtCore import QCoreApplication, QTimer
+from domi_desktop.platform.resume.windows import PowerWindowResumeSource
+from tests.platform.fakes import FakeUser32
+
+app = QCoreApplication(sys.argv[:1])
+user32 = FakeUser32()
+calls = []
+source = PowerWindowResumeSource(platform="win32", user32=user32)
+started = source.start(lambda: calls.append("resume"), lambda: calls.append("sleep"))
+# As Qt's dispatcher would hand the messages to the window procedure, inside the event loop.
+QTimer.singleShot(0, lambda: user32.send(0x0218, 0x4))
+QTimer.singleShot(0, lambda: user32.send(0x0218, 0x12))
+QTimer.singleShot(50, app.quit)
+app.exec()
+source.stop()
+print(json.dumps({"started": started, "calls": calls, "gui": "PySide6.QtGui" in sys.modules}))
+"""
+
+
+def test_headless_gets_the_events_under_a_bare_core_application() -> None:
+    # The defect: the old source made a QWindow, which aborts a QCoreApplication without screens
+    # (exit 134). The new one loads no QtGui at all.
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
+    result = subprocess.run(
+        [sys.executable, "-c", HEADLESS],
+        cwd=REPOSITORY,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "started": True,
+        "calls": ["sleep", "resume"],
+        "gui": False,
+    }

@@ -19,9 +19,9 @@ def resume_source_for_platform(platform: str = sys.platform) -> ResumeSource:
 
         return LogindResumeSource()
     if platform == "win32":
-        from domi_desktop.platform.resume.windows import PowerBroadcastResumeSource
+        from domi_desktop.platform.resume.windows import PowerWindowResumeSource
 
-        return PowerBroadcastResumeSource()
+        return PowerWindowResumeSource()
     if platform == "darwin":
         from domi_desktop.platform.resume.macos import WorkspaceWakeResumeSource
 

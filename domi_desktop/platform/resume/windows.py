@@ -1,17 +1,24 @@
-"""Windows: ``WM_POWERBROADCAST`` window messages, read by a native event filter on the Qt app.
+"""Windows: ``WM_POWERBROADCAST`` to a hidden window of our own, with or without a GUI.
 
-Importable on every OS, so the decoding and the filter are tested anywhere; only the ``user32``
-calls are behind ``sys.platform`` guards.
+The window is made with user32 through ctypes, not as a ``QWindow``: that needs a
+``QGuiApplication``, and under ``--headless``'s bare ``QCoreApplication`` it aborted the process
+("Cannot create window: no screens available", exit 134). Qt's event dispatcher pumps every message
+of its thread, so the window's procedure runs on the Qt thread under either application, with no
+hand-over between threads. It is a hidden top-level window, not a message-only one, because only
+top-level windows get the broadcast; ``RegisterSuspendResumeNotification`` on it brings the events
+on Modern Standby (S0 low-power idle) machines too. Being a real window, it also takes a posted
+``WM_POWERBROADCAST``, which is how the release smoke test fakes a wake.
+
+Importable on every OS; tests inject a fake ``user32`` that calls the real ctypes window procedure.
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import sys
 from collections.abc import Callable
-
-from PySide6.QtCore import QAbstractNativeEventFilter, QByteArray, QCoreApplication
-from PySide6.QtGui import QWindow
+from typing import Protocol, cast
 
 from domi_desktop.platform.resume.base import PowerCallbacks
 from domi_desktop.ports import PowerEvent
@@ -21,36 +28,73 @@ PBT_APMSUSPEND = 0x4
 PBT_APMRESUMESUSPEND = 0x7
 PBT_APMRESUMEAUTOMATIC = 0x12
 DEVICE_NOTIFY_WINDOW_HANDLE = 0x0
-# What Qt's Windows platform plugin names the MSG it hands to native event filters.
-WINDOWS_MSG_EVENT_TYPE = b"windows_generic_MSG"
+
+# Windows calls a window procedure with the stdcall convention (the C one on x64 and arm64).
+if sys.platform == "win32":
+    _FUNCTYPE = ctypes.WINFUNCTYPE
+else:
+    _FUNCTYPE = ctypes.CFUNCTYPE
+
+# LRESULT CALLBACK WindowProc(HWND, UINT, WPARAM, LPARAM), in fixed-width types so the layout is
+# Windows' on any OS: WPARAM and LRESULT/LPARAM are pointer-sized, unsigned and signed.
+WNDPROC = _FUNCTYPE(
+    ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_ssize_t
+)
 
 
-class POINT(ctypes.Structure):
-    _fields_ = (("x", ctypes.c_int32), ("y", ctypes.c_int32))
+class WNDCLASSW(ctypes.Structure):
+    """winuser.h's ``WNDCLASSW``."""
 
-
-class MSG(ctypes.Structure):
-    """winuser.h's ``MSG``, spelt in fixed-width types so the layout is Windows' on any OS."""
-
-    hwnd: int | None
-    message: int
-    wParam: int
-    lParam: int
+    lpfnWndProc: Callable[[int | None, int, int, int], int]
+    lpszClassName: str
 
     _fields_ = (
-        ("hwnd", ctypes.c_void_p),
-        ("message", ctypes.c_uint32),
-        ("wParam", ctypes.c_size_t),  # WPARAM is pointer-sized (UINT_PTR)
-        ("lParam", ctypes.c_ssize_t),  # LPARAM too (LONG_PTR)
-        ("time", ctypes.c_uint32),
-        ("pt", POINT),
+        ("style", ctypes.c_uint32),
+        ("lpfnWndProc", WNDPROC),
+        ("cbClsExtra", ctypes.c_int32),
+        ("cbWndExtra", ctypes.c_int32),
+        ("hInstance", ctypes.c_void_p),
+        ("hIcon", ctypes.c_void_p),
+        ("hCursor", ctypes.c_void_p),
+        ("hbrBackground", ctypes.c_void_p),
+        ("lpszMenuName", ctypes.c_wchar_p),
+        ("lpszClassName", ctypes.c_wchar_p),
     )
 
 
-def read_msg(address: int) -> tuple[int, int, int]:
-    """``(hwnd, message, wParam)`` of the ``MSG`` at ``address``."""
-    msg = MSG.from_address(address)
-    return msg.hwnd or 0, msg.message, msg.wParam
+class User32(Protocol):
+    """The user32.dll functions in use, with their argument types declared."""
+
+    def RegisterClassW(self, window_class: ctypes._Pointer[WNDCLASSW], /) -> int: ...
+
+    def UnregisterClassW(self, class_name: str, instance: int | None, /) -> int: ...
+
+    def CreateWindowExW(
+        self,
+        ex_style: int,
+        class_name: str,
+        window_name: str,
+        style: int,
+        x: int,
+        y: int,
+        width: int,
+        height: int,
+        parent: int | None,
+        menu: int | None,
+        instance: int | None,
+        param: int | None,
+        /,
+    ) -> int | None: ...
+
+    def DestroyWindow(self, hwnd: int, /) -> int: ...
+
+    def DefWindowProcW(
+        self, hwnd: int | None, message: int, wparam: int, lparam: int, /
+    ) -> int: ...
+
+    def RegisterSuspendResumeNotification(self, recipient: int, flags: int, /) -> int | None: ...
+
+    def UnregisterSuspendResumeNotification(self, registration: int, /) -> int: ...
 
 
 def decode_power_message(message: int, wparam: int) -> PowerEvent | None:
@@ -68,39 +112,25 @@ def decode_power_message(message: int, wparam: int) -> PowerEvent | None:
     return None
 
 
-class PowerBroadcastFilter(QAbstractNativeEventFilter):
-    """Passes the power events among all native messages on to ``deliver``."""
-
-    def __init__(self, deliver: Callable[[PowerEvent], None]) -> None:
-        super().__init__()
-        self._deliver = deliver
-
-    def nativeEventFilter(
-        self, eventType: QByteArray | bytes | bytearray | memoryview, message: int
-    ) -> object:
-        kind = eventType.data() if isinstance(eventType, QByteArray) else bytes(eventType)
-        if kind == WINDOWS_MSG_EVENT_TYPE:
-            _hwnd, number, wparam = read_msg(int(message))
-            event = decode_power_message(number, wparam)
-            if event is not None:
-                self._deliver(event)
-        # Never consume: Qt and DefWindowProc still answer the message as usual (TRUE).
-        return False, 0
+_class_numbers = itertools.count(1)
 
 
-class PowerBroadcastResumeSource:
-    """Reports sleep and resume from ``WM_POWERBROADCAST``, on the GUI thread.
+class PowerWindowResumeSource:
+    """Reports sleep and resume from ``WM_POWERBROADCAST`` to a hidden window, on the Qt thread.
 
-    Windows broadcasts the message to top-level windows, so a hidden one is created;
-    ``RegisterSuspendResumeNotification`` on it is what brings the message on Modern Standby
-    (S0 low-power idle) machines as well. ``platform`` exists so tests can wire it up off Windows.
+    ``platform`` and ``user32`` exist so tests can run it off Windows.
     """
 
-    def __init__(self, *, platform: str = sys.platform) -> None:
+    def __init__(self, *, platform: str = sys.platform, user32: User32 | None = None) -> None:
         self.status = "not started"
         self._platform = platform
-        self._filter: PowerBroadcastFilter | None = None
-        self._window: QWindow | None = None
+        self._user32 = user32
+        self._callbacks: PowerCallbacks | None = None
+        # One procedure and one class for the object's life: the class keeps a pointer to it.
+        self._procedure = WNDPROC(self._window_procedure)
+        self._class = WNDCLASSW(lpfnWndProc=self._procedure)
+        self._class.lpszClassName = f"domi-desktop-power-{next(_class_numbers)}"
+        self._hwnd = 0
         self._registration = 0
 
     def start(
@@ -110,50 +140,94 @@ class PowerBroadcastResumeSource:
         if self._platform != "win32":
             self.status = f"WM_POWERBROADCAST exists only on Windows, not on {self._platform}"
             return False
-        app = QCoreApplication.instance()
-        if app is None:
-            self.status = "no Qt application to receive WM_POWERBROADCAST"
+        try:
+            user32 = self._user32 or _load_user32()
+        except OSError as error:
+            self.status = f"user32.dll cannot be loaded, so no WM_POWERBROADCAST: {error}"
             return False
-        callbacks = PowerCallbacks("WM_POWERBROADCAST", on_resume, on_sleep)
-        self._filter = PowerBroadcastFilter(callbacks.deliver)
-        app.installNativeEventFilter(self._filter)
-        self._window = QWindow()
-        self._window.create()
-        self._registration = _register_suspend_resume_notification(int(self._window.winId()))
+        self._user32 = user32
+        if not user32.RegisterClassW(ctypes.pointer(self._class)):
+            self.status = "cannot register a window class for WM_POWERBROADCAST"
+            return False
+        hwnd = user32.CreateWindowExW(
+            0,
+            self._class.lpszClassName,
+            "domi-desktop power",
+            0,
+            0,
+            0,
+            0,
+            0,
+            None,
+            None,
+            None,
+            None,
+        )
+        if not hwnd:
+            user32.UnregisterClassW(self._class.lpszClassName, None)
+            self.status = "cannot create the hidden window for WM_POWERBROADCAST"
+            return False
+        self._hwnd = hwnd
+        self._callbacks = PowerCallbacks("WM_POWERBROADCAST", on_resume, on_sleep)
+        self._registration = (
+            user32.RegisterSuspendResumeNotification(hwnd, DEVICE_NOTIFY_WINDOW_HANDLE) or 0
+        )
         if self._registration:
-            self.status = "listening to WM_POWERBROADCAST"
+            self.status = (
+                "listening to WM_POWERBROADCAST (hidden window, suspend/resume registered)"
+            )
         else:
             self.status = "listening to WM_POWERBROADCAST broadcasts only (no suspend registration)"
         return True
 
     def stop(self) -> None:
+        self._callbacks = None
+        user32 = self._user32
+        if user32 is None:
+            return
         if self._registration:
-            _unregister_suspend_resume_notification(self._registration)
+            user32.UnregisterSuspendResumeNotification(self._registration)
             self._registration = 0
-        if self._filter is not None:
-            app = QCoreApplication.instance()
-            if app is not None:
-                app.removeNativeEventFilter(self._filter)
-            self._filter = None
-        if self._window is not None:
-            self._window.destroy()
-            self._window = None
+        if self._hwnd:
+            user32.DestroyWindow(self._hwnd)
+            user32.UnregisterClassW(self._class.lpszClassName, None)
+            self._hwnd = 0
+
+    def _window_procedure(self, hwnd: int | None, message: int, wparam: int, lparam: int) -> int:
+        """Called by Windows, on the thread that made the window: Qt's, pumping its messages."""
+        event = decode_power_message(message, wparam)
+        if event is None or self._callbacks is None:
+            assert self._user32 is not None
+            return self._user32.DefWindowProcW(hwnd, message, wparam, lparam)
+        self._callbacks.deliver(event)
+        return 1  # TRUE: the request is granted (the only answer Windows still reads)
 
 
-def _register_suspend_resume_notification(hwnd: int) -> int:
-    """The registration handle, or 0 when there is none (off Windows, or the call failed)."""
+def _load_user32() -> User32:
     if sys.platform == "win32":
-        register = ctypes.windll.user32.RegisterSuspendResumeNotification
-        register.argtypes = (ctypes.c_void_p, ctypes.c_uint32)
-        register.restype = ctypes.c_void_p
-        handle: int | None = register(hwnd, DEVICE_NOTIFY_WINDOW_HANDLE)
-        return handle or 0
-    return 0
-
-
-def _unregister_suspend_resume_notification(handle: int) -> None:
-    if sys.platform == "win32":
-        unregister = ctypes.windll.user32.UnregisterSuspendResumeNotification
-        unregister.argtypes = (ctypes.c_void_p,)
-        unregister.restype = ctypes.c_int
-        unregister(handle)
+        dll = ctypes.WinDLL("user32")
+        pointer, handle, text = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_wchar_p
+        signatures: dict[str, tuple[tuple[type, ...], type]] = {
+            "RegisterClassW": ((ctypes.POINTER(WNDCLASSW),), ctypes.c_uint16),
+            "UnregisterClassW": ((text, handle), ctypes.c_int32),
+            "CreateWindowExW": (
+                (ctypes.c_uint32, text, text, ctypes.c_uint32)
+                + (ctypes.c_int32,) * 4
+                + (handle, handle, handle, pointer),
+                handle,
+            ),
+            "DestroyWindow": ((handle,), ctypes.c_int32),
+            "DefWindowProcW": (
+                (handle, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_ssize_t),
+                ctypes.c_ssize_t,
+            ),
+            "RegisterSuspendResumeNotification": ((handle, ctypes.c_uint32), handle),
+            "UnregisterSuspendResumeNotification": ((handle,), ctypes.c_int32),
+        }
+        for name, (argtypes, restype) in signatures.items():
+            function = getattr(dll, name)
+            function.argtypes = argtypes
+            function.restype = restype
+        # A WinDLL finds its functions by __getattr__, which a Protocol cannot see.
+        return cast(User32, dll)
+    raise OSError("user32.dll exists only on Windows")
