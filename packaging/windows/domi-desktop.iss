@@ -89,5 +89,9 @@ procedure CurUninstallStepChanged(CurUninstallStep: TUninstallStep);
 begin
   // Remove the app's own start-at-login value too (Settings > Start at login), whoever wrote it.
   if CurUninstallStep = usPostUninstall then
+  begin
     RegDeleteValue(HKEY_CURRENT_USER, 'Software\Microsoft\Windows\CurrentVersion\Run', '{#AppName}');
+    // And Task Manager's on/off switch for it, so a reinstall starts from the user's choice again.
+    RegDeleteValue(HKEY_CURRENT_USER, 'Software\Microsoft\Windows\CurrentVersion\Explorer\StartupApproved\Run', '{#AppName}');
+  end;
 end;
