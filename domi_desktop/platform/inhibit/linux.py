@@ -72,9 +72,7 @@ class LogindSleepInhibitor:
         if not bus.isConnected():
             self.status = f"no system bus: {bus.lastError().message()}"
             return None
-        call = QDBusMessage.createMethodCall(
-            LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "Inhibit"
-        )
+        call = QDBusMessage.createMethodCall(LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "Inhibit")
         call.setArguments(["sleep", WHO, why, "block"])
         reply = bus.call(call, timeout=CALL_TIMEOUT_MS)
         if reply.type() != QDBusMessage.MessageType.ReplyMessage:
