@@ -36,10 +36,12 @@ class RunStatus(Enum):
     timed_out = "timed_out"
     interrupted = "interrupted"
     skipped = "skipped"
+    waiting = "waiting"
+    """Due, but held back by an unmet condition (its reason says which); it keeps its due."""
 
     @property
     def finished(self) -> bool:
-        return self is not RunStatus.running
+        return self not in (RunStatus.running, RunStatus.waiting)
 
 
 class Trigger(Enum):
@@ -112,6 +114,78 @@ class Policies:
     """Delay before the first retry; it doubles for each further one."""
     jitter: timedelta = timedelta(0)
     """A random delay in [0, jitter) added before the action starts (never to the recorded due)."""
+
+
+class OnDeadline(Enum):
+    """What a run that waited ``wait_at_most`` for its conditions does then."""
+
+    run = "run"
+    """Run anyway, saying which condition was still unmet."""
+    skip = "skip"
+    """Record the run as skipped, saying which condition was still unmet."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    """What must hold of the machine before a due run starts; the defaults wait for nothing."""
+
+    requires_network: bool | None = None
+    """``None``: the default of the action's kind (an HTTP action needs the network)."""
+    unmetered_only: bool = False
+    metered_after: timedelta | None = None
+    """With ``unmetered_only``: a metered run is allowed after this long without a success."""
+    on_ac_power: bool = False
+    min_battery_percent: int | None = None
+    """On battery, wait while the charge is below this; on mains any charge will do."""
+    wait_at_most: timedelta | None = None
+    """Counted from the due: after it the run goes ahead or is skipped (``on_deadline``)."""
+    on_deadline: OnDeadline = OnDeadline.run
+    stop_if_lost: bool = False
+    """Stop the running job when a condition that held at its start goes away, and run it again
+    once when the condition returns."""
+    keep_awake: bool = False
+    """Hold a sleep inhibitor while the job runs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Alerts:
+    """When a schedule's failures become notifications; the defaults tell each new thing once."""
+
+    notify_every: int | None = None
+    """While failing with the same error, a reminder every this many failures (None: none)."""
+    cooldown: timedelta | None = timedelta(days=1)
+    """While failing with the same error, a reminder once this long has passed (None: none)."""
+    notify_recovery: bool = True
+    auto_pause_after: int | None = None
+    """Pause the schedule after this many consecutive failures."""
+    stale_after: timedelta | None = None
+    """Notify when no run has succeeded for this long (then at most once a day)."""
+
+
+class NetworkState(Enum):
+    """What the OS says of the network, as far as a job that needs the internet cares."""
+
+    online = "online"
+    offline = "offline"
+    portal = "portal"
+    """Behind a captive portal: connected, but the internet is not reachable yet."""
+    limited = "limited"
+    """Connected to a local network or site only."""
+    unknown = "unknown"
+    """The OS cannot tell (no backend): not held against a job."""
+
+
+@dataclass(frozen=True, slots=True)
+class SystemState:
+    """The machine's state as the condition sources read it: the input of the gate."""
+
+    network: NetworkState = NetworkState.unknown
+    metered: bool | None = None
+    """``None``: the OS cannot tell, which counts as not metered."""
+    on_ac: bool = True
+    """A machine without a battery is on mains."""
+    battery_percent: int | None = None
+    """``None``: no battery, or its charge is unknown."""
 
 
 @dataclass(frozen=True, slots=True)

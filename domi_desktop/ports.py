@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from domi_desktop.model import Run, RunStatus, Schedule
+    from domi_desktop.model import Run, RunStatus, Schedule, SystemState
     from domi_desktop.scheduler.decide import FireDecision
 
 # -- time ------------------------------------------------------------------------------------------
@@ -127,6 +127,40 @@ class ResumeSource(Protocol):
         ...
 
     def stop(self) -> None: ...
+
+
+class ConditionSource(Protocol):
+    """The machine's network and power state, read from the OS for the conditions' gate."""
+
+    status: str
+    """What the source reads, or why it cannot: for the log and the Settings window."""
+
+    def current(self) -> SystemState:
+        """The state now; never raises (what cannot be read is reported as unknown or on mains)."""
+        ...
+
+    def start(self, on_change: Callable[[], None]) -> bool:
+        """Call ``on_change`` on the Qt thread whenever the state may have changed; ``False`` (reason
+        in ``status``) when the OS gives no signal, and then ``current`` is read at each wake only."""
+        ...
+
+    def stop(self) -> None: ...
+
+
+class InhibitorHandle(Protocol):
+    def release(self) -> None:
+        """Let the machine sleep again; a second call does nothing."""
+        ...
+
+
+class SleepInhibitor(Protocol):
+    status: str
+    """What the last ``acquire`` did, or why it could not: for the log and the run's details."""
+
+    def acquire(self, why: str) -> InhibitorHandle:
+        """Keep the machine from sleeping until the handle is released; never raises (when the OS
+        refuses, the handle does nothing and ``status`` says why)."""
+        ...
 
 
 class Autostart(Protocol):

@@ -1,0 +1,51 @@
+"""Print what the conditions' gate would see, now and at each change, as JSON lines:
+
+    python -m domi_desktop.platform.conditions [--backend NAME]
+
+For "why is my job waiting?" at a terminal, and for the desktop tests. Runs until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+
+from PySide6.QtCore import QCoreApplication
+
+from domi_desktop.platform.conditions import SystemConditions, condition_source_for_platform
+from domi_desktop.platform.conditions.network import QtNetworkReader
+
+
+def emit(event: str, source: SystemConditions) -> None:
+    state = source.current()
+    line = {
+        "event": event,
+        "t": time.monotonic(),
+        "network": state.network.value,
+        "metered": state.metered,
+        "on_ac": state.on_ac,
+        "battery_percent": state.battery_percent,
+        "status": source.status,
+    }
+    print(json.dumps(line), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--backend", help="Qt's network backend (default: the platform's own)")
+    args = parser.parse_args(argv)
+    app = QCoreApplication(sys.argv[:1])
+    signal.signal(signal.SIGINT, lambda *_: app.quit())
+    source = condition_source_for_platform()
+    if args.backend:
+        source.network = QtNetworkReader(args.backend)
+    source.start(lambda: emit("changed", source))
+    emit("started", source)
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

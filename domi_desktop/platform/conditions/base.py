@@ -1,0 +1,41 @@
+"""The two halves of the machine's state, read separately and joined into one ``SystemState``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from domi_desktop.model import NetworkState
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkReading:
+    network: NetworkState = NetworkState.unknown
+    metered: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PowerReading:
+    on_ac: bool = True
+    battery_percent: int | None = None
+
+
+class NetworkReader(Protocol):
+    status: str
+
+    def read(self) -> NetworkReading: ...
+
+    def start(self, on_change: Callable[[], None]) -> bool: ...
+
+    def stop(self) -> None: ...
+
+
+class PowerReader(Protocol):
+    status: str
+
+    def read(self) -> PowerReading: ...
+
+    def start(self, on_change: Callable[[], None]) -> bool: ...
+
+    def stop(self) -> None: ...

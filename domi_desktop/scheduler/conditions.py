@@ -1,0 +1,325 @@
+"""The pure gate of a due run: may it start now, given what the OS says of the machine?
+
+A condition is an input to the decision: the runtime hands ``gate`` a ``SystemState`` read by a
+``ports.ConditionSource`` adapter, and the instants it needs; nothing here reads a clock or the OS.
+
+How the runtime uses it (the integration):
+
+* At claim time, after the planner's ``FireDecision`` says *run* and before the action starts, the
+  runtime calls ``gate(schedule.conditions, action.kind, source.current(), due, now, last_success)``
+  (``last_success``: the ``finished_at`` of the schedule's latest succeeded run). Manual runs are
+  not gated: a person asked for them.
+* ``run``: start as today. ``run_anyway``: start, and record ``gate.reason`` on the run.
+  ``skip``: record the run as skipped with ``gate.reason``. ``wait``: record the run with status
+  ``waiting`` and ``gate.reason``; it keeps its ``due`` (and ``late``, ``missed_count``), and the
+  claim of ``last_due`` happens now, as for any fire: a waiting run is a run, so exactly once holds.
+* At every later wake the runtime re-gates each waiting run with its own ``due``; when the verdict
+  is no longer ``wait`` the same row turns ``running`` (``started_at`` now, ``late`` when
+  ``now - due > GRACE``) or ``skipped``. A waiting run is never claimed twice: it is a row, not a
+  fire.
+* The driver's next wake is ``min(next fire, gate.until of each waiting run, now + RECHECK)``:
+  ``RECHECK`` is 60 s, so a wait costs at most one wake a minute, and ``until`` is the instant at
+  which time alone changes the verdict (the deadline, or the metered allowance).
+  ``ConditionSource.start(on_change)`` wires the OS's change signals to a wake (reason
+  ``condition``), so a job starts within moments of the charger or the network coming back.
+* While a run with ``stop_if_lost`` is running, each ``on_change`` calls
+  ``lost(conditions, kind, source.current(), at_start=state_at_start)``: a reason means stop the
+  job's process tree, record the run ``interrupted`` with that reason, and insert one new
+  ``waiting`` run with the same ``due`` (trigger ``resumed``, ``resumed_from`` the stopped run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import Enum
+
+from domi_desktop.errors import ParamError
+from domi_desktop.model import Conditions, NetworkState, OnDeadline, SystemState
+
+RECHECK = timedelta(seconds=60)
+"""The longest a waiting run goes without being looked at again, signal or not."""
+
+LANGUAGES = ("en", "zh")
+
+
+class Verdict(Enum):
+    run = "run"
+    wait = "wait"
+    skip = "skip"
+    run_anyway = "run_anyway"
+    """The deadline passed with a condition still unmet, and the schedule runs anyway."""
+
+
+class Need(Enum):
+    """A condition the machine does not meet."""
+
+    network = "network"
+    unmetered = "unmetered"
+    charger = "charger"
+    battery = "battery"
+
+
+@dataclass(frozen=True, slots=True)
+class Unmet:
+    need: Need
+    network: NetworkState | None = None
+    """For ``network``: what the OS said instead of online."""
+    battery_percent: int | None = None
+    """For ``battery``: the charge now, and the level waited for."""
+    minimum: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The verdict on a due run, with what it waited for, in words by ``describe_gate``."""
+
+    verdict: Verdict
+    unmet: tuple[Unmet, ...] = ()
+    until: datetime | None = None
+    """When time alone changes the verdict (the deadline or the metered allowance); ``None``
+    when only the machine can."""
+    waited: timedelta | None = None
+    """For ``run_anyway`` and ``skip``: the wait that ran out."""
+    metered_allowance: timedelta | None = None
+    """For ``run`` on a metered connection: the time without a success that allowed it."""
+
+    @property
+    def reason(self) -> str | None:
+        """The English words recorded on the run; ``None`` for a plain ``run``."""
+        return describe_gate(self, "en")
+
+
+def needs_network(conditions: Conditions, action_kind: str) -> bool:
+    """An HTTP action needs the network unless the schedule says otherwise."""
+    if conditions.requires_network is not None:
+        return conditions.requires_network
+    return action_kind == "http"
+
+
+def unmet(conditions: Conditions, action_kind: str, state: SystemState) -> tuple[Unmet, ...]:
+    """The conditions ``state`` does not meet, in a fixed order (network, metered, power)."""
+    found: list[Unmet] = []
+    if needs_network(conditions, action_kind) and state.network not in (
+        NetworkState.online,
+        NetworkState.unknown,
+    ):
+        found.append(Unmet(Need.network, network=state.network))
+    if conditions.unmetered_only and state.metered is True:
+        found.append(Unmet(Need.unmetered))
+    if not state.on_ac:
+        if conditions.on_ac_power:
+            found.append(Unmet(Need.charger))
+        elif (
+            conditions.min_battery_percent is not None
+            and state.battery_percent is not None
+            and state.battery_percent < conditions.min_battery_percent
+        ):
+            found.append(
+                Unmet(
+                    Need.battery,
+                    battery_percent=state.battery_percent,
+                    minimum=conditions.min_battery_percent,
+                )
+            )
+    return tuple(found)
+
+
+def gate(
+    conditions: Conditions,
+    action_kind: str,
+    state: SystemState,
+    due: datetime,
+    now: datetime,
+    last_success: datetime | None,
+) -> Gate:
+    """May the run due at ``due`` start at ``now``? ``last_success`` is the end of the schedule's
+    latest successful run (``None``: never, and the metered allowance counts from ``due``)."""
+    missing = unmet(conditions, action_kind, state)
+    changes: list[datetime] = []
+    allowance = conditions.metered_after if conditions.unmetered_only else None
+    if allowance is not None and any(item.need is Need.unmetered for item in missing):
+        allowed_at = (last_success or due) + allowance
+        if now >= allowed_at:
+            missing = tuple(item for item in missing if item.need is not Need.unmetered)
+            if not missing:
+                return Gate(Verdict.run, metered_allowance=allowance)
+        else:
+            changes.append(allowed_at)
+    if not missing:
+        return Gate(Verdict.run)
+    if conditions.wait_at_most is not None:
+        deadline = due + conditions.wait_at_most
+        if now >= deadline:
+            verdict = (
+                Verdict.run_anyway if conditions.on_deadline is OnDeadline.run else Verdict.skip
+            )
+            return Gate(verdict, missing, waited=conditions.wait_at_most)
+        changes.append(deadline)
+    return Gate(Verdict.wait, missing, until=min(changes, default=None))
+
+
+def lost(
+    conditions: Conditions, action_kind: str, state: SystemState, *, at_start: SystemState
+) -> str | None:
+    """Why a running job with ``stop_if_lost`` must stop: a condition that held when it started
+    (``at_start``) no longer does. A run that started anyway, or metered by the allowance, is not
+    stopped for what it never had."""
+    if not conditions.stop_if_lost:
+        return None
+    before = {item.need for item in unmet(conditions, action_kind, at_start)}
+    gone = [item for item in unmet(conditions, action_kind, state) if item.need not in before]
+    if not gone:
+        return None
+    return "stopped: " + _join([_LOST[item.need] for item in gone], "en")
+
+
+_LOST = {
+    Need.network: "the network went away",
+    Need.unmetered: "the connection became metered",
+    Need.charger: "the charger was unplugged",
+    Need.battery: "the battery ran low",
+}
+
+
+# -- words -----------------------------------------------------------------------------------------
+
+
+def check_conditions(conditions: Conditions, where: str = "conditions") -> None:
+    """``ParamError`` naming the field of ``conditions`` that cannot be used."""
+    level = conditions.min_battery_percent
+    if level is not None and not 1 <= level <= 100:
+        raise ParamError(f"{where}.min_battery_percent", f"must be within 1..100, not {level}")
+    for name in ("metered_after", "wait_at_most"):
+        span = getattr(conditions, name)
+        if span is not None and span <= timedelta(0):
+            raise ParamError(f"{where}.{name}", f"must be longer than zero, not {span}")
+    if conditions.metered_after is not None and not conditions.unmetered_only:
+        raise ParamError(f"{where}.metered_after", "only means something with unmetered_only")
+
+
+def format_span(span: timedelta, lang: str = "en") -> str:
+    """``6 hours``, ``1 day 2 hours``, ``90 seconds`` -> ``1 minute 30 seconds``; zh ``6 小时``."""
+    _check_lang(lang)
+    seconds = int(span.total_seconds())
+    units = (
+        ("day", "天", 86400),
+        ("hour", "小时", 3600),
+        ("minute", "分钟", 60),
+        ("second", "秒", 1),
+    )
+    parts: list[str] = []
+    for en, zh, size in units:
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(
+                f"{count} {zh}" if lang == "zh" else f"{count} {en}{'' if count == 1 else 's'}"
+            )
+    if not parts:
+        return "0 秒" if lang == "zh" else "0 seconds"
+    return " ".join(parts)
+
+
+def describe_conditions(conditions: Conditions, action_kind: str, lang: str = "en") -> str:
+    """The editor's sentence: "Waits for the charger, at most 6 hours, then runs anyway." """
+    _check_lang(lang)
+    zh = lang == "zh"
+    wanted: list[str] = []
+    if conditions.unmetered_only:
+        item = "不计流量的网络" if zh else "an unmetered network"
+        if conditions.metered_after is not None:
+            span = format_span(conditions.metered_after, lang)
+            item += (
+                f"（连续 {span}没有成功运行后也可用计流量的网络）"
+                if zh
+                else f" (or a metered one after {span} without a successful run)"
+            )
+        wanted.append(item)
+    elif needs_network(conditions, action_kind):
+        wanted.append("网络" if zh else "the network")
+    if conditions.on_ac_power:
+        wanted.append("充电器" if zh else "the charger")
+    elif conditions.min_battery_percent is not None:
+        level = conditions.min_battery_percent
+        wanted.append(f"充电器或电量达到 {level} %" if zh else f"the charger or {level} % battery")
+    sentences: list[str] = []
+    if not wanted:
+        sentences.append("到期即运行。" if zh else "Runs as soon as it is due.")
+    else:
+        clauses = [("等待" if zh else "Waits for ") + _join(wanted, lang)]
+        if conditions.wait_at_most is not None:
+            span = format_span(conditions.wait_at_most, lang)
+            clauses.append(f"最多 {span}" if zh else f"at most {span}")
+            if conditions.on_deadline is OnDeadline.run:
+                clauses.append("之后照常运行" if zh else "then runs anyway")
+            else:
+                clauses.append("之后跳过这次运行" if zh else "then skips the run")
+        sentences.append(("，" if zh else ", ").join(clauses) + ("。" if zh else "."))
+        if conditions.stop_if_lost:
+            sentences.append(
+                "条件失去时停止，恢复后再运行一次。"
+                if zh
+                else "Stops if they go away, and runs once more when they are back."
+            )
+    if conditions.keep_awake:
+        sentences.append(
+            "运行期间不让电脑睡眠。" if zh else "Keeps the computer awake while it runs."
+        )
+    return ("" if zh else " ").join(sentences)
+
+
+def describe_unmet(item: Unmet, lang: str = "en") -> str:
+    _check_lang(lang)
+    zh = lang == "zh"
+    if item.need is Need.network:
+        if item.network is NetworkState.portal:
+            return "网络（需先登录热点门户）" if zh else "the network (behind a captive portal)"
+        if item.network is NetworkState.limited:
+            return "网络（只连到本地网络）" if zh else "the network (local network only)"
+        return "网络" if zh else "the network"
+    if item.need is Need.unmetered:
+        return "不计流量的网络" if zh else "an unmetered network"
+    if item.need is Need.charger:
+        return "充电器" if zh else "the charger"
+    return (
+        f"充电器（电量 {item.battery_percent} % < {item.minimum} %）"
+        if zh
+        else f"the charger (battery {item.battery_percent} % < {item.minimum} %)"
+    )
+
+
+def describe_gate(gate: Gate, lang: str = "en") -> str | None:
+    """What a waiting, skipped or run-anyway run says: "waiting for the network"."""
+    _check_lang(lang)
+    zh = lang == "zh"
+    what = _join([describe_unmet(item, lang) for item in gate.unmet], lang)
+    if gate.verdict is Verdict.wait:
+        return f"正在等待{what}" if zh else f"waiting for {what}"
+    if gate.verdict is Verdict.run:
+        if gate.metered_allowance is None:
+            return None
+        span = format_span(gate.metered_allowance, lang)
+        return (
+            f"已 {span}没有成功运行，因此使用计流量的网络运行"
+            if zh
+            else f"ran on a metered network after {span} without a successful run"
+        )
+    span = format_span(gate.waited or timedelta(0), lang)
+    if gate.verdict is Verdict.run_anyway:
+        return (
+            f"等待{what} {span}后照常运行" if zh else f"ran anyway after waiting {span} for {what}"
+        )
+    return f"等待{what} {span}后跳过" if zh else f"skipped after waiting {span} for {what}"
+
+
+def _join(items: list[str], lang: str) -> str:
+    if lang == "zh":
+        return "、".join(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in LANGUAGES:
+        raise ParamError("lang", f"unknown language {lang!r}; one of {', '.join(LANGUAGES)}")
