@@ -75,12 +75,15 @@ def bad(run: Run) -> Callable[..., str]:
     return call
 
 
-def entry_point(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def entry_point(
+    data: Path, *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     (data.parent / "run").mkdir(mode=0o700, exist_ok=True)
     env = {**os.environ, "DOMI_DATA_DIR": str(data), "XDG_RUNTIME_DIR": str(data.parent / "run")}
+    env.pop("DBUS_SESSION_BUS_ADDRESS", None)  # no keyring here: the secret commands must say so
     return subprocess.run(
         [sys.executable, "-m", "domi_desktop", *args],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True, text=True, env=env, input=stdin, timeout=60,
     )  # fmt: skip
 
 
@@ -208,11 +211,13 @@ def test_import_crontab_creates_schedules_and_warns_about_the_traps(
     assert out["planned"][0]["action"]["shell"] == "cd / && run-parts --report /etc/cron.hourly"
 
 
-def test_secret_commands_without_a_keyring_say_so_clearly(bad: Callable[..., str]) -> None:
-    message = bad("secret", "set", "api-token", stdin="hunter2-value\n")
-    assert "keyring" in message.lower()
-    assert "hunter2" not in message
-    assert "keyring" in bad("secret", "list").lower()
+def test_secret_commands_without_a_keyring_say_so_clearly(data: Path) -> None:
+    # A process of its own: keyring picks its backend once per process, at first use.
+    stored = entry_point(data, "secret", "set", "api-token", stdin="hunter2-value\n")
+    assert stored.returncode == 2 and "keyring" in stored.stderr.lower()
+    assert "hunter2" not in stored.stderr + stored.stdout
+    listed = entry_point(data, "secret", "list")
+    assert listed.returncode == 2 and "keyring" in listed.stderr.lower()
 
 
 @pytest.mark.parametrize(
