@@ -148,7 +148,11 @@ def editor_shots(service: Service) -> None:
     from domi_desktop.ui.editor import EditorDialog
 
     dialog = EditorDialog(
-        service, secret_names=lambda: ["login-api", "github-token"], schedule_id=1, now=lambda: NOW
+        service,
+        secret_names=lambda: ["login-api", "github-token"],
+        schedule_id=1,
+        now=lambda: NOW,
+        confirm_discard=lambda _dialog: True,  # the shots edit it; closing must not ask
     )
     dialog.show()
     dialog.cron.set_text("0 9 * * mon-fri,8")

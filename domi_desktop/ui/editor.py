@@ -10,75 +10,45 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
-from functools import partial
-from itertools import islice
+from datetime import datetime
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTime, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QBoxLayout,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFormLayout,
     QFrame,
-    QGroupBox,
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
     QMessageBox,
     QScrollArea,
-    QTableWidget,
-    QTableWidgetItem,
-    QTimeEdit,
     QVBoxLayout,
     QWidget,
 )
 
 from domi_desktop.api.service import Service
 from domi_desktop.api.wire import MAX_NAME, Json, parse_action, parse_policies
-from domi_desktop.cron import LOCAL, CronError, describe, parse, upcoming, zone_for
+from domi_desktop.cron import CronError, parse
 from domi_desktop.errors import DomiError, ParamError
 from domi_desktop.model import Policies
-from domi_desktop.platform.timezone import local_zone_name
 from domi_desktop.ports import SecretStore
-from domi_desktop.timefmt import transition_day
 from domi_desktop.ui.editor_action import ActionBox
 from domi_desktop.ui.editor_policies import PoliciesBox
+from domi_desktop.ui.editor_preview import PreviewBox
+from domi_desktop.ui.editor_schedule import ScheduleBox
 from domi_desktop.ui.editor_sleep import SleepPanel
 from domi_desktop.ui.editor_widgets import (
-    CronEdit,
-    ZonePicker,
     error_label,
     help_label,
-    row,
-    stacked,
-    time_of,
-    with_time,
 )
 from domi_desktop.ui.i18n import (
     Texts,
-    cron_language,
-    format_moment,
     qt_catalog_loaded,
     register,
     tr,
 )
 from domi_desktop.ui.palette import colors, css_color
 
-PRESETS = (
-    ("Every minute", "* * * * *"),
-    ("Every 5 minutes", "*/5 * * * *"),
-    ("Every 15 minutes", "*/15 * * * *"),
-    ("Hourly", "0 * * * *"),
-    ("Daily at 09:00", "0 9 * * *"),
-    ("Weekdays at 09:00", "0 9 * * 1-5"),
-    ("Weekly on Monday at 09:00", "0 9 * * 1"),
-    ("Monthly on the 1st at 09:00", "0 9 1 * *"),
-)
 DEFAULT_EXPR = "0 9 * * *"
 """A new schedule starts valid, on the running example's time."""
 PREVIEW_COUNT = 10
@@ -171,8 +141,13 @@ class EditorDialog(QDialog):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self._build_schedule())
-        left_layout.addWidget(self._build_preview())
+        self.schedule = ScheduleBox(self.texts, self._errors)
+        self.name = self.schedule.name
+        self.cron = self.schedule.cron
+        self.zone = self.schedule.zone
+        left_layout.addWidget(self.schedule)
+        self.preview = PreviewBox(self.texts)
+        left_layout.addWidget(self.preview)
         left_layout.addWidget(self.sleep, 1)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -227,89 +202,9 @@ class EditorDialog(QDialog):
 
     # -- building ------------------------------------------------------------------------------
 
-    def _build_schedule(self) -> QGroupBox:
-        t = self.texts
-        self.name = QLineEdit()
-        self.name.setObjectName("name")
-        t.bind(self.name.setAccessibleName, "Name")
-        t.bind(self.name.setPlaceholderText, "e.g. Rate-limit report for the login endpoint")
-        self.name.setMaxLength(MAX_NAME + 50)  # room to show "too long" rather than cut silently
-
-        self.cron = CronEdit()
-        self.cron.setObjectName("cron")
-        self.cron.setMinimumWidth(self.fontMetrics().horizontalAdvance("M") * 12)
-        t.bind(self.cron.setAccessibleName, "Cron expression")
-        t.bind(
-            self.cron.setToolTip,
-            "Five fields: minute, hour, day of month, month, day of week (e.g. 0 9 * * 1-5).",
-        )
-        self.presets = QComboBox()
-        self.presets.setObjectName("presets")
-        t.bind(self.presets.setAccessibleName, "Presets")
-        self.presets.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.presets.setMinimumContentsLength(10)
-        for index, (label, expr) in enumerate((("Custom", ""), *PRESETS)):
-            self.presets.addItem("", expr)
-            t.bind(partial(self.presets.setItemText, index), label)
-        self.time = QTimeEdit()
-        self.time.setObjectName("timePicker")
-        self.time.setDisplayFormat("HH:mm")
-        t.bind(self.time.setAccessibleName, "Time of day")
-        t.bind(self.time.setToolTip, "Run at this time of day (keeps the days of the expression).")
-        self.description = QLabel()
-        self.description.setObjectName("description")
-        self.description.setWordWrap(True)
-
-        self.zone = ZonePicker()
-        self.zone.setObjectName("zone")
-        t.bind(self.zone.setAccessibleName, "Time zone")
-        t.bind(self.zone.setToolTip, "Type any part of a zone name to search, e.g. “york”.")
-
-        group = QGroupBox()
-        t.bind(group.setTitle, "Schedule")
-        form = QFormLayout(group)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow(t.label("Name"), stacked(self.name, self._errors["name"]))
-        when = stacked(
-            row(self.cron, self.presets, self.time),
-            self._errors["expr"],
-            self.description,
-        )
-        form.addRow(t.label("When"), when)
-        form.addRow(t.label("Time zone"), stacked(self.zone, self._errors["tz"]))
-        return group
-
-    def _build_preview(self) -> QGroupBox:
-        self.preview = QTableWidget(PREVIEW_COUNT, 1)
-        self.preview.setObjectName("preview")
-        self.texts.bind(self.preview.setAccessibleName, "Next runs")
-        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.preview.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.preview.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.preview.verticalHeader().setVisible(False)
-        self.preview.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.preview.setAlternatingRowColors(True)
-        self.preview.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.preview.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.preview.setFixedHeight(
-            self.preview.horizontalHeader().sizeHint().height()
-            + PREVIEW_COUNT * self.preview.verticalHeader().defaultSectionSize()
-            + 2 * self.preview.frameWidth()
-        )
-        group = QGroupBox()
-        self.texts.bind(group.setTitle, "Next {count} runs", count=PREVIEW_COUNT)
-        layout = QVBoxLayout(group)
-        layout.addWidget(self.preview)
-        return group
-
     def _connect(self) -> None:
         self.cron.textChanged.connect(self._schedule_edited)
         self.zone.zone_changed.connect(self._schedule_edited)
-        self.presets.currentIndexChanged.connect(self._preset_chosen)
-        self.time.timeChanged.connect(self._time_chosen)
         self.name.textChanged.connect(self._name_edited)
         self.action.changed.connect(self._edited)
         self.policies.changed.connect(self._policies_edited)
@@ -341,7 +236,7 @@ class EditorDialog(QDialog):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         elif event.type() == QEvent.Type.PaletteChange:
-            self._show_expression()
+            self.schedule.show_expression()
             self.refresh_preview()
             self._update()
 
@@ -353,7 +248,7 @@ class EditorDialog(QDialog):
         self.action.retranslate()
         self.policies.update_help()
         self.sleep.retranslate()
-        self._show_expression()
+        self.schedule.show_expression()
         self.refresh_preview()
         self._update()
         # The button box renames its standard buttons after this, from Qt's own catalog.
@@ -395,85 +290,19 @@ class EditorDialog(QDialog):
 
     def _schedule_edited(self) -> None:
         self._save_error = None
-        self._show_expression()
-        expr = self.cron.text().strip()
-        preset = self.presets.findData(expr)
-        self.presets.blockSignals(True)  # showing the match is not choosing a preset
-        self.presets.setCurrentIndex(max(preset, 0))
-        self.presets.blockSignals(False)
-        at = time_of(expr)
-        if at is not None:
-            self.time.blockSignals(True)  # showing the expression's time is not picking one
-            self.time.setTime(QTime(*at))
-            self.time.blockSignals(False)
+        self.schedule.show_expression()
+        self.schedule.show_choices()
         self.refresh_preview()
         self._update(simulate=True)
 
-    def _show_expression(self) -> None:
-        try:
-            parsed = parse(self.cron.text())
-        except CronError as error:
-            self.cron.set_error_span(error.span)
-            self.description.hide()
-        else:
-            self.cron.set_error_span(None)
-            self.description.setText(describe(parsed, cron_language()))
-            self.description.show()
-
-    def _preset_chosen(self, index: int) -> None:
-        expr = self.presets.itemData(index)
-        if expr and expr != self.cron.text().strip():
-            self.cron.set_text(expr)
-
-    def _time_chosen(self, time: QTime) -> None:
-        expr = with_time(self.cron.text(), time.hour(), time.minute())
-        if expr != self.cron.text():
-            self.cron.set_text(expr)
-
     def refresh_preview(self) -> None:
-        """Show the next 10 fires after ``now()``, also in the OS zone when it differs.
-
-        Runs on every keystroke: cron only, no database, no service call.
-        """
-        tz = self.zone.zone()
+        """Show the next fires after ``now()`` for the expression and zone as edited."""
         try:
             expr = parse(self.cron.text())
         except CronError:
             expr = None
-        fires: list[datetime] = []
-        if expr is not None and tz is not None:
-            fires = list(islice(upcoming(expr, self._now(), tz), PREVIEW_COUNT))
-        os_name = local_zone_name()
-        headers = [self.zone.currentText().strip() or tr("Time zone")]
-        zones: list[tzinfo | None] = [None]  # None: as upcoming gave it, in the schedule's zone
-        if tz is not None and tz not in (LOCAL, os_name):
-            headers.append(tr("This computer ({zone})", zone=os_name or tr("local time")))
-            zones.append(zone_for(LOCAL))
-        self.preview.setColumnCount(len(headers))
-        self.preview.setHorizontalHeaderLabels(headers)
-        for index in range(PREVIEW_COUNT):
-            for column, zone_of_column in enumerate(zones):
-                if index >= len(fires):
-                    self.preview.setItem(index, column, QTableWidgetItem())
-                    continue
-                fire = fires[index]
-                moment = fire if zone_of_column is None else fire.astimezone(zone_of_column)
-                self.preview.setItem(index, column, self._fire_item(moment))
-
-    @staticmethod
-    def _fire_item(moment: datetime) -> QTableWidgetItem:
-        text = f"{format_moment(moment, year=True)} {moment.tzname() or ''}".rstrip()
-        item = QTableWidgetItem(text)
-        item.setData(Qt.ItemDataRole.UserRole, moment.isoformat())
-        if transition_day(moment):
-            item.setText(f"{text}  {tr('DST')}")
-            item.setForeground(colors().dst)
-            item.setToolTip(
-                tr(
-                    "The clocks change on this day (daylight saving time); cron's rules decide the run time."
-                )
-            )
-        return item
+        label = self.zone.currentText().strip()
+        self.preview.show_fires(expr, self.zone.zone(), label, self._now())
 
     def _update(self, *, simulate: bool = False) -> None:
         form = self._collect()
@@ -582,14 +411,6 @@ class EditorDialog(QDialog):
 register(
     "zh",
     {
-        "Every minute": "每分钟",
-        "Every 5 minutes": "每 5 分钟",
-        "Every 15 minutes": "每 15 分钟",
-        "Hourly": "每小时",
-        "Daily at 09:00": "每天 09:00",
-        "Weekdays at 09:00": "工作日 09:00",
-        "Weekly on Monday at 09:00": "每周一 09:00",
-        "Monthly on the 1st at 09:00": "每月 1 日 09:00",
         "New schedule": "新建计划",
         "Save": "保存",
         "Cancel": "取消",
@@ -598,32 +419,7 @@ register(
         "Discard changes": "放弃更改",
         "Keep editing": "继续编辑",
         "Name": "名称",
-        "e.g. Rate-limit report for the login endpoint": "例如：登录接口限流报告",
-        "Cron expression": "Cron 表达式",
-        "Five fields: minute, hour, day of month, month, day of week (e.g. 0 9 * * 1-5).": (
-            "五个字段：分钟、小时、日、月、星期（例如 0 9 * * 1-5）。"
-        ),
-        "Presets": "预设",
-        "Custom": "自定义",
-        "Time of day": "时刻",
-        "Run at this time of day (keeps the days of the expression).": (
-            "在这个时刻运行（保留表达式中的日期部分）。"
-        ),
-        "Time zone": "时区",
-        "Type any part of a zone name to search, e.g. “york”.": (
-            "输入时区名称的任意部分即可搜索，例如“york”。"
-        ),
-        "Schedule": "计划",
-        "When": "时间",
-        "Next runs": "接下来的运行",
-        "Next {count} runs": "接下来的 {count} 次运行",
         "Edit “{name}”": "编辑“{name}”",
-        "This computer ({zone})": "本机（{zone}）",
-        "local time": "本地时间",
-        "DST": "夏令时",
-        "The clocks change on this day (daylight saving time); cron's rules decide the run time.": (
-            "这一天时钟会调整（夏令时）；运行时间按 cron 的规则确定。"
-        ),
         "A name is required.": "必须填写名称。",
         "The name is too long (at most {count} characters).": "名称太长（最多 {count} 个字符）。",
         "Unknown time zone “{zone}”: pick one from the list.": "未知时区“{zone}”：请从列表中选择。",
