@@ -389,7 +389,7 @@ register(
         "Remove the selected row": "删除所选行",
         "Pick a secret": "选择密钥",
         "{name} (not in the keychain)": "{name}（钥匙串中不存在）",
-        "A row has a value but no name.": "有一行只有值,没有名称。",
+        "A row has a value but no name.": "有一行只有值，没有名称。",
         "“{name}” is set twice.": "“{name}” 设置了两次。",
         "Pick a secret for “{name}”.": "请为 “{name}” 选择一个密钥。",
     },
