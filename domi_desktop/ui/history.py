@@ -64,6 +64,7 @@ class HistoryWindow(QWidget):
         self.model = RunsModel(store, self)
         self._scroll_anchor: int | None = None
         self._changed: set[int] = set()
+        self._count = 0
         self._update_timer = QTimer(self)
         self._update_timer.setSingleShot(True)
         self._update_timer.setInterval(UPDATE_INTERVAL_MS)
@@ -133,6 +134,7 @@ class HistoryWindow(QWidget):
         self.model.rowsAboutToBeInserted.connect(self._remember_scroll)
         self.model.rowsInserted.connect(self._restore_scroll)
         self.retranslate()
+        self._update_count()
 
     # -- what callers ask for ------------------------------------------------------------------
 
@@ -214,7 +216,7 @@ class HistoryWindow(QWidget):
         if self.model.rowCount():
             last = self.model.index(self.model.rowCount() - 1, len(Column) - 1)
             self.model.dataChanged.emit(self.model.index(0, 0), last)
-        self._update_count()
+        self._show_count()  # from memory: a language change reads nothing from the store
         self._show_details()
 
     def changeEvent(self, event: QEvent) -> None:
@@ -262,7 +264,11 @@ class HistoryWindow(QWidget):
         self._update_count()
 
     def _update_count(self) -> None:
-        count = self.model.total()
+        self._count = self.model.total()
+        self._show_count()
+
+    def _show_count(self) -> None:
+        count = self._count
         text = tr("1 run") if count == 1 else tr("{count} runs", count=f"{count:,}")
         self.run_count.setText(text)
 
