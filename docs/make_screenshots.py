@@ -3,7 +3,9 @@ settings. Run by ``make screenshots`` under Xvfb; writes PNGs next to this file.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
@@ -153,7 +155,11 @@ def editor_shots(service: Service) -> None:
     from domi_desktop.ui.editor import EditorDialog
 
     dialog = EditorDialog(
-        service, secret_names=lambda: ["login-api", "github-token"], schedule_id=1, now=lambda: NOW
+        service,
+        secret_names=lambda: ["login-api", "github-token"],
+        schedule_id=1,
+        now=lambda: NOW,
+        confirm_discard=lambda _dialog: True,  # the shots edit it; closing must not ask
     )
     dialog.show()
     dialog.cron.set_text("0 9 * * mon-fri,8")
@@ -169,6 +175,49 @@ def editor_shots(service: Service) -> None:
     QApplication.processEvents()
     save(dialog, "editor.png")
     dialog.close()
+
+
+EDITOR_AT_2X = """
+import sys, tempfile
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import make_screenshots as shots
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+app.setStyle("Fusion")
+from domi_desktop.api.service import Service
+from domi_desktop.platform.timezone import install_os_zone
+from domi_desktop.store import Store
+from domi_desktop.ui.editor import EditorDialog
+install_os_zone()
+with tempfile.TemporaryDirectory() as temp, Store.open(Path(temp), now=shots.NOW) as store:
+    shots.populate(store)
+    dialog = EditorDialog(
+        Service(store, shots.FixedClock()),
+        secret_names=lambda: ["login-api"],
+        schedule_id=1,
+        now=lambda: shots.NOW,
+    )
+    dialog.show()
+    app.processEvents()
+    shots.save(dialog, "editor-2x.png")
+"""
+
+
+def editor_at_2x_shot() -> None:
+    """The editor as it opens at 200 % on a 1600x1000 screen (800x500 logical): Save in view."""
+    with tempfile.TemporaryDirectory() as temp:
+        screens = Path(temp) / "screens.json"
+        screen = {"name": "2x", "x": 0, "y": 0, "width": 1600, "height": 1000, "dpr": 1}
+        screens.write_text(json.dumps({"screens": [{**screen, "logicalDpi": 96}]}))
+        env = {
+            **os.environ,
+            "QT_QPA_PLATFORM": f"offscreen:configfile={screens}",
+            "QT_SCALE_FACTOR": "2",
+        }
+        subprocess.run(
+            [sys.executable, "-c", EDITOR_AT_2X, str(OUT)], check=True, env=env, cwd=ROOT
+        )
 
 
 def history_shot(store: Store) -> None:
@@ -209,6 +258,7 @@ def main() -> int:
             editor_shots(service)
             history_shot(store)
             settings_shot()
+    editor_at_2x_shot()
     return 0
 
 

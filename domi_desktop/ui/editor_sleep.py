@@ -141,12 +141,11 @@ class SleepPanel(QGroupBox):
     """Pick a scenario; see what the scheduler would do with the schedule as edited right now."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(tr("What if the laptop sleeps?"), parent)
+        super().__init__(parent)
         self.scenario = QComboBox(self)
         self.scenario.setObjectName("simulateScenario")
-        self.scenario.setAccessibleName(tr("Scenario"))
         for scenario in Scenario:
-            self.scenario.addItem(tr(scenario.value), scenario.name)
+            self.scenario.addItem("", scenario.name)
         self.result = QLabel(self)
         self.result.setObjectName("simulateResult")
         self.result.setWordWrap(True)
@@ -158,14 +157,24 @@ class SleepPanel(QGroupBox):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self._scenario_label = QLabel(self)
         form = QFormLayout()
-        form.addRow(tr("Scenario"), self.scenario)
+        form.addRow(self._scenario_label, self.scenario)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.result)
         layout.addWidget(self.details, 1)
         self._inputs: tuple[str, str, Policies, datetime] | None = None
         self.scenario.currentIndexChanged.connect(self._run)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(tr("What if the laptop sleeps?"))
+        self.scenario.setAccessibleName(tr("Scenario"))
+        self._scenario_label.setText(tr("Scenario"))
+        for index, scenario in enumerate(Scenario):
+            self.scenario.setItemText(index, tr(scenario.value))
+        self._run()
 
     def current_scenario(self) -> Scenario:
         return Scenario[self.scenario.currentData()]
@@ -206,12 +215,12 @@ register(
         Scenario.hour_late.value: "晚了一小时才唤醒",
         Scenario.three_days.value: "休眠了三天",
         "Last run {last}. The laptop is opened at {wake}, before the next due time ({due}), "
-        "and stays on.": "上次运行 {last}。笔记本在 {wake} 打开,早于下次到期时间({due}),之后一直开着。",
+        "and stays on.": "上次运行 {last}。笔记本在 {wake} 打开，早于下次到期时间（{due}），之后一直开着。",
         "Last run {last}. The laptop sleeps through {due} and wakes at {wake}, just after it.": (
-            "上次运行 {last}。笔记本在 {due} 时处于休眠,{wake} 刚过到期时间就被唤醒。"
+            "上次运行 {last}。笔记本在 {due} 时处于休眠，{wake} 刚过到期时间就被唤醒。"
         ),
         "Last run {last}. The laptop sleeps through {due} and wakes at {wake}, an hour late.": (
-            "上次运行 {last}。笔记本在 {due} 时处于休眠,{wake} 才被唤醒,晚了一小时。"
+            "上次运行 {last}。笔记本在 {due} 时处于休眠，{wake} 才被唤醒，晚了一小时。"
         ),
         "Last run {last}. The laptop sleeps from {sleep} to {wake}.": (
             "上次运行 {last}。笔记本从 {sleep} 休眠到 {wake}。"
@@ -219,22 +228,22 @@ register(
         "1 earlier run skipped": "跳过了 1 次更早的运行",
         "{count} earlier runs skipped": "跳过了 {count} 次更早的运行",
         "catch-up is set to skip missed runs": "补跑策略设为跳过错过的运行",
-        "it is older than the catch-up window ({hours:g} h)": "已超出补跑时限({hours:g} 小时)",
-        "{at}: nothing is due yet, no run.": "{at}:还没有到期,不运行。",
-        "{at}: the run due {due} is skipped: {reason}.": "{at}:{due} 的运行被跳过:{reason}。",
-        "{at}: runs once for {due}, late (catch-up).": "{at}:为 {due} 补跑一次,迟到。",
-        "{at}: runs for {due}, on time.": "{at}:按时运行 {due} 的任务。",
-        "{skipped}: {listed}": "{skipped}:{listed}",
+        "it is older than the catch-up window ({hours:g} h)": "已超出补跑时限（{hours:g} 小时）",
+        "{at}: nothing is due yet, no run.": "{at}：还没有到期，不运行。",
+        "{at}: the run due {due} is skipped: {reason}.": "{at}：{due} 的运行被跳过：{reason}。",
+        "{at}: runs once for {due}, late (catch-up).": "{at}：为 {due} 补跑一次，迟到。",
+        "{at}: runs for {due}, on time.": "{at}：按时运行 {due} 的任务。",
+        "{skipped}: {listed}": "{skipped}：{listed}",
         ", ": "、",
         "Nothing runs.": "不会运行。",
-        "Does not run: skipped by the catch-up policy": "不运行:被补跑策略跳过",
-        "Runs once, late (catch-up)": "补跑一次,迟到",
+        "Does not run: skipped by the catch-up policy": "不运行：被补跑策略跳过",
+        "Runs once, late (catch-up)": "补跑一次，迟到",
         "Runs once, on time": "按时运行一次",
-        "{outcome}; {skipped}": "{outcome};{skipped}",
+        "{outcome}; {skipped}": "{outcome}；{skipped}",
         "{sentence}.": "{sentence}。",
-        "What if the laptop sleeps?": "如果笔记本休眠了会怎样?",
+        "What if the laptop sleeps?": "如果笔记本休眠了会怎样？",
         "Scenario": "场景",
-        "Fix the schedule above to see what would happen.": "请先修正上面的计划,才能看到会发生什么。",
+        "Fix the schedule above to see what would happen.": "请先修正上面的计划，才能看到会发生什么。",
         "No upcoming run to simulate.": "没有即将到来的运行可供模拟。",
     },
 )

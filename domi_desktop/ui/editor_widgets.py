@@ -8,8 +8,8 @@ from collections.abc import Callable
 from functools import cache
 from zoneinfo import available_timezones
 
-from PySide6.QtCore import QMimeData, Qt, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QKeyEvent, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QKeyEvent, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -28,9 +28,8 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.cron import LOCAL
 from domi_desktop.platform.timezone import local_zone_name
-from domi_desktop.ui.i18n import register, tr
-
-ERROR_COLOR = QColor("#c62828")
+from domi_desktop.ui.i18n import Texts, register, tr
+from domi_desktop.ui.palette import colors, css_color
 
 
 def _utf16_offset(text: str, index: int) -> int:
@@ -38,14 +37,87 @@ def _utf16_offset(text: str, index: int) -> int:
     return len(text[:index].encode("utf-16-le")) // 2
 
 
-def error_label(name: str) -> QLabel:
-    """A red message under a field, hidden until there is something to say."""
-    label = QLabel()
+class ErrorLabel(QLabel):
+    """A red message under a field, in the red of the palette shown (light or dark)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self._restyle()
+
+    def _restyle(self) -> None:
+        css = css_color(colors().error)
+        if self.styleSheet() != css:  # setting it again would raise another PaletteChange
+            self.setStyleSheet(css)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._restyle()
+        super().changeEvent(event)
+
+
+def error_label(name: str) -> ErrorLabel:
+    """An ``ErrorLabel`` hidden until there is something to say."""
+    label = ErrorLabel()
     label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setStyleSheet(f"color: {ERROR_COLOR.name()};")
     label.hide()
     return label
+
+
+def with_time(expr: str, hour: int, minute: int) -> str:
+    """``expr`` firing at ``hour:minute``: its first two fields replaced, the days kept.
+
+    Anything that is not five fields (being typed, or empty) becomes a daily expression.
+    """
+    fields = expr.split()
+    days = fields[2:] if len(fields) == 5 else ["*", "*", "*"]
+    return " ".join([str(minute), str(hour), *days])
+
+
+def time_of(expr: str) -> tuple[int, int] | None:
+    """``(hour, minute)`` when ``expr`` fires at one time of day, else ``None``."""
+    fields = expr.split()
+    if len(fields) != 5 or not (fields[0].isdigit() and fields[1].isdigit()):
+        return None
+    hour, minute = int(fields[1]), int(fields[0])
+    return (hour, minute) if hour < 24 and minute < 60 else None
+
+
+def help_label(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label
+
+
+def stacked(*widgets: QWidget) -> QWidget:
+    """A field with its messages right under it, as one form row."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(2)
+    for widget in widgets:
+        layout.addWidget(widget)
+    return box
+
+
+def row(*widgets: QWidget, stretch: int = 0) -> QWidget:
+    """Widgets side by side; the one at index ``stretch`` takes the spare width."""
+    box = QWidget()
+    layout = QHBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for index, widget in enumerate(widgets):
+        layout.addWidget(widget, 1 if index == stretch else 0)
+    return box
+
+
+def text_box(name: str, lines: int) -> QPlainTextEdit:
+    """A multi-line field that Tab leaves (a tab typed into a job's input would change the job)."""
+    box = QPlainTextEdit()
+    box.setObjectName(name)
+    box.setTabChangesFocus(True)
+    box.setFixedHeight(box.fontMetrics().lineSpacing() * lines + 14)
+    return box
 
 
 class CronEdit(QPlainTextEdit):
@@ -90,8 +162,9 @@ class CronEdit(QPlainTextEdit):
                 selection.cursor = cursor
                 underline = QTextCharFormat()
                 underline.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SpellCheckUnderline)
-                underline.setUnderlineColor(ERROR_COLOR)
-                tint = QColor(ERROR_COLOR)
+                red = colors().error
+                underline.setUnderlineColor(red)
+                tint = QColor(red)
                 tint.setAlpha(40)  # a wavy line alone is easy to miss under a short span
                 underline.setBackground(tint)
                 selection.format = underline
@@ -146,6 +219,14 @@ class ZonePicker(QComboBox):
             return LOCAL
         return self._known.get(text.lower())
 
+    def retranslate(self) -> None:
+        label = tr("Local ({zone})", zone=local_zone_name() or tr("this computer"))
+        was_local = self.zone() == LOCAL
+        self.setItemText(0, label)
+        self._local_label = label
+        if was_local:
+            self.setEditText(label)
+
     def set_zone(self, zone: str) -> None:
         index = 0 if zone == LOCAL else self.findText(zone, Qt.MatchFlag.MatchExactly)
         if index >= 0:
@@ -164,6 +245,7 @@ class PairsTable(QWidget):
 
     def __init__(
         self,
+        texts: Texts,
         name_header: str,
         value_header: str,
         *,
@@ -173,7 +255,12 @@ class PairsTable(QWidget):
         super().__init__(parent)
         self._choices = choices
         self.table = QTableWidget(0, 2, self)
-        self.table.setHorizontalHeaderLabels([name_header, value_header])
+        for column, header in enumerate((name_header, value_header)):
+            item = QTableWidgetItem()
+            texts.bind(item.setText, header)
+            self.table.setHorizontalHeaderItem(column, item)
+        # Tab leaves the table (arrows move between cells), as it leaves every field.
+        self.table.setTabKeyNavigation(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
@@ -188,13 +275,13 @@ class PairsTable(QWidget):
         self.table.itemChanged.connect(self.changed)
         add = QToolButton(self)
         add.setText("+")
-        add.setToolTip(tr("Add a row"))
-        add.setAccessibleName(tr("Add a row"))
+        texts.bind(add.setToolTip, "Add a row")
+        texts.bind(add.setAccessibleName, "Add a row")
         add.clicked.connect(self._add_clicked)
         remove = QToolButton(self)
         remove.setText("−")
-        remove.setToolTip(tr("Remove the selected row"))
-        remove.setAccessibleName(tr("Remove the selected row"))
+        texts.bind(remove.setToolTip, "Remove the selected row")
+        texts.bind(remove.setAccessibleName, "Remove the selected row")
         remove.clicked.connect(self._remove_clicked)
         buttons = QVBoxLayout()
         buttons.addWidget(add)
@@ -230,6 +317,18 @@ class PairsTable(QWidget):
         combo.setCurrentIndex(combo.findData(value) if value else -1)
         combo.currentIndexChanged.connect(self.changed)
         return combo
+
+    def refresh_choices(self) -> None:
+        """Offer names stored since the rows were made (a secret created from the editor)."""
+        if self._choices is None:
+            return
+        names = self._choices()
+        for row in range(self.table.rowCount()):
+            combo = self.table.cellWidget(row, 1)
+            if isinstance(combo, QComboBox):
+                for name in names:
+                    if combo.findData(name) < 0:
+                        combo.addItem(name, name)
 
     def set_pairs(self, pairs: dict[str, str]) -> None:
         self.table.setRowCount(0)
@@ -284,13 +383,13 @@ class PairsTable(QWidget):
 register(
     "zh",
     {
-        "Local ({zone})": "本地 ({zone})",
+        "Local ({zone})": "本地（{zone}）",
         "this computer": "本机",
         "Add a row": "添加一行",
         "Remove the selected row": "删除所选行",
         "Pick a secret": "选择密钥",
-        "{name} (not in the keychain)": "{name}(钥匙串中不存在)",
-        "A row has a value but no name.": "有一行只有值,没有名称。",
+        "{name} (not in the keychain)": "{name}（钥匙串中不存在）",
+        "A row has a value but no name.": "有一行只有值，没有名称。",
         "“{name}” is set twice.": "“{name}” 设置了两次。",
         "Pick a secret for “{name}”.": "请为 “{name}” 选择一个密钥。",
     },

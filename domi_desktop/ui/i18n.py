@@ -3,13 +3,21 @@
 Each UI module registers its own catalog (``register("zh", {...})``) next to the strings it uses,
 so a window and its translations change together. ``missing()`` lists keys looked up in a
 language that has no translation for them (tests fail on it).
+
+Changing the language re-translates the windows that are open: every top-level widget gets Qt's
+``LanguageChange`` event, and our windows set their texts again (``Texts`` remembers them). Qt's
+own strings (standard buttons, context menus of text fields) come from the ``qtbase`` catalog that
+PySide6 ships, loaded as a ``QTranslator``. Chinese catalogs use full-width punctuation (，：（）？).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtWidgets import QApplication, QLabel
 
 from domi_desktop import timefmt
 from domi_desktop.api.settings import LANGUAGES
@@ -17,6 +25,9 @@ from domi_desktop.api.settings import LANGUAGES
 _catalogs: dict[str, dict[str, str]] = {"zh": {}}
 _language = "en"
 _missing: set[tuple[str, str]] = set()
+_QT_CATALOGS = {"zh": "zh_CN"}
+"""Our language codes -> the suffix of Qt's own catalogs (``qtbase_zh_CN.qm``)."""
+_qt_translator: QTranslator | None = None
 
 
 def register(language: str, catalog: Mapping[str, str]) -> None:
@@ -24,10 +35,40 @@ def register(language: str, catalog: Mapping[str, str]) -> None:
 
 
 def set_language(language: str) -> None:
+    """Switch the language; open windows are re-translated at once (when an app is running)."""
     global _language
     if language not in LANGUAGES:
         raise ValueError(f"unsupported language {language!r}; supported: {', '.join(LANGUAGES)}")
+    changed = language != _language
     _language = language
+    app = QCoreApplication.instance()
+    if app is None:
+        return
+    _load_qt_catalog(app)
+    if changed and isinstance(app, QApplication):
+        for window in app.topLevelWidgets():
+            # Sent, not posted: the windows read right after this call already speak it.
+            QCoreApplication.sendEvent(window, QEvent(QEvent.Type.LanguageChange))
+
+
+def _load_qt_catalog(app: QCoreApplication) -> None:
+    global _qt_translator
+    if _qt_translator is not None:
+        app.removeTranslator(_qt_translator)
+        _qt_translator = None
+    suffix = _QT_CATALOGS.get(_language)
+    if suffix is None:
+        return
+    translator = QTranslator(app)
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if translator.load(QLocale(suffix), "qtbase", "_", folder):
+        app.installTranslator(translator)
+        _qt_translator = translator
+
+
+def qt_catalog_loaded() -> bool:
+    """Whether Qt's own strings (standard buttons) are translated by Qt's catalog."""
+    return _qt_translator is not None
 
 
 def language() -> str:
@@ -48,6 +89,28 @@ def tr(text: str, /, **values: Any) -> str:
         else:
             text = translated
     return text.format(**values) if values else text
+
+
+class Texts:
+    """The translatable texts of a window: set now, and set again on ``retranslate()``."""
+
+    def __init__(self) -> None:
+        self._bound: list[tuple[Callable[[str], object], str, dict[str, Any]]] = []
+
+    def bind(self, setter: Callable[[str], object], text: str, /, **values: Any) -> str:
+        self._bound.append((setter, text, values))
+        translated = tr(text, **values)
+        setter(translated)
+        return translated
+
+    def label(self, text: str, /, **values: Any) -> QLabel:
+        label = QLabel()
+        self.bind(label.setText, text, **values)
+        return label
+
+    def retranslate(self) -> None:
+        for setter, text, values in self._bound:
+            setter(tr(text, **values))
 
 
 def missing() -> set[tuple[str, str]]:
@@ -81,8 +144,9 @@ def format_moment(moment: datetime, *, year: bool = False) -> str:
     return timefmt.format_moment(moment, year=year, weekdays=weekdays())
 
 
-def person_time(moment: datetime, tz: str) -> str:
-    """``Tue 14:00 (09:00 New York)``: a menu's time on the local clock, the schedule's beside it."""
+def person_time(moment: datetime, tz: str, *, brief: bool = True, year: bool = False) -> str:
+    """``Tue 14:00 (09:00 New York)``: the time on the local clock, the schedule's beside it
+    when its zone keeps another; without ``brief`` the date too (``Tue 03-05 14:00 (…)``)."""
     from domi_desktop.cron import local_zone, zone_for
     from domi_desktop.errors import DomiError
 
@@ -95,6 +159,7 @@ def person_time(moment: datetime, tz: str) -> str:
         local_zone(),
         schedule_zone=zone,
         schedule_zone_name=tz,
-        brief=True,
+        brief=brief,
+        year=year,
         weekdays=weekdays(),
     )

@@ -8,7 +8,7 @@ are the app's.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
-    QLabel,
     QVBoxLayout,
     QWidget,
 )
@@ -25,7 +24,7 @@ from domi_desktop.api.settings import LANGUAGES, AppSettings
 from domi_desktop.platform.autostart import AutostartError, default_command
 from domi_desktop.ports import Autostart
 from domi_desktop.ui.editor_widgets import ZonePicker, error_label
-from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.i18n import Texts, register, tr
 
 register(
     "zh",
@@ -62,31 +61,36 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
-        self.setWindowTitle(tr("Settings — domi-desktop"))
         self._autostart = autostart
+        self._texts = t = Texts()
+        t.bind(self.setWindowTitle, "Settings — domi-desktop")
 
-        self.start_at_login = QCheckBox(tr("Start domi-desktop when I log in"))
+        self.start_at_login = QCheckBox()
+        t.bind(self.start_at_login.setText, "Start domi-desktop when I log in")
         self.start_at_login.setObjectName("startAtLogin")
-        where = QLabel(tr("Login entry: {where}", where=autostart.describe()))
+        where = t.label("Login entry: {where}", where=autostart.describe())
         where.setObjectName("loginEntry")
         where.setWordWrap(True)
         where.setEnabled(False)  # the greyed look of secondary text, in every style
         self.autostart_error = error_label("autostartError")
 
-        self.notify_late = QCheckBox(tr("Late runs and catch-ups after sleep"))
+        self.notify_late = QCheckBox()
+        t.bind(self.notify_late.setText, "Late runs and catch-ups after sleep")
         self.notify_late.setObjectName("notifyLate")
-        self.notify_failures = QCheckBox(tr("Failed runs"))
+        self.notify_failures = QCheckBox()
+        t.bind(self.notify_failures.setText, "Failed runs")
         self.notify_failures.setObjectName("notifyFailures")
-        self.notify_successes = QCheckBox(tr("Successful runs"))
+        self.notify_successes = QCheckBox()
+        t.bind(self.notify_successes.setText, "Successful runs")
         self.notify_successes.setObjectName("notifySuccesses")
-        best_effort = QLabel(tr("Notifications are best effort; the history keeps every run."))
+        best_effort = t.label("Notifications are best effort; the history keeps every run.")
         best_effort.setWordWrap(True)
         best_effort.setEnabled(False)
 
         self.default_zone = ZonePicker()
         self.default_zone.setObjectName("defaultZone")
         self.zone_error = error_label("zoneError")
-        self.zone_error.setText(tr("Unknown time zone: pick one from the list."))
+        t.bind(self.zone_error.setText, "Unknown time zone: pick one from the list.")
 
         self.language = QComboBox()
         self.language.setObjectName("language")
@@ -100,23 +104,27 @@ class SettingsDialog(QDialog):
             | QDialogButtonBox.StandardButton.Apply
         )
 
-        startup = QGroupBox(tr("Startup"))
+        startup = QGroupBox()
+        t.bind(startup.setTitle, "Startup")
         startup_layout = QVBoxLayout(startup)
         startup_layout.addWidget(self.start_at_login)
         startup_layout.addWidget(where)
         startup_layout.addWidget(self.autostart_error)
-        notifications = QGroupBox(tr("Notifications"))
+        notifications = QGroupBox()
+        t.bind(notifications.setTitle, "Notifications")
         notifications_layout = QVBoxLayout(notifications)
-        notifications_layout.addWidget(QLabel(tr("Notify me about")))
+        notifications_layout.addWidget(t.label("Notify me about"))
         for box in (self.notify_late, self.notify_failures, self.notify_successes):
             notifications_layout.addWidget(box)
         notifications_layout.addWidget(best_effort)
-        schedules = QGroupBox(tr("New schedules"))
+        schedules = QGroupBox()
+        t.bind(schedules.setTitle, "New schedules")
         schedules_layout = QFormLayout(schedules)
-        schedules_layout.addRow(tr("Default time zone:"), self.default_zone)
+        schedules_layout.addRow(t.label("Default time zone:"), self.default_zone)
         schedules_layout.addRow("", self.zone_error)
-        language = QGroupBox(tr("Language"))
-        QFormLayout(language).addRow(tr("Language:"), self.language)
+        language = QGroupBox()
+        t.bind(language.setTitle, "Language")
+        QFormLayout(language).addRow(t.label("Language:"), self.language)
         layout = QVBoxLayout(self)
         for group in (startup, notifications, schedules, language):
             layout.addWidget(group)
@@ -131,6 +139,14 @@ class SettingsDialog(QDialog):
         self._check_zone()
         self.resize(max(520, self.sizeHint().width()), 0)
         self._fit_height()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            # Applying a new language re-translates this dialog too, while it is still open.
+            self._texts.retranslate()
+            self.default_zone.retranslate()
+            self._fit_height()
 
     def apply(self) -> bool:
         """Write the login entry, then emit ``changed``; False if the login entry failed."""

@@ -16,10 +16,12 @@ from PySide6.QtGui import QTextCharFormat
 from PySide6.QtWidgets import (
     QAbstractButton,
     QComboBox,
+    QDoubleSpinBox,
     QGroupBox,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QSpinBox,
     QTableWidget,
     QWidget,
 )
@@ -584,7 +586,7 @@ def visible_texts(root: QWidget) -> set[str]:
                 for row in range(widget.rowCount()):
                     item = widget.item(row, column)
                     texts |= {item.text(), item.toolTip()} if item else set()
-        if hasattr(widget, "specialValueText"):
+        if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
             texts |= {widget.specialValueText(), widget.suffix(), widget.prefix()}
     return {text.strip() for text in texts if text.strip()}
 
@@ -625,7 +627,7 @@ def test_in_chinese_every_text_of_the_dialog_is_translated(
     seen |= visible_texts(dialog)
 
     assert i18n.missing() == set()
-    assert "不运行:被补跑策略跳过;跳过了 2 次更早的运行。" in seen  # 1 h window, 3 days asleep
+    assert "不运行：被补跑策略跳过；跳过了 2 次更早的运行。" in seen  # 1 h window, 3 days asleep
     assert "America/New_York" in seen
     # What is left in Latin letters is data: zone names, times, expressions, the user's entries.
     data = re.compile(r"^(.*\d{2}:\d{2}.*|https://example\.org/\w+|[+−…]|\d+|URL|[A-Z]+)$")

@@ -17,15 +17,9 @@ from domi_desktop.cron import set_local_resolver
 from domi_desktop.model import CommandAction, FireClaim, Run, RunStatus, Schedule, Trigger
 from domi_desktop.store import DB_FILENAME, Store
 from domi_desktop.ui import i18n
-from domi_desktop.ui.history import (
-    PAGE_SIZE,
-    HistoryWindow,
-    LogDialog,
-    LogTail,
-    RunsModel,
-    read_log_tail,
-    run_log,
-)
+from domi_desktop.ui.history import HistoryWindow
+from domi_desktop.ui.history_log import LogDialog, LogTail, read_log_tail, run_log
+from domi_desktop.ui.history_model import PAGE_SIZE, RunsModel
 
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # a Monday; Berlin is on CET (UTC+1)
 MINUTE = timedelta(minutes=1)

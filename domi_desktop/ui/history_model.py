@@ -1,0 +1,391 @@
+"""The runs the history lists: a table model over the store, newest first, read a page at a time,
+updated row by row as runs start and end.
+
+Times are shown on the OS's clock of the moment (the user reads them against the clock on their
+screen, wherever the laptop is), with the schedule's own time beside them where its zone differs:
+``Tue 2026-03-03 14:00 (09:00 New York)``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Collection
+from datetime import datetime, timedelta
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush
+
+from domi_desktop.cron import LOCAL
+from domi_desktop.errors import NotFoundError
+from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
+from domi_desktop.ports import RunReader
+from domi_desktop.ui.i18n import person_time, register, tr
+from domi_desktop.ui.palette import colors
+
+PAGE_SIZE = 200
+"""Runs read per page: a few screens' worth, one indexed query of a few milliseconds."""
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_NO_PARENT = QModelIndex()
+
+
+class Column(IntEnum):
+    schedule = 0
+    due = 1
+    started = 2
+    status = 3
+    trigger = 4
+    late = 5
+    missed = 6
+    duration = 7
+    exit_code = 8
+
+
+_HEADERS = {
+    Column.schedule: "Schedule",
+    Column.due: "Due",
+    Column.started: "Started",
+    Column.status: "Status",
+    Column.trigger: "Trigger",
+    Column.late: "Late",
+    Column.missed: "Missed",
+    Column.duration: "Duration",
+    Column.exit_code: "Exit code",
+}
+_NUMERIC = frozenset({Column.missed, Column.duration, Column.exit_code})
+
+STATUS_LABELS = {
+    RunStatus.running: "running",
+    RunStatus.succeeded: "succeeded",
+    RunStatus.failed: "failed",
+    RunStatus.timed_out: "timed out",
+    RunStatus.interrupted: "interrupted",
+    RunStatus.skipped: "skipped",
+}
+_TRIGGER_LABELS = {
+    Trigger.scheduled: "scheduled",
+    Trigger.catch_up: "catch-up",
+    Trigger.manual: "manual",
+    Trigger.resumed: "resumed",
+}
+# The reasons the app itself records; anything else (an error message) is shown as it was written.
+_REASONS = {
+    SkipReason.missed.value: "Missed: the computer was asleep or off at the due time",
+    SkipReason.busy.value: "Skipped: the previous run was still running",
+    SkipReason.paused.value: "Skipped: the schedule was paused",
+    SkipReason.catch_up_window.value: "Skipped: too late to catch up (outside the catch-up window)",
+    PROCESS_DIED: "The app stopped while this run was in progress",
+}
+
+_FAILURES = frozenset({RunStatus.failed, RunStatus.timed_out})
+
+register(
+    "zh",
+    {
+        "Schedule": "计划",
+        "Due": "应运行时间",
+        "Started": "开始时间",
+        "Status": "状态",
+        "Trigger": "触发方式",
+        "Late": "延迟",
+        "Missed": "错过",
+        "Duration": "耗时",
+        "Exit code": "退出码",
+        "running": "运行中",
+        "succeeded": "成功",
+        "failed": "失败",
+        "timed out": "超时",
+        "interrupted": "已中断",
+        "skipped": "已跳过",
+        "scheduled": "按计划",
+        "catch-up": "补运行",
+        "manual": "手动",
+        "resumed": "恢复运行",
+        "Missed: the computer was asleep or off at the due time": "错过：到点时电脑处于睡眠或关机状态",
+        "Skipped: the previous run was still running": "跳过：上一次运行尚未结束",
+        "Skipped: the schedule was paused": "跳过：该计划已暂停",
+        "Skipped: too late to catch up (outside the catch-up window)": "跳过：已超出补运行时限",
+        "The app stopped while this run was in progress": "运行过程中应用已退出",
+        "yes": "是",
+        "{seconds} s": "{seconds} 秒",
+        "{minutes} min {seconds} s": "{minutes} 分 {seconds} 秒",
+        "{hours} h {minutes} min": "{hours} 小时 {minutes} 分",
+        "Ran late: due {due}, started {fired}": "延迟运行：应于 {due} 运行，实际 {fired} 开始",
+        "Earlier runs skipped: {count}": "跳过的更早运行：{count} 次",
+    },
+)
+
+
+def format_time(moment: datetime | None, tz: str = LOCAL) -> str:
+    """``Mon 2026-03-02 14:00`` on the local clock, to the minute, with the time in the zone
+    ``tz`` beside it when that clock differs: ``Mon 2026-03-02 14:00 (09:00 New York)``."""
+    if moment is None:
+        return ""
+    return person_time(moment, tz, brief=False, year=True)
+
+
+def format_duration(duration: timedelta) -> str:
+    # Wall-clock times are recorded, so a clock set back mid-run can make this negative.
+    seconds = max(0.0, duration.total_seconds())
+    if seconds < 59.5:  # rounds to "1 min 00 s" from here, never to "60 s"
+        shown = f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}"
+        return tr("{seconds} s", seconds=shown)
+    whole = round(seconds)
+    if whole < 3600:
+        return tr("{minutes} min {seconds} s", minutes=whole // 60, seconds=f"{whole % 60:02d}")
+    return tr("{hours} h {minutes} min", hours=whole // 3600, minutes=f"{whole // 60 % 60:02d}")
+
+
+def reason_text(reason: str | None) -> str:
+    if reason is None:
+        return ""
+    known = _REASONS.get(reason)
+    return reason if known is None else tr(known)
+
+
+class RunsModel(QAbstractTableModel):
+    """The store's runs, newest first, read a page at a time as the view scrolls."""
+
+    def __init__(self, store: RunReader, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._schedule_id: int | None = None
+        self._status: RunStatus | None = None
+        self._runs: list[Run] = []
+        self._exhausted = False
+        self._names: dict[int, str] = {}
+        self._zones: dict[int, str] = {}
+        self._reload()
+
+    # -- what is shown -------------------------------------------------------------------------
+
+    def set_filter(self, schedule_id: int | None, status: str | None) -> None:
+        """Show only the runs of one schedule and/or one status (``None``: all); back to the top."""
+        self._schedule_id = schedule_id
+        self._status = None if status is None else RunStatus(status)
+        self._reload()
+
+    def total(self) -> int:
+        """How many runs match the filter, loaded or not."""
+        return self._store.count_runs(self._schedule_id, self._status)
+
+    def run_at(self, row: int) -> Run:
+        return self._runs[row]
+
+    def schedule_name(self, run: Run) -> str:
+        # Deleting a schedule deletes its runs; the id covers the moment before the next refresh.
+        return self._names.get(run.schedule_id, f"#{run.schedule_id}")
+
+    def schedule_zone(self, run: Run) -> str:
+        return self._zones.get(run.schedule_id, LOCAL)
+
+    def row_of(self, run_id: int) -> int | None:
+        """The row of a loaded run (the rows are in descending id order)."""
+        row = self._position(run_id)
+        return row if row < len(self._runs) and self._runs[row].id == run_id else None
+
+    def update_runs(self, run_ids: Collection[int]) -> None:
+        """Show the current state of these runs: the rows of loaded runs are updated (or removed
+        when they left the filter), new matching runs are inserted where they belong.
+
+        Costs a read per run and never resets the model, so a burst of ended runs leaves the
+        selection and the scroll position alone.
+        """
+        self._read_context()
+        for run_id in sorted(run_ids, reverse=True):
+            row = self.row_of(run_id)
+            try:
+                run = self._store.get_run(run_id)
+            except NotFoundError:
+                run = None
+            matches = run is not None and self._matches(run)
+            if row is not None and run is not None and matches:
+                self._runs[row] = run
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
+            elif row is not None:
+                self.beginRemoveRows(_NO_PARENT, row, row)
+                del self._runs[row]
+                self.endRemoveRows()
+            elif run is not None and matches:
+                position = self._position(run_id)
+                # Below the last loaded row, the next page brings it when the user scrolls there.
+                if position < len(self._runs) or self._exhausted:
+                    self.beginInsertRows(_NO_PARENT, position, position)
+                    self._runs.insert(position, run)
+                    self.endInsertRows()
+        if self._runs:
+            # Schedule names and zones may have changed too.
+            last = len(self._runs) - 1
+            self.dataChanged.emit(self.index(0, Column.schedule), self.index(last, Column.schedule))
+
+    def _position(self, run_id: int) -> int:
+        """Where ``run_id`` is, or would go, in the loaded rows (newest, the highest id, first)."""
+        return bisect_left(self._runs, -run_id, key=lambda run: -run.id)
+
+    def _matches(self, run: Run) -> bool:
+        return (self._schedule_id is None or run.schedule_id == self._schedule_id) and (
+            self._status is None or run.status is self._status
+        )
+
+    def refresh(self) -> None:
+        """Catch up with the store after runs were recorded or ended.
+
+        New runs are inserted at the top and the loaded rows are updated in place, so the view keeps
+        its selection and the rows it shows. When that is not possible (runs deleted, a filtered
+        status that no longer matches, more new runs than a page) the model is reset to the top.
+        """
+        self._read_context()
+        fresh = self._store.runs(self._schedule_id, self._status, limit=PAGE_SIZE)
+        new = self._merge(fresh)
+        if new is None:
+            self._reload()
+            return
+        if new:
+            self.beginInsertRows(_NO_PARENT, 0, len(new) - 1)
+            self._runs[0:0] = new
+            self.endInsertRows()
+        if self._runs:
+            # Schedule names, the zone and the runs that ended may all have changed.
+            last = self.index(len(self._runs) - 1, len(Column) - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+
+    # -- QAbstractTableModel -------------------------------------------------------------------
+
+    def rowCount(self, parent: AnyIndex = _NO_PARENT) -> int:
+        return 0 if parent.isValid() else len(self._runs)
+
+    def columnCount(self, parent: AnyIndex = _NO_PARENT) -> int:
+        return 0 if parent.isValid() else len(Column)
+
+    def canFetchMore(self, parent: AnyIndex = _NO_PARENT) -> bool:
+        return not parent.isValid() and not self._exhausted
+
+    def fetchMore(self, parent: AnyIndex = _NO_PARENT) -> None:
+        if not self.canFetchMore(parent):
+            return
+        before = self._runs[-1].id if self._runs else None
+        page = self._store.runs(self._schedule_id, self._status, limit=PAGE_SIZE, before_id=before)
+        self._exhausted = len(page) < PAGE_SIZE
+        if page:
+            first = len(self._runs)
+            self.beginInsertRows(_NO_PARENT, first, first + len(page) - 1)
+            self._runs.extend(page)
+            self.endInsertRows()
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if orientation is Qt.Orientation.Horizontal and role == _DISPLAY:
+            return tr(_HEADERS[Column(section)])
+        return None
+
+    def data(self, index: AnyIndex, role: int = _DISPLAY) -> Any:
+        if not index.isValid():
+            return None
+        run = self._runs[index.row()]
+        column = Column(index.column())
+        if role == _DISPLAY:
+            return self._display(run, column)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return _foreground(run, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(run)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in _NUMERIC:
+            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        return None
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _display(self, run: Run, column: Column) -> str:
+        match column:
+            case Column.schedule:
+                return self.schedule_name(run)
+            case Column.due:
+                return format_time(run.due, self.schedule_zone(run))
+            case Column.started:
+                return format_time(run.started_at, self.schedule_zone(run))
+            case Column.status:
+                return tr(STATUS_LABELS[run.status])
+            case Column.trigger:
+                return tr(_TRIGGER_LABELS[run.trigger])
+            case Column.late:
+                return tr("yes") if run.late else ""
+            case Column.missed:
+                return str(run.missed_count) if run.missed_count else ""
+            case Column.duration:
+                duration = run.duration
+                return "" if duration is None else format_duration(duration)
+            case Column.exit_code:
+                return "" if run.exit_code is None else str(run.exit_code)
+
+    def _tooltip(self, run: Run) -> str:
+        lines = [reason_text(run.reason)]
+        if run.late and run.due is not None:
+            lines.append(
+                tr(
+                    "Ran late: due {due}, started {fired}",
+                    due=format_time(run.due, self.schedule_zone(run)),
+                    fired=format_time(run.fired_at, self.schedule_zone(run)),
+                )
+            )
+        if run.missed_count:
+            lines.append(tr("Earlier runs skipped: {count}", count=run.missed_count))
+        return "\n".join(line for line in lines if line)
+
+    def _read_context(self) -> None:
+        schedules = self._store.list_schedules()
+        self._names = {schedule.id: schedule.name for schedule in schedules}
+        self._zones = {schedule.id: schedule.tz for schedule in schedules}
+
+    def _reload(self) -> None:
+        self.beginResetModel()
+        self._read_context()
+        self._runs = []
+        self._exhausted = False
+        self.endResetModel()
+        self.fetchMore(_NO_PARENT)
+
+    def _merge(self, fresh: list[Run]) -> list[Run] | None:
+        """Update the loaded runs from ``fresh`` (the newest page); return the runs to insert on
+        top, or None when the loaded rows cannot be reconciled and the model must be reset."""
+        if not self._runs:
+            return None
+        top = self._runs[0].id
+        new = [run for run in fresh if run.id > top]
+        if len(new) == PAGE_SIZE:
+            return None  # maybe more new runs than a page: a gap we would not see
+        known = fresh[len(new) :]
+        # The page covers every id down to its last one, or everything if it is not full.
+        floor = fresh[-1].id if len(fresh) == PAGE_SIZE else 0
+        covered = next(
+            (row for row, run in enumerate(self._runs) if run.id < floor), len(self._runs)
+        )
+        if [run.id for run in self._runs[:covered]] != [run.id for run in known]:
+            return None
+        self._runs[:covered] = known
+        # Older rows change only when a run ends; rereading just the unfinished ones stays cheap.
+        for row in range(covered, len(self._runs)):
+            if self._runs[row].status is RunStatus.running:
+                try:
+                    run = self._store.get_run(self._runs[row].id)
+                except NotFoundError:
+                    return None
+                if self._status is not None and run.status is not self._status:
+                    return None
+                self._runs[row] = run
+        return new
+
+
+def _foreground(run: Run, column: Column) -> QBrush | None:
+    # Read at each paint: the palette (light or dark) may have changed since the last one.
+    if column is Column.status:
+        if run.status in _FAILURES:
+            return QBrush(colors().error)
+        if run.late or run.status is RunStatus.interrupted:
+            return QBrush(colors().late)
+    # Skipped rows are the bulk after a long sleep; greyed, the runs that did run stand out.
+    if run.status is RunStatus.skipped:
+        return QBrush(colors().muted)
+    return None
