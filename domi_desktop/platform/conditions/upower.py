@@ -60,6 +60,13 @@ class UPowerReader(QObject):
 
     def stop(self) -> None:
         if self._connection_name is not None:
+            bus = QDBusConnection(self._connection_name)
+            # Unhook the slot before the connection goes: a PropertiesChanged still in flight on
+            # the D-Bus thread would otherwise be delivered to this object after it was freed.
+            for path in (UPOWER_PATH, DISPLAY_DEVICE_PATH):
+                bus.disconnect(  # type: ignore[call-overload]
+                    UPOWER_SERVICE, path, PROPERTIES, "PropertiesChanged", self, SLOT("onChanged()")
+                )
             QDBusConnection.disconnectFromBus(self._connection_name)
         self._connection_name = None
         self._on_change = None

@@ -66,6 +66,15 @@ class LogindResumeSource(QObject):
 
     def stop(self) -> None:
         if self._connection_name is not None:
+            # Unhook the slot first: a signal in flight must not reach this object once it is freed.
+            QDBusConnection(self._connection_name).disconnect(  # type: ignore[call-overload]
+                LOGIND_SERVICE,
+                LOGIND_PATH,
+                LOGIND_MANAGER,
+                "PrepareForSleep",
+                self,
+                SLOT("onPrepareForSleep(bool)"),
+            )
             QDBusConnection.disconnectFromBus(self._connection_name)
         self._connection_name = None
         self._callbacks = None
