@@ -425,7 +425,8 @@ class TrayApp(QObject):
         self.attention = True
         self.update_look()
         if self.settings.notify_late:
-            self.notifier.notify(late_notice(late, plan.now, reason))
+            # The signal carries the reason as a plain str.
+            self.notifier.notify(late_notice(late, plan.now, WakeReason(reason)))
 
 
 def soonest_first(
