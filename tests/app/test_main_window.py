@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
+from domi_desktop.app.instance import socket_name
 from domi_desktop.errors import ParamError
 from domi_desktop.model import CommandAction, Event, FireEvent, Policies, RunFinished, RunStatus
 from domi_desktop.secrets import MemorySecretStore
@@ -345,3 +347,27 @@ def test_times_for_people_are_local_with_the_schedule_clock_beside(
     monkeypatch.setenv("TZ", "Europe/Riga")
     assert person_moment(moment, "America/New_York") == "Tue 06-04 16:00 (09:00 New York)"
     assert person_moment(moment, "Europe/Riga") == "Tue 06-04 16:00"
+
+
+def test_a_schedule_added_through_the_cli_shows_within_a_second(tray: TrayApp, qtbot: Any) -> None:
+    import subprocess
+
+    host = tray.host
+    assert isinstance(host, Host)
+    assert host.rpc.listen(socket_name(host.store.data_dir))
+    try:
+        env = {**os.environ, "DOMI_DATA_DIR": str(host.store.data_dir)}
+        cli = subprocess.Popen(
+            [sys.executable, "-m", "domi_desktop", "schedule", "add", "Via the CLI",
+             "--cron", "0 5 * * *", "--", "true"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        with cli:
+            qtbot.waitUntil(lambda: cli.poll() is not None, timeout=30_000)
+            ended = time.monotonic()
+            _out, errors = cli.communicate()
+        assert cli.returncode == 0, errors
+        qtbot.waitUntil(lambda: "Via the CLI" in names(window(tray)), timeout=1000)
+        assert time.monotonic() - ended < 1.0
+    finally:
+        host.rpc.close()
