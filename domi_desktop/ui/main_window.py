@@ -143,10 +143,9 @@ class MainWindow(QMainWindow):
         header = table.horizontalHeader()
         # Fixed widths: resizing to contents reads every row, 10,000 of them.
         for column, width in ((Column.title, 200), (Column.meaning, 240), (Column.next_run, 230),
-                              (Column.last_run, 170), (Column.result, 90)):  # fmt: skip
+                              (Column.last_run, 170), (Column.result, 90), (Column.enabled, 70)):  # fmt: skip
             header.resizeSection(column, width)
         header.setSectionResizeMode(Column.meaning, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(Column.enabled, QHeaderView.ResizeMode.ResizeToContents)
         return table
 
     def _make_actions(self) -> dict[str, QAction]:
