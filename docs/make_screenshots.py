@@ -10,6 +10,7 @@ import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -126,7 +127,7 @@ def tray_menu_shot(app: QApplication, store: Store) -> None:
     from domi_desktop.app.host import Host
     from domi_desktop.ui.tray import TrayApp
 
-    host = Host(store, gui=True, secrets=MemorySecretStore({"login-api": "x"}))
+    host = Host(store, gui=True, secrets=MemorySecretStore({"login-api": "not-a-real-token"}))
     host.runtime.driver.reload()
     tray = TrayApp(app, host)
     tray.rebuild_menu()
@@ -148,7 +149,49 @@ def tray_menu_shot(app: QApplication, store: Store) -> None:
     print("wrote", OUT / "tray-menu.png")
     first.hide()
     menu.hide()
-    tray.notifier.close()
+    schedules_shot(tray)
+    notification_shot(app, tray)
+    tray.close()
+
+
+def schedules_shot(tray: Any) -> None:
+    window = tray.main_window
+    window.refresh()
+    window.resize(1180, 330)
+    window.show()
+    window.select(1)
+    QApplication.processEvents()
+    save(window, "schedules.png")
+    window.hide()
+
+
+def notification_shot(app: QApplication, tray: Any) -> None:
+    """A real dunst on this session bus and screen, showing the app's own notification."""
+    import time
+
+    from jeepney.io.blocking import open_dbus_connection
+
+    from domi_desktop.model import FireEvent
+    from domi_desktop.ui.tray import late_notice
+    from tests.desktop import realdesktop
+
+    with tempfile.TemporaryDirectory() as temp, open_dbus_connection("SESSION") as conn:
+        dunst = realdesktop.start_dunst(dict(os.environ), Path(temp), conn)
+        try:
+            due = NOW.replace(hour=7, minute=0)
+            fire = FireEvent(schedule_id=1, run_id=1, name="Rate-limit report", tz="Europe/Riga",
+                             due=due, fired_at=NOW, trigger=Trigger.catch_up, late=True,
+                             missed_count=2)  # fmt: skip
+            tray.notifier.notify(late_notice([fire], NOW))
+            dunst.wait_for_count(1)
+            time.sleep(0.5)  # drawn
+            screen = app.primaryScreen()
+            shot = screen.grabWindow(0)
+            width = shot.width()
+            shot.copy(width - 420, 0, 420, 160).save(str(OUT / "notification.png"))
+            print("wrote", OUT / "notification.png")
+        finally:
+            dunst.process.stop()
 
 
 def editor_shots(service: Service) -> None:
@@ -246,6 +289,9 @@ def settings_shot() -> None:
 
 
 def main() -> int:
+    from domi_desktop.platform.timezone import install_os_zone
+
+    install_os_zone()
     app = QApplication(sys.argv[:1])
     app.setStyle("Fusion")
     app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, False)

@@ -135,6 +135,39 @@ class Runtime:
     def running_runs(self) -> list[int]:
         return sorted(run_id for lane in self._lanes.values() for run_id in lane.running)
 
+    def running_by_schedule(self) -> dict[int, list[int]]:
+        """Schedule id -> the ids of its runs in progress (started or about to start)."""
+        found: dict[int, list[int]] = {}
+        for lane in self._lanes.values():
+            for active in lane.running.values():
+                found.setdefault(active.schedule.id, []).append(active.run_id)
+        return found
+
+    def stop_run(self, run_id: int, reason: str = "stopped by the user") -> bool:
+        """Stop a running run (its whole process tree); False when it is not running here.
+
+        The runner reports the stopped result as usual, so ``RunFinished`` follows. A run still
+        waiting for its jitter delay or a retry has no process: it is recorded as stopped now.
+        """
+        for lane in self._lanes.values():
+            if lane.waiting is not None and lane.waiting.run_id == run_id:
+                lane.running[run_id], lane.waiting = lane.waiting, None
+            active = lane.running.get(run_id)
+            if active is None:
+                continue
+            if active.handle is not None and active.handle.wait(0) is None:
+                active.handle.stop(reason)
+            else:
+                now = self.clock.now()
+                stopped = ActionResult(
+                    RunStatus.interrupted, reason, None, "",
+                    self.store.log_path_for(run_id), active.started_at or now, now,
+                )  # fmt: skip
+                active.attempt = active.schedule.policies.retries  # no retry after a stop
+                self._finished(run_id, stopped)
+            return True
+        return False
+
     # -- the driver's sink ---------------------------------------------------------------------
 
     def fire(self, decision: FireDecision) -> bool:
@@ -164,21 +197,20 @@ class Runtime:
         )
         if run_id is None:
             return False
-        self._emit(
-            FireEvent(
-                schedule_id=decision.schedule_id,
-                run_id=run_id,
-                name=schedule.name,
-                tz=schedule.tz,
-                due=decision.due,
-                fired_at=decision.fired_at,
-                trigger=decision.trigger,
-                late=decision.late,
-                missed_count=decision.missed_count,
-                skipped=reason,
-            )
+        fire = FireEvent(
+            schedule_id=decision.schedule_id,
+            run_id=run_id,
+            name=schedule.name,
+            tz=schedule.tz,
+            due=decision.due,
+            fired_at=decision.fired_at,
+            trigger=decision.trigger,
+            late=decision.late,
+            missed_count=decision.missed_count,
+            skipped=reason,
         )
         if reason is not None:
+            self._emit(fire)
             return True
         active = _Active(run_id, schedule, decision.trigger)
         if busy and overlap is Overlap.queue:
@@ -189,6 +221,8 @@ class Runtime:
                     if other.handle is not None:
                         other.handle.stop(REPLACED)
             self._launch(lane, active, delay=decision.delay)
+        # After the run is registered: a listener asking running_runs() sees it.
+        self._emit(fire)
         return True
 
     # -- manual runs and resumed ones ----------------------------------------------------------
@@ -197,11 +231,11 @@ class Runtime:
         """Start the schedule's action now (trigger ``manual``); ``last_due`` is untouched."""
         schedule = self.store.get_schedule(schedule_id)
         run_id = self.store.record_manual_run(schedule_id, self.clock.now(), Trigger.manual)
-        self._emit_manual(schedule, run_id, Trigger.manual)
         self._launch(
             self._lanes.setdefault(_key(schedule), _Lane()),
             _Active(run_id, schedule, Trigger.manual),
         )
+        self._emit_manual(schedule, run_id, Trigger.manual)
         return run_id
 
     def _resume(self, orphan: Run) -> None:
@@ -216,11 +250,11 @@ class Runtime:
         log.info(
             "run %s was interrupted by a dead process; re-running it as run %s", orphan.id, run_id
         )
-        self._emit_manual(schedule, run_id, Trigger.resumed)
         self._launch(
             self._lanes.setdefault(_key(schedule), _Lane()),
             _Active(run_id, schedule, Trigger.resumed),
         )
+        self._emit_manual(schedule, run_id, Trigger.resumed)
 
     def _emit_manual(self, schedule: Schedule, run_id: int, trigger: Trigger) -> None:
         self._emit(
@@ -283,6 +317,8 @@ class Runtime:
             return
         record_result(self.store, run_id, result)
         started = active.started_at or result.started_at
+        # Released first: a listener asking running_runs() no longer sees it.
+        self._release(active, result)
         self._emit(
             RunFinished(
                 run_id=run_id,
@@ -294,7 +330,6 @@ class Runtime:
                 duration=result.finished_at - started,
             )
         )
-        self._release(active, result)
 
     def _release(self, active: _Active, result: ActionResult | None) -> None:
         lane = self._lanes.get(_key(active.schedule))

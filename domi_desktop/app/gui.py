@@ -22,6 +22,8 @@ log = logging.getLogger("domi_desktop")
 def connect(tray_app: TrayApp, host: Host) -> None:
     """The host's signals into the tray app: events, wakes, "show" from a second launch, quit."""
     host.runtime_event.connect(tray_app.on_event)
+    host.schedules_changed.connect(tray_app.schedule_changed)
+    host.store_changed.connect(tray_app.store_changed)
     host.woke.connect(tray_app.on_wake)
     host.show_requested.connect(tray_app.show_main_window)
     host.quit_requested.connect(tray_app.app.quit)
@@ -70,9 +72,8 @@ def run_tray(data_dir: str | Path | None) -> int:
         try:
             app.exec()
         finally:
-            tray_app.notifier.close()
-            tray_app.tray.hide()
-            host.stop()
+            host.stop()  # its last events still reach the tray app, closed after it
+            tray_app.close()
             signals.close()
     return 0
 

@@ -44,6 +44,10 @@ class Host(QObject):
     woke = Signal(object, str)
     runtime_event = Signal(object)
     """A ``model.Event`` from the runtime, on the loop thread."""
+    schedules_changed = Signal(int)
+    """One schedule was created, edited, enabled, disabled or deleted through the service."""
+    store_changed = Signal()
+    """The schedules changed in a way the service did not see (another process): re-read all."""
 
     def __init__(
         self,
@@ -72,6 +76,7 @@ class Host(QObject):
                 "app.show": self._show,
                 "app.quit": self._quit,
                 "events.subscribe": self._subscribe,
+                "run.stop": self._stop_run,
             },
             self,
         )
@@ -81,6 +86,7 @@ class Host(QObject):
         self._waiting: dict[int, list[Responder]] = {}
         self._wake_sources: list[Any] = []
         self._zones: Any = None
+        self._replanning = False
         self.started_at: datetime | None = None
 
     # -- start and stop ------------------------------------------------------------------------
@@ -166,12 +172,21 @@ class Host(QObject):
     def soonest(self) -> tuple[datetime, Schedule] | None:
         return self.runtime.driver.soonest()
 
+    def running_by_schedule(self) -> dict[int, list[int]]:
+        return self.runtime.running_by_schedule()
+
+    def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
+        return self.runtime.driver.soonest_n(count)
+
     def run_now(self, schedule_id: int) -> int:
         return self.runtime.run_now(schedule_id)
 
+    def stop_run(self, run_id: int) -> bool:
+        return self.runtime.stop_run(run_id)
+
     def set_paused(self, paused: bool) -> None:
         self.runtime.driver.paused = paused
-        self.runtime.driver.wake(WakeReason.edit)
+        self._replan(None)
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -187,6 +202,8 @@ class Host(QObject):
             and self._zones.check()
         ):
             self.loop.call_soon(partial(self._wake, WakeReason.tz_change))
+        if reason is WakeReason.edit and not self._replanning:
+            self.store_changed.emit()
         self.woke.emit(plan, reason)
 
     def _on_event(self, event: Event) -> None:
@@ -204,7 +221,19 @@ class Host(QObject):
         self.runtime.driver.wake(reason)
 
     def _changed(self, schedule_id: int) -> None:
-        self.runtime.driver.reload(schedule_id)
+        self._replan(schedule_id)
+        self.schedules_changed.emit(schedule_id)
+
+    def _replan(self, schedule_id: int | None) -> None:
+        """Re-plan after a change made here; an ``edit`` wake without one came from elsewhere."""
+        self._replanning = True
+        try:
+            if schedule_id is None:
+                self.runtime.driver.wake(WakeReason.edit)
+            else:
+                self.runtime.driver.reload(schedule_id)
+        finally:
+            self._replanning = False
 
     def _run_now(
         self, _connection: Connection, params: Mapping[str, Any], respond: Responder
@@ -215,6 +244,12 @@ class Host(QObject):
             self._waiting.setdefault(run_id, []).append(respond)
             return DEFER
         return {"run_id": run_id}
+
+    def _stop_run(
+        self, _connection: Connection, params: Mapping[str, Any], _respond: Responder
+    ) -> Any:
+        run_id = Service._id(params)
+        return {"id": run_id, "stopping": self.runtime.stop_run(run_id)}
 
     def _show(
         self, _connection: Connection, _params: Mapping[str, Any], _respond: Responder

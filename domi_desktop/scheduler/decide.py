@@ -12,6 +12,7 @@ A ``Planner`` keeps each schedule's next due (``next_run(expr, last_due)``): a s
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -123,6 +124,15 @@ class Planner:
         if entry is None or entry.next_ts == _NEVER:
             return None
         return datetime.fromtimestamp(entry.next_ts, UTC), entry.schedule
+
+    def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
+        """The ``count`` schedules that fire next, soonest first, from the cache."""
+        entries = heapq.nsmallest(
+            count,
+            (e for e in self._entries.values() if e.next_ts != _NEVER),
+            key=lambda e: e.next_ts,
+        )
+        return [(datetime.fromtimestamp(e.next_ts, UTC), e.schedule) for e in entries]
 
     def zone_changed(self) -> None:
         """The OS zone changed: ``local`` schedules re-resolve it and re-plan."""

@@ -93,6 +93,9 @@ class Driver:
     def soonest(self) -> tuple[datetime, Schedule] | None:
         return self._planner.soonest()
 
+    def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
+        return self._planner.soonest_n(count)
+
     def wake(self, reason: WakeReason) -> WakePlan:
         if reason is WakeReason.tz_change:
             self._planner.zone_changed()

@@ -19,7 +19,14 @@ def resources_dir() -> Path:
 
 
 def load_icon(name: str) -> QIcon:
-    icon = QIcon(str(resources_dir() / f"domi-{name}.svg"))
+    """``domi-<name>``, by name: a StatusNotifierItem then publishes its ``IconName`` (a panel,
+    a test or a screen reader can tell "running" from "idle"), its pixels as before."""
+    folder = str(resources_dir())
+    if folder not in QIcon.fallbackSearchPaths():
+        QIcon.setFallbackSearchPaths([*QIcon.fallbackSearchPaths(), folder])
+    icon = QIcon.fromTheme(f"domi-{name}")
+    if icon.isNull():
+        icon = QIcon(str(resources_dir() / f"domi-{name}.svg"))
     if sys.platform == "darwin" and name == "template":
         icon.setIsMask(True)
     return icon

@@ -1,29 +1,88 @@
-"""The schedules at a glance; where the app lives when the desktop has no tray."""
+"""The Schedules window: where people manage their jobs, and the app's face without a tray.
+
+Every action is a button, a menu entry, a context-menu entry and (where usual) a shortcut:
+New (Ctrl+N), Edit (Enter), Duplicate (Ctrl+D), Delete (Del, asks first), Run now, Stop, Pause or
+Resume, History. Rows update one at a time from the app's events and the service's changes.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
+    QAbstractItemView,
+    QFileDialog,
     QHeaderView,
-    QLabel,
+    QLineEdit,
     QMainWindow,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
+    QMenu,
+    QMessageBox,
+    QTableView,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
+from domi_desktop.errors import DomiError, NotFoundError
+from domi_desktop.model import Event, FireEvent, Schedule
 from domi_desktop.ui.backend import AppBackend
-from domi_desktop.ui.i18n import person_time, tr
+from domi_desktop.ui.i18n import register, tr
 from domi_desktop.ui.icons import load_icon
+from domi_desktop.ui.schedule_model import ID_ROLE, Column, ScheduleFilter, ScheduleModel
+
+log = logging.getLogger("domi_desktop")
+
+COPY_SUFFIX = " (copy)"
+
+register(
+    "zh",
+    {
+        "Schedules": "计划",
+        "&File": "文件(&F)",
+        "&Schedule": "计划(&S)",
+        "New…": "新建…",
+        "Edit…": "编辑…",
+        "Duplicate": "复制",
+        "Delete…": "删除…",
+        "Run now": "立即运行",
+        "Stop": "停止",
+        "Pause": "暂停",
+        "Resume": "恢复",
+        "History…": "历史…",
+        "Pause all": "全部暂停",
+        "Import…": "导入…",
+        "Export…": "导出…",
+        "Open data folder": "打开数据文件夹",
+        "Settings…": "设置…",
+        "Quit": "退出",
+        "Search schedules": "搜索计划",
+        "Delete schedule": "删除计划",
+        "Delete “{name}”? Its history is deleted too.": "删除“{name}”？其历史也将一并删除。",
+        "Delete {count} schedules? Their history is deleted too.": (
+            "删除 {count} 个计划？其历史也将一并删除。"
+        ),
+        "Started {name} (run {run_id}).": "已开始 {name}（运行 {run_id}）。",
+        "Stopping {name}.": "正在停止 {name}。",
+        "{name} is not running.": "{name} 没有在运行。",
+        "Cannot do that: {reason}": "无法完成：{reason}",
+        "Export schedules": "导出计划",
+        "Import schedules": "导入计划",
+        "Schedules (*.json)": "计划文件 (*.json)",
+        "Exported {count} schedules to {path}.": "已导出 {count} 个计划到 {path}。",
+        "Imported {count} schedules.": "已导入 {count} 个计划。",
+        "Cannot read {path}: {reason}": "无法读取 {path}：{reason}",
+        "{shown} of {total} schedules": "{shown} / {total} 个计划",
+    },
+)
 
 
 class WindowActions(Protocol):
-    """What the window's buttons ask of the tray app."""
+    """What the window asks of the tray app: the other windows, and quitting."""
 
     def open_editor(self, schedule_id: int | None) -> None: ...
 
@@ -31,11 +90,16 @@ class WindowActions(Protocol):
 
     def open_settings(self) -> None: ...
 
-    def run_now(self, schedule_id: int) -> None: ...
+    def quit(self) -> bool:
+        """Quit after asking when jobs run; False when the user chose to stay."""
+        ...
+
+    @property
+    def has_tray(self) -> bool: ...
 
 
 class MainWindow(QMainWindow):
-    """The schedules at a glance; where the app lives when the desktop has no tray."""
+    """The schedules, their next and last runs, and every action on them."""
 
     def __init__(self, host: AppBackend, actions: WindowActions) -> None:
         super().__init__()
@@ -43,60 +107,374 @@ class MainWindow(QMainWindow):
         self._app = actions
         self.setWindowTitle(tr("domi-desktop"))
         self.setWindowIcon(load_icon("idle"))
-        self.resize(760, 420)
+        self.resize(980, 480)
+        self.model = ScheduleModel(host.runs, host.next_fire, self._set_enabled, self)
+        self.proxy = ScheduleFilter(self.model, self)
+        self.table = self._make_table()
+        self.search = QLineEdit(self)
+        self.search.setObjectName("search")
+        self.search.setPlaceholderText(tr("Search schedules"))
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._search)
+        self.acts = self._make_actions()
+        self._make_menus_and_toolbar()
         central = QWidget(self)
         layout = QVBoxLayout(central)
-        title = QLabel(f"<h2>{tr('Schedules')}</h2>")
-        layout.addWidget(title)
-        self.table = QTableWidget(0, 4, central)
-        self.table.setObjectName("schedulesTable")
-        self.table.setHorizontalHeaderLabels([tr("Name"), tr("Cron"), tr("Zone"), tr("Next fire")])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.doubleClicked.connect(lambda _index: self._edit_selected())
         layout.addWidget(self.table)
-        buttons = QHBoxLayout()
-        for text, slot in (
-            (tr("New…"), lambda: self._app.open_editor(None)),
-            (tr("Edit"), self._edit_selected),
-            (tr("Run now"), self._run_selected),
-            (tr("History"), lambda: self._app.open_history(self._selected())),
-            (tr("Settings"), self._app.open_settings),
-        ):
-            button = QPushButton(text, central)
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        layout.addLayout(buttons)
         self.setCentralWidget(central)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
+        self._update_actions()
+
+    # -- building --------------------------------------------------------------------------------
+
+    def _make_table(self) -> QTableView:
+        table = QTableView(self)
+        table.setObjectName("schedulesTable")
+        table.setModel(self.proxy)
+        table.setSortingEnabled(True)
+        table.sortByColumn(Column.next_run, Qt.SortOrder.AscendingOrder)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        table.customContextMenuRequested.connect(self._context_menu)
+        table.doubleClicked.connect(self._double_clicked)
+        table.verticalHeader().hide()
+        table.setWordWrap(False)
+        header = table.horizontalHeader()
+        # Fixed widths: resizing to contents reads every row, 10,000 of them.
+        for column, width in ((Column.title, 200), (Column.meaning, 240), (Column.next_run, 230),
+                              (Column.last_run, 170), (Column.result, 90), (Column.enabled, 70)):  # fmt: skip
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(Column.meaning, QHeaderView.ResizeMode.Stretch)
+        return table
+
+    def _make_actions(self) -> dict[str, QAction]:
+        def make(key: str, text: str, slot: Any, shortcut: Any = None) -> QAction:
+            action = QAction(text, self)
+            action.setObjectName(f"action-{key}")
+            action.triggered.connect(lambda *_: slot())
+            if shortcut is not None:
+                action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
+                # The table has the focus, and a shortcut must work there.
+                action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            self.addAction(action)
+            return action
+
+        keys = QKeySequence.StandardKey
+        acts = {
+            "new": make("new", tr("New…"), lambda: self._app.open_editor(None), keys.New),
+            "edit": make(
+                "edit",
+                tr("Edit…"),
+                self.edit_selected,
+                [QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)],
+            ),
+            "duplicate": make(
+                "duplicate", tr("Duplicate"), self.duplicate_selected, QKeySequence("Ctrl+D")
+            ),
+            "delete": make("delete", tr("Delete…"), self.delete_selected, keys.Delete),
+            "run": make("run", tr("Run now"), self.run_selected),
+            "stop": make("stop", tr("Stop"), self.stop_selected),
+            "toggle": make("toggle", tr("Pause"), self.toggle_selected),
+            "history": make("history", tr("History…"), self.history_selected),
+            "pause_all": make("pause_all", tr("Pause all"), self._pause_all),
+            "import": make("import", tr("Import…"), self.import_dialog),
+            "export": make("export", tr("Export…"), self.export_dialog),
+            "data": make("data", tr("Open data folder"), self.open_data_folder),
+            "settings": make("settings", tr("Settings…"), self._app.open_settings),
+            "quit": make("quit", tr("Quit"), self._app.quit, keys.Quit),
+        }
+        acts["pause_all"].setCheckable(True)
+        return acts
+
+    def _make_menus_and_toolbar(self) -> None:
+        acts = self.acts
+        file_menu = self.menuBar().addMenu(tr("&File"))
+        for key in ("new", "import", "export", None, "pause_all", "data", "settings", None, "quit"):
+            file_menu.addSeparator() if key is None else file_menu.addAction(acts[key])
+        schedule_menu = self.menuBar().addMenu(tr("&Schedule"))
+        self._fill_schedule_menu(schedule_menu)
+        bar = QToolBar(tr("Schedules"), self)
+        bar.setObjectName("toolbar")
+        bar.setMovable(False)
+        for key in ("new", "edit", "duplicate", "delete", "run", "stop", "toggle", "history"):
+            bar.addAction(acts[key])
+        bar.addSeparator()
+        bar.addAction(acts["pause_all"])
+        bar.addWidget(self.search)
+        self.addToolBar(bar)
+
+    def _fill_schedule_menu(self, menu: QMenu) -> None:
+        for key in ("edit", "duplicate", "delete", None, "run", "stop", "toggle", None, "history"):
+            menu.addSeparator() if key is None else menu.addAction(self.acts[key])
+
+    # -- live updates ----------------------------------------------------------------------------
 
     def refresh(self) -> None:
-        schedules = self._host.runs.list_schedules()
-        self.table.setRowCount(len(schedules))
-        for row, schedule in enumerate(schedules):
-            upcoming = self._host.next_fire(schedule.id)
-            when = person_time(upcoming, schedule.tz) if upcoming else tr("paused")
-            for column, text in enumerate((schedule.name, schedule.expr, schedule.tz, when)):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, schedule.id)
-                self.table.setItem(row, column, item)
+        """Read every schedule again (on first show, or after another process changed them)."""
+        self.model.load()
+        self._after_change()
 
-    def _selected(self) -> int | None:
-        items = self.table.selectedItems()
-        return int(items[0].data(Qt.ItemDataRole.UserRole)) if items else None
+    def ensure_loaded(self) -> None:
+        if not self.model.loaded:
+            self.refresh()
 
-    def _edit_selected(self) -> None:
-        schedule_id = self._selected()
-        if schedule_id is not None:
-            self._app.open_editor(schedule_id)
+    def schedule_changed(self, schedule_id: int) -> None:
+        """One schedule was created, edited, enabled, disabled or deleted: that row only."""
+        if not self.model.loaded:
+            return
+        try:
+            self.model.upsert(self._host.service.store.get_schedule(schedule_id))
+        except NotFoundError:
+            self.model.remove(schedule_id)
+        self._after_change()
 
-    def _run_selected(self) -> None:
-        schedule_id = self._selected()
-        if schedule_id is not None:
-            self._app.run_now(schedule_id)
+    def on_event(self, event: Event) -> None:
+        if not self.model.loaded:
+            return
+        if isinstance(event, FireEvent):
+            if event.skipped is None:
+                self.model.run_started(event.schedule_id)
+            else:
+                self.model.run_finished(event.schedule_id, self._run(event.run_id), True)
+                self.model.set_running(set(self._host.running_by_schedule()))
+        else:
+            running = self._host.running_by_schedule()
+            self.model.run_finished(
+                event.schedule_id, self._run(event.run_id), event.schedule_id in running
+            )
+        self._update_actions()
 
-    def showEvent(self, event: Any) -> None:
-        self.refresh()
+    def on_wake(self) -> None:
+        """Next fires moved (and maybe "Pause all"): repaint the times, not the rows."""
+        self.model.paused_all = self._host.paused
+        self.acts["pause_all"].setChecked(self._host.paused)
+        if self.model.loaded:
+            self.model.set_running(set(self._host.running_by_schedule()))
+            self.model.times_changed()
+
+    def _after_change(self) -> None:
+        self.model.paused_all = self._host.paused
+        self.model.set_running(set(self._host.running_by_schedule()))
+        self._update_actions()
+
+    def _run(self, run_id: int) -> Any:
+        try:
+            return self._host.runs.get_run(run_id)
+        except NotFoundError:
+            return None
+
+    # -- the selection and its actions -----------------------------------------------------------
+
+    def selected(self) -> list[Schedule]:
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.model.schedule_at(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
+                for r in rows]  # fmt: skip
+
+    def select(self, schedule_id: int) -> None:
+        row = self.model.row_of(schedule_id)
+        if row is None:
+            return
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if index.isValid():
+            self.table.selectRow(index.row())
+            self.table.scrollTo(index)
+
+    def edit_selected(self) -> None:
+        for schedule in self.selected()[:1]:
+            self._app.open_editor(schedule.id)
+
+    def duplicate_selected(self) -> list[int]:
+        """A copy of each selected schedule, named "… (copy)"; returns the new ids."""
+        created = []
+        service = self._host.service
+        for schedule in self.selected():
+            source = service.schedule_json(schedule)
+            params = {key: source[key] for key in ("expr", "tz", "action", "policies", "enabled")}
+            params["name"] = schedule.name + COPY_SUFFIX
+            if self._attempt(lambda p=params: created.append(service.create_schedule(p)["id"])):
+                self.schedule_changed(created[-1])
+        if created:
+            self.select(created[-1])
+        return created
+
+    def delete_selected(self) -> bool:
+        chosen = self.selected()
+        if not chosen:
+            return False
+        question = (
+            tr("Delete “{name}”? Its history is deleted too.", name=chosen[0].name)
+            if len(chosen) == 1
+            else tr("Delete {count} schedules? Their history is deleted too.", count=len(chosen))
+        )
+        answer = QMessageBox.question(
+            self,
+            tr("Delete schedule"),
+            question,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        running = self._host.running_by_schedule()
+        for schedule in chosen:
+            for run_id in running.get(schedule.id, []):
+                self._host.stop_run(run_id)
+            self._attempt(lambda s=schedule: self._host.service.delete_schedule({"id": s.id}))
+            self.model.remove(schedule.id)
+        self._update_actions()
+        return True
+
+    def run_selected(self) -> list[int]:
+        started = []
+        for schedule in self.selected():
+            try:
+                run_id = self._host.run_now(schedule.id)
+            except DomiError as error:
+                self._failed(error)
+                continue
+            started.append(run_id)
+            self.statusBar().showMessage(
+                tr("Started {name} (run {run_id}).", name=schedule.name, run_id=run_id), 10_000
+            )
+        self._update_actions()
+        return started
+
+    def stop_selected(self) -> list[int]:
+        stopped = []
+        running = self._host.running_by_schedule()
+        for schedule in self.selected():
+            runs = running.get(schedule.id, [])
+            for run_id in runs:
+                if self._host.stop_run(run_id):
+                    stopped.append(run_id)
+            message = "Stopping {name}." if runs else "{name} is not running."
+            self.statusBar().showMessage(tr(message, name=schedule.name), 10_000)
+        return stopped
+
+    def toggle_selected(self) -> None:
+        chosen = self.selected()
+        enable = bool(chosen) and not chosen[0].enabled
+        for schedule in chosen:
+            self._set_enabled(schedule.id, enable)
+
+    def history_selected(self) -> None:
+        chosen = self.selected()
+        self._app.open_history(chosen[0].id if chosen else None)
+
+    def _set_enabled(self, schedule_id: int, enabled: bool) -> None:
+        if self._attempt(lambda: self._host.service.set_enabled({"id": schedule_id}, enabled)):
+            self.schedule_changed(schedule_id)
+
+    def _pause_all(self) -> None:
+        self._host.set_paused(self.acts["pause_all"].isChecked())
+        self.on_wake()
+
+    def _update_actions(self) -> None:
+        chosen = self.selected()
+        one = len(chosen) == 1
+        for key in ("duplicate", "delete", "run", "toggle"):
+            self.acts[key].setEnabled(bool(chosen))
+        self.acts["edit"].setEnabled(one)
+        running = self._host.running_by_schedule()
+        self.acts["stop"].setEnabled(any(s.id in running for s in chosen))
+        paused = bool(chosen) and not chosen[0].enabled
+        self.acts["toggle"].setText(tr("Resume") if paused else tr("Pause"))
+        self.acts["pause_all"].setChecked(self._host.paused)
+        total = self.model.rowCount()
+        self.statusBar().setToolTip(
+            tr("{shown} of {total} schedules", shown=self.proxy.rowCount(), total=total)
+        )
+
+    def _attempt(self, step: Any) -> bool:
+        try:
+            step()
+        except DomiError as error:
+            self._failed(error)
+            return False
+        return True
+
+    def _failed(self, error: DomiError) -> None:
+        log.warning("schedules window: %s", error)
+        QMessageBox.warning(self, tr("domi-desktop"), tr("Cannot do that: {reason}", reason=error))
+
+    # -- export, import, data folder -------------------------------------------------------------
+
+    def export_to(self, path: Path, ids: list[int] | None = None) -> int:
+        """The export document (JSON, secrets by name only) of ``ids`` (all when None)."""
+        document = self._host.service.export({} if ids is None else {"ids": ids})
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        path.write_text(text, encoding="utf-8")
+        return len(document.get("schedules", []))
+
+    def import_from(self, path: Path) -> list[int]:
+        """Create the schedules of an export file, all or none; raises ``DomiError``/``OSError``."""
+        document = json.loads(path.read_text(encoding="utf-8"))
+        created: list[int] = self._host.service.import_({"document": document})["created"]
+        for schedule_id in created:
+            self.schedule_changed(schedule_id)
+        return created
+
+    def export_dialog(self) -> None:
+        chosen = [schedule.id for schedule in self.selected()]
+        name, _filter = QFileDialog.getSaveFileName(
+            self, tr("Export schedules"), str(Path.home() / "schedules.json"),
+            tr("Schedules (*.json)"),
+        )  # fmt: skip
+        if not name:
+            return
+        try:
+            count = self.export_to(Path(name), chosen if len(chosen) > 1 else None)
+        except (DomiError, OSError) as error:
+            QMessageBox.warning(self, tr("Export schedules"), str(error))
+            return
+        self.statusBar().showMessage(tr("Exported {count} schedules to {path}.", count=count,
+                                        path=name), 10_000)  # fmt: skip
+
+    def import_dialog(self) -> None:
+        name, _filter = QFileDialog.getOpenFileName(
+            self, tr("Import schedules"), str(Path.home()), tr("Schedules (*.json)")
+        )
+        if not name:
+            return
+        try:
+            created = self.import_from(Path(name))
+        except (DomiError, OSError, ValueError) as error:
+            text = tr("Cannot read {path}: {reason}", path=name, reason=str(error))
+            QMessageBox.warning(self, tr("Import schedules"), text)
+            return
+        self.statusBar().showMessage(tr("Imported {count} schedules.", count=len(created)), 10_000)
+
+    def open_data_folder(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._host.data_dir)))
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def _search(self, text: str) -> None:
+        self.proxy.set_search(text)
+        self._update_actions()
+
+    def _double_clicked(self, index: QModelIndex) -> None:
+        if index.column() != Column.enabled:
+            self._app.open_editor(int(index.data(ID_ROLE)))
+
+    def _context_menu(self, position: QPoint) -> None:
+        index = self.table.indexAt(position)
+        if index.isValid() and not self.table.selectionModel().isRowSelected(index.row()):
+            self.table.selectRow(index.row())
+        menu = QMenu(self)
+        menu.addAction(self.acts["new"])
+        menu.addSeparator()
+        self._fill_schedule_menu(menu)
+        menu.popup(self.table.viewport().mapToGlobal(position))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.ensure_loaded()
         super().showEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        # Without a tray this window is the app: closing it quits, or nothing would be left.
+        if self.isVisible() and not self._app.has_tray and not self._app.quit():
+            event.ignore()
+            return
+        super().closeEvent(event)

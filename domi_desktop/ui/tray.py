@@ -5,23 +5,25 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QApplication,
     QMenu,
+    QMessageBox,
     QSystemTrayIcon,
     QWidget,
 )
 
-from domi_desktop.cron import zone_for
+from domi_desktop import timefmt
+from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
-from domi_desktop.model import Event, FireEvent, RunStatus, WakeReason
+from domi_desktop.model import Event, FireEvent, RunStatus, Schedule, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.backend import AppBackend
@@ -57,18 +59,20 @@ register(
         "{count} earlier runs skipped": "跳过了之前的 {count} 次",
         "1 earlier run skipped": "跳过了之前的 1 次",
         "{count} schedules caught up after sleep": "睡眠后补运行了 {count} 个计划",
-        "{name} failed": "{name} 运行失败",
-        "{name} succeeded": "{name} 运行成功",
+        "Run failed: {name}": "运行失败：{name}",
+        "Run succeeded: {name}": "运行成功：{name}",
+        "{count} schedules caught up after the app was closed": "应用关闭期间错过的 {count} 个计划已补运行",
+        "{count} schedules caught up": "已补运行 {count} 个计划",
+        "All schedules paused": "所有计划已暂停",
+        "running": "运行中",
+        "Running: {names}": "正在运行：{names}",
+        "Schedules…": "计划…",
+        "Stop": "停止",
+        "{count} jobs are running": "{count} 个任务正在运行",
+        "Quitting stops them; they are recorded as interrupted. Quit anyway?": (
+            "退出会停止它们，并记录为被中断。仍要退出吗？"
+        ),
         "Open history": "打开历史",
-        "Schedules": "计划",
-        "Name": "名称",
-        "Cron": "Cron",
-        "Zone": "时区",
-        "Next fire": "下一次",
-        "New…": "新建…",
-        "Edit": "编辑",
-        "History": "历史",
-        "Settings": "设置",
         "Attention: {what}": "需要注意：{what}",
         "a late or failed run": "有迟到或失败的运行",
         "All {count} schedules…": "全部 {count} 个计划…",
@@ -92,53 +96,80 @@ class TrayApp(QObject):
         self.host = host
         self.attention = False
         self.state = "idle"
-        """What the icon shows: idle, running, or attention (a late or failed run not yet seen)."""
+        """What the icon shows: idle, running, paused, or attention (a late or failed run)."""
         self._late: list[FireEvent] = []
         self._windows: dict[str, QWidget] = {}
         self._history: HistoryWindow | None = None
         self.icons = {
-            name: load_icon(name) for name in ("idle", "running", "attention", "template")
+            name: load_icon(name) for name in ("idle", "running", "paused", "attention", "template")
         }
         self.tray = QSystemTrayIcon(self.icons["idle"], self)
         self.menu = QMenu()
-        self.menu.aboutToShow.connect(self.rebuild_menu)
         self.tray.setContextMenu(self.menu)
         self.tray.activated.connect(self._activated)
+        # The menu is rebuilt when what it shows changes, not when it opens: a menu rebuilt in
+        # aboutToShow keeps its old size (and a D-Bus menu its old layout) on that first open.
+        self._menu_timer = QTimer(self)
+        self._menu_timer.setSingleShot(True)
+        self._menu_timer.timeout.connect(self.rebuild_menu)
         self.main_window = MainWindow(host, self)
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"))
-        self.notifier.clicked.connect(lambda: self.open_history(None))
+        self.notifier.clicked.connect(self.open_run)
         self.settings = self._load_settings()
+
+    def close(self) -> None:
+        """On the way out: no more menu rebuilds, notifications or windows."""
+        self._menu_timer.stop()
+        self.notifier.close()
+        for window in self._windows.values():
+            window.close()
+        self.main_window.hide()
+        self.tray.hide()
+
+    @property
+    def has_tray(self) -> bool:
+        return self.tray.isVisible()
 
     # -- showing -------------------------------------------------------------------------------
 
     def show(self) -> None:
-        self.rebuild_menu()
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.tray.show()
+            self.main_window.ensure_loaded()
+            self.rebuild_menu()
             self.update_look()
         else:
             log.info("no system tray on this desktop: the main window stands in for it")
-            self.app.setQuitOnLastWindowClosed(False)
             self.show_main_window()
 
     def show_main_window(self) -> None:
-        self.main_window.refresh()
+        self.main_window.ensure_loaded()
         self.main_window.show()
         self.main_window.raise_()
         self.main_window.activateWindow()
 
     def update_look(self) -> None:
         running = self.host.running_runs()
-        self.state = "attention" if self.attention else "running" if running else "idle"
+        paused = self.host.paused
+        self.state = (
+            "attention"
+            if self.attention
+            else "running"
+            if running
+            else "paused"
+            if paused
+            else "idle"
+        )
         icon = "template" if sys.platform == "darwin" and self.state == "idle" else self.state
         self.tray.setIcon(self.icons[icon])
         lines = [tr("domi-desktop")]
-        upcoming = self._next_fire()
-        lines.append(
-            tr("Next: {name} · {when}", name=upcoming[0], when=upcoming[1])
-            if upcoming
-            else tr("Nothing scheduled")
-        )
+        upcoming = None if paused else self._next_fire()
+        if paused:
+            lines.append(tr("All schedules paused"))
+        elif upcoming:
+            lines.append(tr("Next: {name} · {when}", name=upcoming[0], when=upcoming[1]))
+        else:
+            lines.append(tr("Nothing scheduled"))
         if running:
             lines.append(tr("{count} running", count=len(running)))
         if self.attention:
@@ -155,52 +186,62 @@ class TrayApp(QObject):
 
     # -- the menu ------------------------------------------------------------------------------
 
+    def menu_changed(self) -> None:
+        """Rebuild the menu soon, once for a burst of events."""
+        if not self._menu_timer.isActive():
+            self._menu_timer.start(0)
+
     def rebuild_menu(self) -> None:
-        """Rebuilt each time it opens, so next fires are always current (Vorta's habit)."""
+        """The 20 soonest fires from the planner's cache (no schedule decoded), then the rest."""
         self.menu.clear()
-        schedules = self.host.runs.list_schedules()
-        if not schedules:
-            empty = self.menu.addAction(tr("No schedules yet"))
-            empty.setEnabled(False)
-        fires = {s.id: self.host.next_fire(s.id) for s in schedules}
-        # The soonest first; a menu of hundreds helps nobody (the main window lists them all).
-        ordered = sorted(
-            schedules,
-            key=lambda s: (fires[s.id] is None, fires[s.id] or datetime.max.replace(tzinfo=UTC)),
-        )
-        for schedule in ordered[:MENU_SCHEDULES]:
-            upcoming = fires[schedule.id]
-            when = person_time(upcoming, schedule.tz) if upcoming else tr("paused")
-            sub = self.menu.addMenu(f"{schedule.name} · {when}")
-            sub.setObjectName(f"schedule-{schedule.id}")
-            self._add(sub, tr("Run now"), partial(self.run_now, schedule.id))
-            if schedule.enabled:
-                self._add(sub, tr("Pause"), partial(self.set_enabled, schedule.id, False))
-            else:
-                self._add(sub, tr("Resume"), partial(self.set_enabled, schedule.id, True))
-            self._add(sub, tr("Edit…"), partial(self.open_editor, schedule.id))
-            self._add(sub, tr("History…"), partial(self.open_history, schedule.id))
-        if len(schedules) > MENU_SCHEDULES:
-            more = len(schedules) - MENU_SCHEDULES
-            self._add(
-                self.menu, tr("All {count} schedules…", count=len(schedules)), self.show_main_window
-            )
-            log.debug(
-                "menu shows %d of %d schedules (%d more)", MENU_SCHEDULES, len(schedules), more
-            )
+        running = self.host.running_by_schedule()
+        soonest = self.host.soonest_n(MENU_SCHEDULES)
+        shown: list[tuple[Schedule, datetime | None]] = list(soonest_first(soonest))
+        model = self.main_window.model
+        total = model.rowCount() if model.loaded else len(shown)
+        if len(shown) < MENU_SCHEDULES and model.loaded and total > len(shown):
+            # Paused schedules are not in the planner: after the scheduled ones, from the model.
+            ids = {schedule.id for schedule, _when in shown}
+            rest = [s for s in model.schedules() if s.id not in ids]
+            shown += [(s, None) for s in rest[: MENU_SCHEDULES - len(shown)]]
+        if not shown:
+            self.menu.addAction(tr("No schedules yet")).setEnabled(False)
+        for schedule, upcoming in shown:
+            self._add_schedule(schedule, upcoming, schedule.id in running)
+        if total > len(shown):
+            self._add(self.menu, tr("All {count} schedules…", count=total), self.show_main_window)
+        else:
+            self._add(self.menu, tr("Schedules…"), self.show_main_window)
         self.menu.addSeparator()
         self._add(self.menu, tr("New schedule…"), lambda: self.open_editor(None))
-        pause = self._add(
-            self.menu,
-            tr("Pause all"),
-            lambda: self.host.set_paused(not self.host.paused),
-        )
+        pause = self._add(self.menu, tr("Pause all"), lambda: self.set_paused(not self.host.paused))
         pause.setCheckable(True)
         pause.setChecked(self.host.paused)
         self._add(self.menu, tr("History…"), lambda: self.open_history(None))
         self._add(self.menu, tr("Settings…"), self.open_settings)
         self.menu.addSeparator()
-        self._add(self.menu, tr("Quit"), self.app.quit)
+        self._add(self.menu, tr("Quit"), self.quit)
+
+    def _add_schedule(self, schedule: Schedule, upcoming: datetime | None, running: bool) -> None:
+        if not schedule.enabled:
+            when = tr("paused")
+        else:
+            when = person_time(upcoming, schedule.tz) if upcoming else ""
+        mark = "▶ " if running else ""
+        label = (
+            f"{mark}{schedule.name} · {tr('running')}" if running else f"{schedule.name} · {when}"
+        )
+        sub = self.menu.addMenu(label.rstrip(" ·"))
+        sub.setObjectName(f"schedule-{schedule.id}")
+        self._add(sub, tr("Run now"), partial(self.run_now, schedule.id))
+        if running:
+            self._add(sub, tr("Stop"), partial(self.stop_schedule, schedule.id))
+        if schedule.enabled:
+            self._add(sub, tr("Pause"), partial(self.set_enabled, schedule.id, False))
+        else:
+            self._add(sub, tr("Resume"), partial(self.set_enabled, schedule.id, True))
+        self._add(sub, tr("Edit…"), partial(self.open_editor, schedule.id))
+        self._add(sub, tr("History…"), partial(self.open_history, schedule.id))
 
     def _add(self, menu: QMenu, text: str, slot: Callable[[], object]) -> QAction:
         action = menu.addAction(text)
@@ -224,10 +265,40 @@ class TrayApp(QObject):
             log.warning("run now: %s", error)
         self.update_look()
 
+    def stop_schedule(self, schedule_id: int) -> None:
+        for run_id in self.host.running_by_schedule().get(schedule_id, []):
+            self.host.stop_run(run_id)
+
     def set_enabled(self, schedule_id: int, enabled: bool) -> None:
         self.host.service.set_enabled({"id": schedule_id}, enabled)
-        self.main_window.refresh()
+        self.schedule_changed(schedule_id)
+
+    def set_paused(self, paused: bool) -> None:
+        self.host.set_paused(paused)
+        self.main_window.on_wake()
+        self.menu_changed()
         self.update_look()
+
+    def quit(self) -> bool:
+        """Quit, after asking when jobs run (quitting stops them); False if the user stays."""
+        running = self.host.running_runs()
+        if running:
+            box = QMessageBox(
+                QMessageBox.Icon.Warning,
+                tr("domi-desktop"),
+                tr("{count} jobs are running", count=len(running)),
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                self.main_window if self.main_window.isVisible() else None,
+            )
+            box.setObjectName("quitWhileRunning")
+            box.setInformativeText(
+                tr("Quitting stops them; they are recorded as interrupted. Quit anyway?")
+            )
+            box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+            if box.exec() != QMessageBox.StandardButton.Yes:
+                return False
+        self.app.quit()
+        return True
 
     def open_editor(self, schedule_id: int | None) -> None:
         from domi_desktop.ui.editor import EditorDialog
@@ -236,24 +307,32 @@ class TrayApp(QObject):
             self.host.service, secret_names=self._secret_names, schedule_id=schedule_id
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.saved.connect(self._saved)
         self._keep("editor", dialog)
 
-    def _saved(self, _schedule_id: int) -> None:
-        self.main_window.refresh()
-        self.update_look()
-
     def open_history(self, schedule_id: int | None) -> None:
+        self._history_window().show_schedule(schedule_id)
+        self._keep("history", self._history_window())
+        log.info("history window opened%s", f" for schedule {schedule_id}" if schedule_id else "")
+
+    def open_run(self, run_id: int | None) -> None:
+        """A notification was clicked: History on that run, its log one click away."""
+        window = self._history_window()
+        show_run = getattr(window, "show_run", None)
+        if run_id is not None and callable(show_run):
+            show_run(run_id)
+        else:
+            window.show_schedule(None)
+        self._keep("history", window)
+        log.info("history window opened from a notification (run %s)", run_id)
+
+    def _history_window(self) -> HistoryWindow:
         from domi_desktop.ui.history import HistoryWindow
 
         self.attention = False
         self.update_look()
-        window = self._history
-        if window is None:
-            window = self._history = HistoryWindow(self.host.runs)
-        window.show_schedule(schedule_id)
-        self._keep("history", window)
-        log.info("history window opened%s", f" for schedule {schedule_id}" if schedule_id else "")
+        if self._history is None:
+            self._history = HistoryWindow(self.host.runs)
+        return self._history
 
     def open_settings(self) -> None:
         from domi_desktop.platform.autostart import autostart_for_platform
@@ -297,7 +376,17 @@ class TrayApp(QObject):
         self.settings = settings
         set_language(settings.language)
 
-    # -- events --------------------------------------------------------------------------------
+    # -- events (all after the runtime changed its state) --------------------------------------
+
+    def schedule_changed(self, schedule_id: int) -> None:
+        self.main_window.schedule_changed(schedule_id)
+        self.menu_changed()
+        self.update_look()
+
+    def store_changed(self) -> None:
+        if self.main_window.model.loaded:
+            self.main_window.refresh()
+        self.menu_changed()
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, FireEvent):
@@ -309,38 +398,65 @@ class TrayApp(QObject):
                 if self.settings.notify_failures:
                     self.notifier.notify(
                         Notice(
-                            tr("{name} failed", name=event.name),
+                            tr("Run failed: {name}", name=event.name),
                             event.reason or event.status.value,
                             warning=True,
+                            run_id=event.run_id,
                         )
                     )
             elif event.status is RunStatus.succeeded and self.settings.notify_successes:
-                self.notifier.notify(Notice(tr("{name} succeeded", name=event.name), ""))
+                self.notifier.notify(
+                    Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
+                )
             if self._history is not None:
                 self._history.refresh()
+        self.main_window.on_event(event)
+        self.menu_changed()
         self.update_look()
 
-    def on_wake(self, plan: WakePlan, _reason: WakeReason) -> None:
-        """All catch-ups of one wake in one notification."""
+    def on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
+        """All catch-ups of one wake in one notification; the times in the menu move on."""
+        self.main_window.on_wake()
+        self.menu_changed()
+        self.update_look()
         late, self._late = self._late, []
         if not late:
             return
         self.attention = True
         self.update_look()
         if self.settings.notify_late:
-            self.notifier.notify(late_notice(late, plan.now))
+            # The signal carries the reason as a plain str.
+            self.notifier.notify(late_notice(late, plan.now, WakeReason(reason)))
 
 
-def late_notice(fires: list[FireEvent], now: datetime) -> Notice:
+def soonest_first(
+    soonest: list[tuple[datetime, Schedule]],
+) -> list[tuple[Schedule, datetime | None]]:
+    return [(schedule, when) for when, schedule in soonest]
+
+
+def clock_time(moment: datetime, tz: str) -> str:
+    """``14:00`` on the local clock, ``14:00 (09:00 New York)`` when the schedule's differs."""
+    here = moment.astimezone(local_zone())
+    there = moment.astimezone(_zone_or_local(tz))
+    if there.utcoffset() == here.utcoffset():
+        return f"{here:%H:%M}"
+    return f"{here:%H:%M} ({there:%H:%M} {timefmt.zone_label(tz)})"
+
+
+def late_notice(
+    fires: list[FireEvent], now: datetime, reason: WakeReason = WakeReason.resume
+) -> Notice:
     """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"."""
+    del now  # the fires carry their own times
 
     def line(fire: FireEvent) -> str:
-        # In the schedule's own zone: "due 09:00" is the time the user wrote.
-        zone = _zone_or_local(fire.tz)
         assert fire.due is not None  # only scheduled fires are late
-        due = fire.due.astimezone(zone)
-        ran = fire.fired_at.astimezone(zone)
-        text = tr("due {due}, ran {ran}", due=f"{due:%H:%M}", ran=f"{ran:%H:%M}")
+        text = tr(
+            "due {due}, ran {ran}",
+            due=clock_time(fire.due, fire.tz),
+            ran=clock_time(fire.fired_at, fire.tz),
+        )
         if fire.missed_count == 1:
             text += " · " + tr("1 earlier run skipped")
         elif fire.missed_count > 1:
@@ -348,6 +464,12 @@ def late_notice(fires: list[FireEvent], now: datetime) -> Notice:
         return text
 
     if len(fires) == 1:
-        return Notice(tr("{name} ran late", name=fires[0].name), line(fires[0]))
-    title = tr("{count} schedules caught up after sleep", count=len(fires))
+        return Notice(tr("{name} ran late", name=fires[0].name), line(fires[0]),
+                      run_id=fires[0].run_id)  # fmt: skip
+    if reason is WakeReason.resume:
+        title = tr("{count} schedules caught up after sleep", count=len(fires))
+    elif reason is WakeReason.start:
+        title = tr("{count} schedules caught up after the app was closed", count=len(fires))
+    else:
+        title = tr("{count} schedules caught up", count=len(fires))
     return Notice(title, "\n".join(f"{fire.name}: {line(fire)}" for fire in fires))

@@ -35,9 +35,8 @@ def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         app = TrayApp(qapp, host)
         connect(app, host)
         yield app
-        app.notifier.close()
-        app.main_window.close()
         host.runtime.stop()
+        app.close()
 
 
 def texts(menu: QMenu) -> list[str]:
@@ -53,12 +52,15 @@ def test_the_menu_lists_schedules_soonest_first_with_their_next_fire(tray: TrayA
     entries = texts(tray.menu)
     assert entries[0].startswith("Every minute · ")
     assert entries[1].startswith("Rate-limit report · ") and entries[1].endswith("09:00")
-    assert entries[2:] == ["New schedule…", "Pause all", "History…", "Settings…", "Quit"]
+    assert entries[2:] == [
+        "Schedules…", "New schedule…", "Pause all", "History…", "Settings…", "Quit",
+    ]  # fmt: skip
     sub = tray.menu.actions()[1].menu()
     assert sub is not None and texts(sub) == ["Run now", "Pause", "Edit…", "History…"]
 
 
 def test_pause_and_resume_from_the_menu(tray: TrayApp) -> None:
+    tray.main_window.ensure_loaded()
     tray.rebuild_menu()
     sub = tray.menu.actions()[1].menu()
     assert sub is not None
@@ -97,6 +99,7 @@ def test_a_long_list_is_cut_to_the_soonest_with_a_way_to_all(tray: TrayApp) -> N
             f"job {i}", "0 3 * * *", "UTC", CommandAction(argv=("true",)), now=now
         )
     tray.host.runtime.driver.reload()
+    tray.main_window.refresh()
     tray.rebuild_menu()
     schedules = [a for a in tray.menu.actions() if a.menu() is not None]
     assert len(schedules) == MENU_SCHEDULES
@@ -107,7 +110,9 @@ def test_without_a_tray_the_main_window_opens_and_lists_everything(tray: TrayApp
     assert not QSystemTrayIcon.isSystemTrayAvailable()  # offscreen has none
     tray.show()
     assert tray.main_window.isVisible()
-    assert tray.main_window.table.rowCount() == 2
+    assert tray.main_window.proxy.rowCount() == 2
+    assert tray.main_window.acts["quit"].text() == "Quit"
+    assert tray.main_window.acts["pause_all"].isCheckable()
 
 
 def test_the_late_notification_text(tray: TrayApp) -> None:

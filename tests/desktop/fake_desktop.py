@@ -14,6 +14,10 @@ runs, `show()` calls RegisterStatusNotifierItem and `showMessage()` calls Notify
 `--notify-delay` answers each Notify that much later (other calls are still served meanwhile), to
 show how the application copes with a slow notification server.
 
+Like dunst (see realdesktop.py), ActionInvoked and NotificationClosed go only to the connection
+that called Notify for that id, never as a broadcast: an app listening on another connection
+misses them here as it would on a real desktop. An id nobody notified gets no signal at all.
+
 Control (not recorded), interface `org.domi.Test` at /org/domi/Test on the same names:
   EmitActionInvoked(u id, s action_key)   emits org.freedesktop.Notifications.ActionInvoked
   EmitNotificationClosed(u id, u reason)  emits org.freedesktop.Notifications.NotificationClosed
@@ -90,6 +94,8 @@ class FakeDesktop:
         self.service = service
         self.notify_delay = notify_delay
         self.last_id = 0
+        # notification id -> the unique name of the connection that called Notify
+        self.senders: dict[int, str] = {}
         # item string as announced ("service/path") -> the bus name whose loss unregisters it
         self.items: dict[str, str] = {}
 
@@ -145,6 +151,7 @@ class FakeDesktop:
         else:
             self.last_id += 1
             notification_id = self.last_id
+        self.senders[notification_id] = msg.header.fields.get(HeaderFields.sender, "")
         return Reply("u", (notification_id,), delay=self.notify_delay)
 
     def close_notification(self, msg: Message) -> Reply:
@@ -153,7 +160,11 @@ class FakeDesktop:
         return Reply()
 
     def _notifications_signal(self, member: str, signature: str, body: tuple[Any, ...]) -> float:
-        self.service.emit(NOTIFICATIONS_PATH, NOTIFICATIONS, member, signature, body)
+        destination = self.senders.get(body[0])
+        if destination:
+            self.service.emit(
+                NOTIFICATIONS_PATH, NOTIFICATIONS, member, signature, body, destination=destination
+            )
         return time.monotonic()
 
     # -- org.kde.StatusNotifierWatcher

@@ -354,9 +354,20 @@ class BusService:
         return Failure(_UNKNOWN_METHOD, member)
 
     def emit(
-        self, path: str, interface: str, member: str, signature: str | None, body: tuple[Any, ...]
+        self,
+        path: str,
+        interface: str,
+        member: str,
+        signature: str | None,
+        body: tuple[Any, ...],
+        *,
+        destination: str | None = None,
     ) -> None:
-        self.conn.send(new_signal(DBusAddress(path, interface=interface), member, signature, body))
+        """A signal to every matching rule, or (``destination``) to that connection only."""
+        signal = new_signal(DBusAddress(path, interface=interface), member, signature, body)
+        if destination is not None:
+            signal.header.fields[HeaderFields.destination] = destination
+        self.conn.send(signal)
 
 
 _UNKNOWN_METHOD = "org.freedesktop.DBus.Error.UnknownMethod"

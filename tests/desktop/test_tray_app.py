@@ -80,7 +80,8 @@ def test_the_tray_registers_and_a_late_catch_up_gives_one_honest_notification(
     (notify,) = fake_desktop.wait_for("Notify", timeout=10)
     app_name, _replaces, _icon, summary, body, actions, _hints, _timeout = notify["args"]
     assert app_name == "domi-desktop"
-    assert summary == "2 schedules caught up after sleep"
+    # Caught up at start-up, not after a sleep: the app was not running meanwhile.
+    assert summary == "2 schedules caught up after the app was closed"
     assert "Rate-limit report: due 09:00, ran " in body and "2 earlier runs skipped" in body
     assert "Nightly backup: due 02:00" in body
     assert actions[0] == "default"
@@ -110,8 +111,11 @@ def test_one_late_schedule_is_named_in_the_title_and_a_click_opens_the_history(
     summary, body = notify["args"][3], notify["args"][4]
     assert summary == "Rate-limit report ran late"
     assert body.startswith("due 09:00, ran ") and body.endswith(" · 2 earlier runs skipped")
+    runs = json.loads(cli(data, "runs", "--json").stdout)
+    (run_id,) = [r["id"] for r in runs if r["status"] != "skipped"]
     fake_desktop.invoke_action(1)  # the user clicks the notification
-    wait_for(lambda: "history window opened" in child.stderr(), 10, "the history to open")
+    opened = f"history window opened from a notification (run {run_id})"
+    wait_for(lambda: opened in child.stderr(), 10, "the history to open on that run")
 
 
 def test_prepare_for_sleep_false_wakes_the_scheduler_at_once(

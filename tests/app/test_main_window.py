@@ -1,0 +1,373 @@
+"""The Schedules window, offscreen: its actions, sorting, search, live updates, export/import."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from domi_desktop.app.gui import connect
+from domi_desktop.app.host import Host
+from domi_desktop.app.instance import socket_name
+from domi_desktop.errors import ParamError
+from domi_desktop.model import CommandAction, Event, FireEvent, Policies, RunFinished, RunStatus
+from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.store import Store
+from domi_desktop.ui.main_window import MainWindow
+from domi_desktop.ui.schedule_model import Column, person_moment
+from domi_desktop.ui.tray import TrayApp
+from tests.fakes import wait_for
+
+PASS = CommandAction(argv=(sys.executable, "-c", "pass"))
+
+
+@pytest.fixture
+def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrayApp]:
+    monkeypatch.setenv("TZ", "Europe/Riga")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    now = datetime.now(UTC)
+    with Store.open(tmp_path / "data", now=now) as store:
+        store.create_schedule("Backup", "0 2 * * *", "Europe/Riga", PASS, now=now)
+        store.create_schedule(
+            "Report", "0 9 * * 1-5", "America/New_York",
+            CommandAction(argv=("echo", "hi"), secret_env=(("TOKEN", "api-token"),)),
+            Policies(retries=2, timeout=None), now=now,
+        )  # fmt: skip
+        store.create_schedule("Always fails", "*/5 * * * *", "UTC", PASS, now=now)
+        host = Host(store, gui=True, secrets=MemorySecretStore())
+        host.runtime.driver.reload()
+        app = TrayApp(qapp, host)
+        connect(app, host)
+        app.main_window.refresh()
+        yield app
+        host.runtime.stop()
+        app.close()
+
+
+def window(tray: TrayApp) -> MainWindow:
+    return tray.main_window
+
+
+def names(win: MainWindow) -> list[str]:
+    proxy = win.proxy
+    return [proxy.index(row, Column.title).data() for row in range(proxy.rowCount())]
+
+
+def select(win: MainWindow, name: str) -> None:
+    win.table.clearSelection()
+    win.select(next(s.id for s in win.model.schedules() if s.name == name))
+
+
+def answer(monkeypatch: pytest.MonkeyPatch, button: QMessageBox.StandardButton) -> list[str]:
+    asked: list[str] = []
+
+    def question(_parent: Any, _title: str, text: str, *_args: Any) -> Any:
+        asked.append(text)
+        return button
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    return asked
+
+
+def test_it_lists_every_schedule_with_meaning_next_and_last_run(tray: TrayApp) -> None:
+    win = window(tray)
+    assert sorted(names(win)) == ["Always fails", "Backup", "Report"]
+    row = names(win).index("Report")
+    cell = lambda column: win.proxy.index(row, column).data()  # noqa: E731
+    assert cell(Column.meaning) == "At 09:00, Monday through Friday"
+    # Local time first (Riga), the schedule's own beside it.
+    assert cell(Column.next_run).endswith(" (09:00 New York)")
+    assert cell(Column.last_run) == "never"
+    assert win.proxy.index(row, Column.enabled).data(Qt.ItemDataRole.CheckStateRole) == (
+        Qt.CheckState.Checked
+    )
+
+
+def test_delete_asks_and_a_no_keeps_the_schedule(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    win = window(tray)
+    asked = answer(monkeypatch, QMessageBox.StandardButton.No)
+    select(win, "Backup")
+    assert win.delete_selected() is False
+    assert asked == ["Delete “Backup”? Its history is deleted too."]
+    assert "Backup" in names(win)
+    assert len(tray.host.store.list_schedules()) == 3
+
+    answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    win.acts["delete"].trigger()
+    assert "Backup" not in names(win)
+    assert [s.name for s in tray.host.store.list_schedules()] == ["Report", "Always fails"]
+
+
+def test_delete_is_the_delete_key(tray: TrayApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    win = window(tray)
+    assert win.acts["delete"].shortcut().matches(Qt.Key.Key_Delete).name == "ExactMatch"
+    assert win.acts["duplicate"].shortcut().toString() == "Ctrl+D"
+    assert win.acts["new"].shortcut().toString() == "Ctrl+N"
+    assert {s.toString() for s in win.acts["edit"].shortcuts()} == {"Return", "Enter"}
+
+
+def test_duplicate_copies_everything_but_the_name(tray: TrayApp) -> None:
+    win = window(tray)
+    select(win, "Report")
+    (copy_id,) = win.duplicate_selected()
+    original = next(s for s in tray.host.store.list_schedules() if s.name == "Report")
+    copy = tray.host.store.get_schedule(copy_id)
+    assert copy.name == "Report (copy)"
+    assert (copy.expr, copy.tz, copy.action, copy.policies, copy.enabled) == (
+        original.expr, original.tz, original.action, original.policies, original.enabled,
+    )  # fmt: skip
+    assert "Report (copy)" in names(win)
+    assert [s.name for s in win.selected()] == ["Report (copy)"]
+
+
+def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: Any) -> None:
+    pids = tmp_path / "pids"
+    script = (
+        "import os, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        "time.sleep(60)\n"
+    )
+    now = datetime.now(UTC)
+    long = tray.host.service.create_schedule(
+        {"name": "Long job", "expr": "0 3 * * *", "tz": "UTC",
+         "action": {"type": "command", "argv": [sys.executable, "-c", script]}}
+    )  # fmt: skip
+    del now
+    win = window(tray)
+    select(win, "Long job")
+    assert not win.acts["stop"].isEnabled()
+    (run_id,) = win.run_selected()
+    assert win.acts["stop"].isEnabled()
+    row = names(win).index("Long job")
+    assert win.proxy.index(row, Column.result).data() == "running…"
+    wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, 10, "both pids")
+    parent, child = (int(pid) for pid in pids.read_text().split())
+    assert win.stop_selected() == [run_id]
+    qtbot.waitUntil(lambda: tray.host.running_runs() == [], timeout=10_000)
+    run = tray.host.store.get_run(run_id)
+    assert run.status is RunStatus.interrupted and run.reason == "stopped by the user"
+    for pid in (parent, child):
+        wait_for(lambda pid=pid: not alive(pid), 10, f"process {pid} to end")
+    assert win.proxy.index(names(win).index("Long job"), Column.result).data() == "interrupted"
+    assert long["id"] in {s.id for s in win.model.schedules()}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (ended, not yet reaped by its parent) counts as ended.
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_columns_sort_and_the_search_box_filters(tray: TrayApp) -> None:
+    win = window(tray)
+    win.table.sortByColumn(Column.title, Qt.SortOrder.AscendingOrder)
+    assert names(win) == ["Always fails", "Backup", "Report"]
+    win.table.sortByColumn(Column.title, Qt.SortOrder.DescendingOrder)
+    assert names(win) == ["Report", "Backup", "Always fails"]
+    win.table.sortByColumn(Column.next_run, Qt.SortOrder.AscendingOrder)
+    assert names(win)[0] == "Always fails"  # every five minutes: always the soonest
+
+    win.search.setText("monday")  # the meaning is searched too
+    assert names(win) == ["Report"]
+    win.search.setText("BACK")
+    assert names(win) == ["Backup"]
+    win.search.setText("")
+    assert len(names(win)) == 3
+
+
+def test_the_enabled_switch_pauses_and_resumes(tray: TrayApp) -> None:
+    win = window(tray)
+    row = names(win).index("Backup")
+    index = win.proxy.index(row, Column.enabled)
+    assert win.proxy.setData(index, Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
+    backup = next(s for s in tray.host.store.list_schedules() if s.name == "Backup")
+    assert not backup.enabled
+    row = names(win).index("Backup")
+    assert win.proxy.index(row, Column.next_run).data() == "paused"
+    select(win, "Backup")
+    assert win.acts["toggle"].text() == "Resume"
+    win.acts["toggle"].trigger()
+    assert tray.host.store.get_schedule(backup.id).enabled
+
+
+def test_changes_through_the_service_show_at_once(tray: TrayApp) -> None:
+    win = window(tray)
+    created = tray.host.service.create_schedule(
+        {"name": "From the CLI", "expr": "0 4 * * *", "tz": "UTC",
+         "action": {"type": "command", "argv": ["true"]}}
+    )  # fmt: skip
+    assert "From the CLI" in names(win)
+    tray.host.service.update_schedule({"id": created["id"], "name": "Renamed"})
+    assert "Renamed" in names(win) and "From the CLI" not in names(win)
+    tray.host.service.delete_schedule({"id": created["id"]})
+    assert "Renamed" not in names(win)
+
+
+def test_export_then_import_round_trips_without_secret_values(
+    tray: TrayApp, tmp_path: Path
+) -> None:
+    win = window(tray)
+    path = tmp_path / "schedules.json"
+    assert win.export_to(path) == 3
+    text = path.read_text(encoding="utf-8")
+    assert "api-token" in text  # the secret by name, and no value anywhere
+    before = {
+        (s.name, s.expr, s.tz, s.action, s.policies) for s in tray.host.store.list_schedules()
+    }
+    for schedule in tray.host.store.list_schedules():
+        tray.host.service.delete_schedule({"id": schedule.id})
+    assert names(win) == []
+    created = win.import_from(path)
+    assert len(created) == 3
+    after = {(s.name, s.expr, s.tz, s.action, s.policies) for s in tray.host.store.list_schedules()}
+    assert after == before
+    assert sorted(names(win)) == ["Always fails", "Backup", "Report"]
+    json.loads(text)  # a JSON document
+
+
+def test_a_broken_import_changes_nothing(tray: TrayApp, tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "nope"}', encoding="utf-8")
+    with pytest.raises(ParamError, match="not a domi-desktop export"):
+        window(tray).import_from(path)
+    assert len(tray.host.store.list_schedules()) == 3
+
+
+def test_quitting_with_a_job_running_asks_first(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch, qapp: QApplication
+) -> None:
+    quits: list[bool] = []
+    monkeypatch.setattr(qapp, "quit", lambda: quits.append(True))
+    assert tray.quit() is True and quits == [True]  # nothing runs: no question
+
+    long = tray.host.service.create_schedule(
+        {"name": "Sleeper", "expr": "0 3 * * *", "tz": "UTC",
+         "action": {"type": "command", "argv": [sys.executable, "-c", "import time; time.sleep(30)"]}}
+    )  # fmt: skip
+    tray.host.run_now(long["id"])
+    asked: list[str] = []
+
+    def exec_(box: QMessageBox) -> int:
+        asked.append(box.text())
+        return QMessageBox.StandardButton.Cancel.value
+
+    monkeypatch.setattr(QMessageBox, "exec", exec_)
+    assert tray.quit() is False
+    assert asked == ["1 jobs are running"] and quits == [True]
+
+
+def test_without_a_tray_closing_the_window_quits(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch, qapp: QApplication
+) -> None:
+    quits: list[bool] = []
+    monkeypatch.setattr(qapp, "quit", lambda: quits.append(True))
+    tray.show()  # offscreen: no tray, so the window is the app
+    assert window(tray).isVisible()
+    window(tray).close()
+    assert quits == [True]
+
+
+def test_the_runtime_changes_state_before_it_tells(tray: TrayApp, qtbot: Any) -> None:
+    seen: list[tuple[str, list[int]]] = []
+
+    def listener(event: Event) -> None:
+        kind = "fire" if isinstance(event, FireEvent) else "finished"
+        seen.append((kind, tray.host.running_runs()))
+
+    tray.host.runtime.subscribe(listener)
+    schedule = tray.host.store.list_schedules()[0]
+    run_id = tray.host.run_now(schedule.id)
+    qtbot.waitUntil(lambda: len(seen) == 2, timeout=10_000)
+    assert seen == [("fire", [run_id]), ("finished", [])]
+
+
+def test_the_icon_says_paused_and_the_tooltip_no_past_time(tray: TrayApp) -> None:
+    tray.update_look()
+    assert tray.state == "idle" and "Next:" in tray.tray.toolTip()
+    tray.set_paused(True)
+    assert tray.state == "paused"
+    assert "All schedules paused" in tray.tray.toolTip() and "Next:" not in tray.tray.toolTip()
+    assert tray.tray.icon().name() == "domi-paused"
+    tray.set_paused(False)
+    assert tray.state == "idle" and tray.tray.icon().name() == "domi-idle"
+
+
+def test_a_running_schedule_is_marked_in_the_menu(tray: TrayApp, qtbot: Any) -> None:
+    sleeper = tray.host.service.create_schedule(
+        {"name": "Sleeper", "expr": "0 3 * * *", "tz": "UTC",
+         "action": {"type": "command", "argv": [sys.executable, "-c", "import time; time.sleep(30)"]}}
+    )  # fmt: skip
+    run_id = tray.host.run_now(sleeper["id"])
+    tray.rebuild_menu()
+    entry = next(a for a in tray.menu.actions() if "Sleeper" in a.text())
+    assert entry.text() == "▶ Sleeper · running"
+    sub = entry.menu()
+    assert sub is not None and "Stop" in [a.text() for a in sub.actions()]
+    next(a for a in sub.actions() if a.text() == "Stop").trigger()
+    qtbot.waitUntil(lambda: tray.host.running_runs() == [], timeout=10_000)
+    assert tray.host.store.get_run(run_id).status is RunStatus.interrupted
+
+
+def test_a_failure_notice_carries_its_run_and_a_readable_title(tray: TrayApp) -> None:
+    sent = []
+    tray.notifier.notify = sent.append  # type: ignore[method-assign]
+    tray.on_event(
+        RunFinished(run_id=7, schedule_id=3, name="Always fails", status=RunStatus.failed,
+                    reason="exit code 1", exit_code=1, duration=None)  # type: ignore[arg-type]
+    )  # fmt: skip
+    (notice,) = sent
+    assert (notice.title, notice.body, notice.warning, notice.run_id) == (
+        "Run failed: Always fails", "exit code 1", True, 7,
+    )  # fmt: skip
+
+
+def test_times_for_people_are_local_with_the_schedule_clock_beside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    moment = datetime(2024, 6, 4, 13, 0, tzinfo=UTC)  # 16:00 in Riga, 09:00 in New York
+    monkeypatch.setenv("TZ", "Europe/Riga")
+    assert person_moment(moment, "America/New_York") == "Tue 06-04 16:00 (09:00 New York)"
+    assert person_moment(moment, "Europe/Riga") == "Tue 06-04 16:00"
+
+
+def test_a_schedule_added_through_the_cli_shows_within_a_second(tray: TrayApp, qtbot: Any) -> None:
+    import subprocess
+
+    host = tray.host
+    assert isinstance(host, Host)
+    assert host.rpc.listen(socket_name(host.store.data_dir))
+    try:
+        env = {**os.environ, "DOMI_DATA_DIR": str(host.store.data_dir)}
+        cli = subprocess.Popen(
+            [sys.executable, "-m", "domi_desktop", "schedule", "add", "Via the CLI",
+             "--cron", "0 5 * * *", "--", "true"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        with cli:
+            qtbot.waitUntil(lambda: cli.poll() is not None, timeout=30_000)
+            ended = time.monotonic()
+            _out, errors = cli.communicate()
+        assert cli.returncode == 0, errors
+        qtbot.waitUntil(lambda: "Via the CLI" in names(window(tray)), timeout=1000)
+        assert time.monotonic() - ended < 1.0
+    finally:
+        host.rpc.close()
