@@ -14,6 +14,7 @@ from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.store import Store
 from domi_desktop.ui.icons import load_icon
+from domi_desktop.ui.palette import follow_system
 from domi_desktop.ui.tray import TrayApp
 
 log = logging.getLogger("domi_desktop")
@@ -56,6 +57,7 @@ def run_tray(data_dir: str | Path | None) -> int:
         app = QApplication.instance() or QApplication(sys.argv[:1])
         assert isinstance(app, QApplication)
         app.setApplicationName("domi-desktop")
+        follow_system(app)
         app.setQuitOnLastWindowClosed(False)
         host = Host(store, gui=True)
         try:

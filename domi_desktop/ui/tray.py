@@ -304,7 +304,10 @@ class TrayApp(QObject):
         from domi_desktop.ui.editor import EditorDialog
 
         dialog = EditorDialog(
-            self.host.service, secret_names=self._secret_names, schedule_id=schedule_id
+            self.host.service,
+            secret_names=self._secret_names,
+            secrets=self.host.secrets,
+            schedule_id=schedule_id,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._keep("editor", dialog)
@@ -317,10 +320,7 @@ class TrayApp(QObject):
     def open_run(self, run_id: int | None) -> None:
         """A notification was clicked: History on that run, its log one click away."""
         window = self._history_window()
-        show_run = getattr(window, "show_run", None)
-        if run_id is not None and callable(show_run):
-            show_run(run_id)
-        else:
+        if run_id is None or not window.show_run(run_id):
             window.show_schedule(None)
         self._keep("history", window)
         log.info("history window opened from a notification (run %s)", run_id)
@@ -392,24 +392,23 @@ class TrayApp(QObject):
         if isinstance(event, FireEvent):
             if event.late and event.skipped is None:
                 self._late.append(event)
-        else:
-            if event.status in (RunStatus.failed, RunStatus.timed_out):
-                self.attention = True
-                if self.settings.notify_failures:
-                    self.notifier.notify(
-                        Notice(
-                            tr("Run failed: {name}", name=event.name),
-                            event.reason or event.status.value,
-                            warning=True,
-                            run_id=event.run_id,
-                        )
-                    )
-            elif event.status is RunStatus.succeeded and self.settings.notify_successes:
+        elif event.status in (RunStatus.failed, RunStatus.timed_out):
+            self.attention = True
+            if self.settings.notify_failures:
                 self.notifier.notify(
-                    Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
+                    Notice(
+                        tr("Run failed: {name}", name=event.name),
+                        event.reason or event.status.value,
+                        warning=True,
+                        run_id=event.run_id,
+                    )
                 )
-            if self._history is not None:
-                self._history.refresh()
+        elif event.status is RunStatus.succeeded and self.settings.notify_successes:
+            self.notifier.notify(
+                Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
+            )
+        if self._history is not None:
+            self._history.run_changed(event.run_id)
         self.main_window.on_event(event)
         self.menu_changed()
         self.update_look()
