@@ -19,7 +19,7 @@ import pytest
 from tests.desktop import realdesktop
 from tests.desktop.harness import Child, Spawn
 from tests.desktop.realdesktop import RealDunst, RealPanel
-from tests.desktop.test_tray_app import APP, asleep_three_days, cli, start_app, status
+from tests.desktop.test_tray_app import APP, asleep_three_days, cli, settle, start_app, status
 from tests.fakes import wait_for
 
 pytestmark = pytest.mark.gui
@@ -51,7 +51,7 @@ def test_a_late_catch_up_is_one_dunst_notification_and_its_click_opens_that_run(
     assert real_panel.item_property(item, "Status") == "Active"
 
     real_dunst.wait_for_count(1, timeout=10)
-    time.sleep(0.5)  # a second notification would have arrived by now
+    settle(data)  # a second notification of the same wake would have been sent by now
     (shown,) = real_dunst.received()
     assert (shown["appname"], shown["summary"]) == ("domi-desktop", "Rate-limit report ran late")
     assert re.fullmatch(r"due 09:00, ran \d\d:\d\d · 2 earlier runs skipped", shown["body"])
