@@ -75,18 +75,18 @@ class _Dialect:
 def write_transaction(db: Database) -> Iterator[Any]:
     """One write transaction on ``db``'s connection of this thread; yields its cursor."""
     dialect = _Dialect(db)
-    cursor = db.cursor()
+    cursor = db.cursor()  # type: ignore[no-untyped-call]
     cursor.execute(dialect.begin)
     try:
         yield cursor
     except BaseException:
-        if dialect.in_transaction(db.connection()):
+        if dialect.in_transaction(db.connection()):  # type: ignore[no-untyped-call]
             cursor.execute("ROLLBACK")
         raise
     try:
         cursor.execute("COMMIT")
     except BaseException:
-        if dialect.in_transaction(db.connection()):
+        if dialect.in_transaction(db.connection()):  # type: ignore[no-untyped-call]
             cursor.execute("ROLLBACK")
         raise
 

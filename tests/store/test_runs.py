@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import CommandAction, FireClaim, RunStatus, Schedule, SkipReason, Trigger
-from domi_desktop.store import Store, _open
-from domi_desktop.store import retention
+from domi_desktop.store import Store, _open, retention
 
 Sql = Callable[..., list[tuple[object, ...]]]
 DAY = timedelta(days=1)
