@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 from domi_desktop.ports import Loop

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.cron import zone_for
 from domi_desktop.errors import DomiError
-from domi_desktop.model import Event, FireEvent, RunStatus, WakeReason
+from domi_desktop.model import Event, FireEvent, RunStatus, StoreProblem, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.backend import AppBackend
@@ -300,7 +300,12 @@ class TrayApp(QObject):
     # -- events --------------------------------------------------------------------------------
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, FireEvent):
+        if isinstance(event, StoreProblem):
+            self.attention = True
+            self.notifier.notify(
+                Notice(tr("Cannot write to the database"), event.message, warning=True)
+            )
+        elif isinstance(event, FireEvent):
             if event.late and event.skipped is None:
                 self._late.append(event)
         else:
