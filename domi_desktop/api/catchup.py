@@ -58,6 +58,9 @@ class WakeWrite:
     run_ids: tuple[int | None, ...]
     """Per pending fire, its run's id, or None when another process (or an edit) came first."""
     started: frozenset[int]
+    rows: int
+    seconds: float
+    """Rows inserted and the worker's time for the whole write (skipped instants computed)."""
 
 
 class _Lanes:
@@ -108,6 +111,7 @@ def plan_claims(
 def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: Writer) -> WakeWrite:
     """On the worker: every claim of the wake in one transaction, the runs that start at once in
     a second. The skipped instants are computed here too: cron work, kept off the loop."""
+    began = time.perf_counter()
     claims = [
         FireClaim(
             each.decision.schedule_id,
@@ -131,9 +135,14 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
         if run_id is not None and each.start_now
     ]
     started = writer.start(starts) if starts else []
+    rows = sum(
+        len(claim.skipped) + 1 for claim, run_id in zip(claims, run_ids, strict=True) if run_id
+    )
     return WakeWrite(
         tuple(run_ids),
         frozenset(start.run_id for start, ok in zip(starts, started, strict=True) if ok),
+        rows,
+        time.perf_counter() - began,
     )
 
 

@@ -196,6 +196,12 @@ class Runtime:
             self._results.problem(outcome)
             done([FireOutcome(p.decision.schedule_id, False, error=str(outcome)) for p in pending])
             return
+        log.info(
+            "claimed %s fire(s): wrote %s rows in %.3f s",
+            sum(run_id is not None for run_id in outcome.run_ids),
+            outcome.rows,
+            outcome.seconds,
+        )
         outcomes: list[FireOutcome] = []
         launches: list[tuple[_Active, Pending]] = []
 
