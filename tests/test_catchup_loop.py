@@ -24,8 +24,9 @@ from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 
 SCHEDULES = 1000
-BOUND = 0.25
-"""Seconds the loop may stand still at most; the target on a laptop is 0.05 s (the bench)."""
+BOUND = 0.5
+"""Seconds the loop may stand still at most, loaded CI machines included (everything on the loop
+thread took 14 s here); the target is 0.05 s, measured by the bench."""
 
 
 @pytest.fixture
