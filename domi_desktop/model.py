@@ -325,4 +325,30 @@ class RunFinished:
         }
 
 
-Event = FireEvent | RunFinished
+@dataclass(frozen=True, slots=True)
+class StoreProblem:
+    """Writing to the database failed (a full disk, say): results are kept in memory and written
+    when it works again. Emitted once per problem, not once per failed write."""
+
+    message: str
+    pending: int
+    """Run results waiting to be written."""
+
+    kind = "store.problem"
+
+    def to_json(self) -> dict[str, object]:
+        return {"message": self.message, "pending": self.pending}
+
+
+Event = FireEvent | RunFinished | StoreProblem
+
+
+@dataclass(frozen=True, slots=True)
+class FireOutcome:
+    """What became of one fire of a wake, for the scheduler: claimed (``fired``) or not, and the
+    schedule as it now is when that is known without reading the database."""
+
+    schedule_id: int
+    fired: bool
+    schedule: Schedule | None = None
+    error: str | None = None

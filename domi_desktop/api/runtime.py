@@ -7,9 +7,11 @@ the action runner's threads hand their results back through ``Loop.call_soon``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
+from pathlib import Path
 
 from domi_desktop.actions import (
     KILL_GRACE,
@@ -19,24 +21,35 @@ from domi_desktop.actions import (
     RunningAction,
 )
 from domi_desktop.actions.leftovers import stop_leftovers
+from domi_desktop.api.catchup import (
+    PRUNE_INTERVAL,
+    Pending,
+    Results,
+    Slicer,
+    WakeWrite,
+    fire_event,
+    plan_claims,
+    write_wake,
+)
+from domi_desktop.api.worker import StoreWorker
 from domi_desktop.errors import DomiError, NotFoundError
 from domi_desktop.model import (
     Event,
-    FireClaim,
     FireEvent,
+    FireOutcome,
     Overlap,
     Run,
     RunFinished,
     RunStatus,
     Schedule,
-    SkipReason,
     Trigger,
     WakeReason,
 )
 from domi_desktop.ports import Clock, Loop, SecretStore
-from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision, WakePlan
+from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
 from domi_desktop.store import Store, liveness
+from domi_desktop.store.claims import Finish
 
 log = logging.getLogger(__name__)
 
@@ -63,17 +76,28 @@ class _Lane:
 
 
 class _StoreSource:
+    """The driver's schedules, remembered: a wake's fires need their policies without a read."""
+
     def __init__(self, store: Store) -> None:
         self._store = store
+        self.known: dict[int, Schedule] = {}
 
     def load(self) -> list[Schedule]:
-        return self._store.list_schedules()
+        schedules = self._store.list_schedules()
+        self.known = {schedule.id: schedule for schedule in schedules}
+        return schedules
 
     def get(self, schedule_id: int) -> Schedule | None:
         try:
-            return self._store.get_schedule(schedule_id)
+            schedule = self._store.get_schedule(schedule_id)
         except NotFoundError:
+            self.known.pop(schedule_id, None)
             return None
+        self.known[schedule_id] = schedule
+        return schedule
+
+    def schedule(self, schedule_id: int) -> Schedule:
+        return self.known.get(schedule_id) or self._store.get_schedule(schedule_id)
 
 
 class Runtime:
@@ -88,15 +112,25 @@ class Runtime:
         *,
         runner: ActionRunner | None = None,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
+        worker: StoreWorker | None = None,
+        slice_budget: float | None = None,
     ) -> None:
+        """``worker`` writes the claims and results (by default on the loop thread, at once);
+        with ``slice_budget`` (seconds) the loop's share of a wake is cut into slices of about
+        that long, so a catch-up of thousands of schedules never blocks the loop."""
         self.store = store
         self.clock = clock
         self.loop = loop
         self.secrets = secrets
         self.runner = runner or ActionRunner(clock)
-        self.driver = Driver(clock, loop, _StoreSource(store), self, on_wake=on_wake)
+        self.worker = worker or StoreWorker(store, loop, threaded=False)
+        self._source = _StoreSource(store)
+        self.driver = Driver(clock, loop, self._source, self, on_wake=on_wake)
         self._lanes: dict[str, _Lane] = {}
         self._listeners: list[Listener] = []
+        self._slices = Slicer(loop, slice_budget)
+        self._results = Results(self.worker, loop, store, self._emit)
+        self._pruned_at: float | None = None
         self.started_at: datetime | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -123,10 +157,13 @@ class Runtime:
                     finished_at=self.clock.now(),
                     reason="stopped: domi-desktop quit before it started",
                 )
+        self._results.stopping = True
         for running in self.runner.stop_all("stopped: domi-desktop quit"):
             result = running.wait(wait)
             if result is not None:
                 self._finished(running.run_id, result)
+        self._results.write_now()
+        self.worker.close()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -170,60 +207,103 @@ class Runtime:
 
     # -- the driver's sink ---------------------------------------------------------------------
 
-    def fire(self, decision: FireDecision) -> bool:
-        schedule = self.store.get_schedule(decision.schedule_id)
-        lane = self._lanes.setdefault(_key(schedule), _Lane())
-        reason: SkipReason | None = decision.skip_reason
-        overlap = schedule.policies.overlap
-        busy = bool(lane.running)
-        if (reason is None and busy) and (
-            overlap is Overlap.skip or (overlap is Overlap.queue and lane.waiting is not None)
-        ):
-            reason = SkipReason.busy
-        skipped = decision.skipped()
-        run_id = self.store.claim_fire(
-            FireClaim(
-                decision.schedule_id,
-                expected_last_due=decision.expected_last_due,
-                due=decision.due,
-                fired_at=decision.fired_at,
-                trigger=decision.trigger,
-                late=decision.late,
-                missed_count=decision.missed_count,
-                skipped=skipped[-MAX_LISTED_SKIPS:],
-                status=RunStatus.running if reason is None else RunStatus.skipped,
-                reason=reason,
-            )
+    def fire_all(
+        self, decisions: Sequence[FireDecision], done: Callable[[Sequence[FireOutcome]], None]
+    ) -> None:
+        """A wake's fires: decided here (busy or not), claimed on the worker in one transaction
+        (their runs started in the next), then registered, announced and launched here."""
+        pending = plan_claims(decisions, self._source.schedule, self._lanes, _key)
+        self.worker.submit(
+            partial(write_wake, pending, self.clock, self.store),
+            lambda outcome: self._claimed(pending, outcome, done),
         )
-        if run_id is None:
-            return False
-        fire = FireEvent(
-            schedule_id=decision.schedule_id,
-            run_id=run_id,
-            name=schedule.name,
-            tz=schedule.tz,
-            due=decision.due,
-            fired_at=decision.fired_at,
-            trigger=decision.trigger,
-            late=decision.late,
-            missed_count=decision.missed_count,
-            skipped=reason,
+
+    def _claimed(
+        self,
+        pending: Sequence[Pending],
+        outcome: WakeWrite | Exception,
+        done: Callable[[Sequence[FireOutcome]], None],
+    ) -> None:
+        if isinstance(outcome, Exception):
+            log.error("the fires of this wake could not be recorded: %s", outcome)
+            self._results.problem(outcome)
+            done([FireOutcome(p.decision.schedule_id, False, error=str(outcome)) for p in pending])
+            return
+        log.info(
+            "claimed %s fire(s): wrote %s rows in %.3f s",
+            sum(run_id is not None for run_id in outcome.run_ids),
+            outcome.rows,
+            outcome.seconds,
         )
-        if reason is not None:
-            self._emit(fire)
-            return True
-        active = _Active(run_id, schedule, decision.trigger)
-        if busy and overlap is Overlap.queue:
+        outcomes: list[FireOutcome] = []
+        launches: list[tuple[_Active, Pending]] = []
+
+        def claimed(item: tuple[Pending, int | None]) -> None:
+            each, run_id = item
+            decision, schedule = each.decision, each.schedule
+            if run_id is None:
+                outcomes.append(FireOutcome(decision.schedule_id, False))
+                return
+            if self._source.known.get(schedule.id) is schedule:
+                moved = replace(schedule, last_due=decision.due)
+                self._source.known[schedule.id] = moved
+                outcomes.append(FireOutcome(schedule.id, True, moved))
+            else:  # edited while its claim was being written: the driver re-reads it
+                outcomes.append(FireOutcome(schedule.id, True))
+            active = None
+            if each.reason is None:
+                active = _Active(run_id, schedule, decision.trigger)
+                self._register(active, each.queued)
+            self._emit(fire_event(decision, schedule, run_id, each.reason))
+            if active is not None and not each.queued:
+                launches.append((active, each))
+
+        def announced() -> None:
+            done(outcomes)
+            self._slices.run(launches, lambda item: self._begin(*item, outcome.started))
+            self._maybe_prune()
+
+        self._slices.run(list(zip(pending, outcome.run_ids, strict=True)), claimed, announced)
+
+    def _register(self, active: _Active, queued: bool) -> None:
+        lane = self._lanes.setdefault(_key(active.schedule), _Lane())
+        if queued:
             lane.waiting = active
+            return
+        if active.schedule.policies.overlap is Overlap.replace:
+            for other in lane.running.values():
+                if other.handle is not None:
+                    other.handle.stop(REPLACED)
+        lane.running[active.run_id] = active
+
+    def _begin(self, active: _Active, pending: Pending, started: frozenset[int]) -> None:
+        lane = self._lanes.get(_key(active.schedule))
+        if lane is None or active.run_id not in lane.running:
+            return  # stopped meanwhile
+        if active.run_id in started:
+            active.started_at = self.clock.now()
+            self._run_action(active, self.store.log_path_for(active.run_id))
+        elif pending.decision.delay > timedelta(0):
+            self.loop.call_later(
+                pending.decision.delay.total_seconds(), lambda: self._start(active)
+            )
         else:
-            if busy and overlap is Overlap.replace:
-                for other in lane.running.values():
-                    if other.handle is not None:
-                        other.handle.stop(REPLACED)
-            self._launch(lane, active, delay=decision.delay)
-        # After the run is registered: a listener asking running_runs() sees it.
-        self._emit(fire)
-        return True
+            self._start(active)
+
+    def _maybe_prune(self) -> None:
+        now = self.clock.monotonic()
+        if self._pruned_at is not None and now - self._pruned_at < PRUNE_INTERVAL:
+            return
+        self._pruned_at = now
+        when = self.clock.now()
+        self.worker.submit(lambda _writer: self.store.prune(when), self._pruned)
+
+    @staticmethod
+    def _pruned(outcome: int | Exception) -> None:
+        if isinstance(outcome, Exception):
+            log.warning("pruning old runs failed: %s", outcome)
+        elif outcome:
+            log.info("pruned %s old runs", outcome)
 
     # -- manual runs and resumed ones ----------------------------------------------------------
 
@@ -285,6 +365,9 @@ class Runtime:
             self._release(active, None)
             return
         active.started_at = active.started_at or now
+        self._run_action(active, log_path)
+
+    def _run_action(self, active: _Active, log_path: Path) -> None:
         request = ActionRequest(
             action=active.schedule.action,
             run_id=active.run_id,
@@ -315,11 +398,15 @@ class Runtime:
             )
             self.loop.call_later(backoff.total_seconds(), lambda: self._start(active))
             return
-        record_result(self.store, run_id, result)
         started = active.started_at or result.started_at
-        # Released first: a listener asking running_runs() no longer sees it.
+        # The job has ended: its lane is free now, whether or not its result can be written yet
+        # ("busy" means a live job, never a full disk).
         self._release(active, result)
-        self._emit(
+        self._results.add(
+            Finish(
+                run_id, result.status, result.finished_at, result.exit_code, result.reason,
+                result.output_tail,
+            ),
             RunFinished(
                 run_id=run_id,
                 schedule_id=active.schedule.id,
@@ -328,8 +415,8 @@ class Runtime:
                 reason=result.reason,
                 exit_code=result.exit_code,
                 duration=result.finished_at - started,
-            )
-        )
+            ),
+        )  # fmt: skip
 
     def _release(self, active: _Active, result: ActionResult | None) -> None:
         lane = self._lanes.get(_key(active.schedule))

@@ -18,18 +18,22 @@ from domi_desktop.api.dispatch import DEFER, Responder
 from domi_desktop.api.runtime import Runtime
 from domi_desktop.api.service import METHODS, Service
 from domi_desktop.api.wire import run_json
+from domi_desktop.api.worker import StoreWorker
 from domi_desktop.app.instance import lock_path, socket_name
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.rpc import Connection, RpcServer
 from domi_desktop.clock import SystemClock
-from domi_desktop.model import Event, RunFinished, Schedule, WakeReason
+from domi_desktop.model import Event, RunFinished, Schedule, StoreProblem, WakeReason
 from domi_desktop.ports import SecretStore
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
+
+SLICE_BUDGET = 0.01
+"""Seconds of a wake's work on the GUI thread between two turns of its event loop."""
 
 
 class AlreadyRunning(Exception):
@@ -63,7 +67,15 @@ class Host(QObject):
         self.clock = SystemClock()
         self.loop = QtLoop(self)
         self.secrets = secrets or KeyringSecretStore()
-        self.runtime = Runtime(store, self.clock, self.loop, self.secrets, on_wake=self._on_wake)
+        self.runtime = Runtime(
+            store,
+            self.clock,
+            self.loop,
+            self.secrets,
+            on_wake=self._on_wake,
+            worker=StoreWorker(store, self.loop),
+            slice_budget=SLICE_BUDGET,
+        )
         self.service = Service(
             store, self.clock, on_change=self._changed, next_fire=self.runtime.driver.next_fire
         )
@@ -146,7 +158,7 @@ class Host(QObject):
             "started_at": self.started_at.isoformat() if self.started_at else None,
             "last_wake": {"at": last.at.isoformat(), "reason": last.reason} if last else None,
             "next_wake": driver.next_wake.isoformat() if driver.next_wake else None,
-            "schedules": len(self.store.list_schedules()),
+            "schedules": self.store.count_schedules(),
             "running_runs": self.runtime.running_runs(),
             "paused": driver.paused,
         }
@@ -207,6 +219,8 @@ class Host(QObject):
         self.woke.emit(plan, reason)
 
     def _on_event(self, event: Event) -> None:
+        if isinstance(event, StoreProblem):
+            log.error("cannot write to the database: %s", event.message)
         log_event(event)
         self.rpc.broadcast(event.kind, event.to_json())
         if isinstance(event, RunFinished):
@@ -267,7 +281,7 @@ class Host(QObject):
         self, connection: Connection, _params: Mapping[str, Any], _respond: Responder
     ) -> Any:
         connection.subscribed = True
-        return {"subscribed": True, "events": ["schedule.fire", "run.finished"]}
+        return {"subscribed": True, "events": ["schedule.fire", "run.finished", "store.problem"]}
 
 
 def _bind(

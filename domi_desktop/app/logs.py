@@ -7,7 +7,7 @@ import logging.handlers
 import sys
 from pathlib import Path
 
-from domi_desktop.model import Event, FireEvent, WakeReason
+from domi_desktop.model import Event, FireEvent, RunFinished, WakeReason
 from domi_desktop.scheduler.decide import WakePlan
 
 log = logging.getLogger("domi_desktop")
@@ -55,7 +55,7 @@ def log_event(event: Event) -> None:
             " LATE" if event.late else "",
             f", {event.missed_count} missed" if event.missed_count else "",
         )
-    else:
+    elif isinstance(event, RunFinished):
         log.info(
             "finished: run %s of %r %s%s in %.1fs",
             event.run_id,

@@ -8,13 +8,20 @@ clock that stops while the machine sleeps.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from domi_desktop.model import Schedule, WakeReason
-from domi_desktop.ports import Clock, FireSink, ScheduleSource, Timer, TimerHandle
-from domi_desktop.scheduler.decide import Planner, WakePlan
+from domi_desktop.model import FireOutcome, Schedule, WakeReason
+from domi_desktop.ports import (
+    BatchFireSink,
+    Clock,
+    FireSink,
+    ScheduleSource,
+    Timer,
+    TimerHandle,
+)
+from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +58,7 @@ class Driver:
         clock: Clock,
         timer: Timer,
         source: ScheduleSource,
-        sink: FireSink,
+        sink: FireSink | BatchFireSink,
         *,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
@@ -67,6 +74,9 @@ class Driver:
         self.last_wake: WakeRecord | None = None
         self.next_wake: datetime | None = None
         self.running = False
+        self._in_flight = False
+        """A wake's fires are being claimed; a wake meanwhile waits (``_again``) until they are."""
+        self._again: WakeReason | None = None
 
     def start(self) -> WakePlan:
         self._planner = Planner(self._source.load())
@@ -101,31 +111,74 @@ class Driver:
             self._planner.zone_changed()
         now = self._clock.now()
         self._jumps.observe(now, self._clock.monotonic())
+        if self._in_flight:
+            # The fires of the previous wake are still being claimed: plan again once they are.
+            self._again = reason
+            soonest = self._planner.soonest()
+            upcoming = None if soonest is None else soonest[0]
+            return WakePlan(now, (), upcoming, self.next_wake or now)
         plan = self._planner.plan(now, paused=self.paused)
-        errors = list(plan.errors)
-        for decision in plan.fires:
+        self.last_wake = WakeRecord(now, reason)
+        if not plan.fires:
+            self._wake_done(plan, reason)
+            return plan
+        self._in_flight = True
+        finished: list[WakePlan] = []
+        self._hand_over(
+            plan.fires, lambda outcomes: finished.append(self._fired(plan, reason, outcomes))
+        )
+        # A sink that claims on the spot has finished by now; one that claims on a worker
+        # finishes later, and the final plan goes to ``on_wake`` then.
+        return finished[0] if finished else plan
+
+    # -- the hand-off of a wake's fires to the sink (claims may be written on another thread) --
+
+    def _hand_over(
+        self, fires: Sequence[FireDecision], done: Callable[[Sequence[FireOutcome]], None]
+    ) -> None:
+        if isinstance(self._sink, BatchFireSink):
+            self._sink.fire_all(fires, done)
+            return
+        outcomes = []
+        for decision in fires:
             try:
-                self._sink.fire(decision)
+                outcomes.append(FireOutcome(decision.schedule_id, self._sink.fire(decision)))
             except Exception as error:
                 log.exception("fire of schedule %s failed", decision.schedule_id)
-                errors.append((decision.schedule_id, f"fire failed: {error}"))
-            # Won, lost or failed, the stored last_due is the truth: re-read it.
+                outcomes.append(FireOutcome(decision.schedule_id, False, error=str(error)))
+        done(outcomes)
+
+    def _fired(
+        self, plan: WakePlan, reason: WakeReason, outcomes: Sequence[FireOutcome]
+    ) -> WakePlan:
+        errors = list(plan.errors)
+        for outcome in outcomes:
+            if outcome.error is not None:
+                errors.append((outcome.schedule_id, f"fire failed: {outcome.error}"))
+            if outcome.schedule is not None:
+                self._planner.upsert(outcome.schedule)
+                continue
+            # Lost or failed, the stored last_due is the truth: re-read it.
             try:
-                self._refresh(decision.schedule_id)
+                self._refresh(outcome.schedule_id)
             except Exception as error:  # the timer below must be re-armed whatever happens
-                log.exception("schedule %s could not be re-read", decision.schedule_id)
-                self._planner.remove(decision.schedule_id)
-                errors.append((decision.schedule_id, f"re-read failed: {error}"))
-        if plan.fires:
-            after = self._planner.plan(now, paused=self.paused)
-            plan = replace(
-                plan, next_fire=after.next_fire, next_wake=after.next_wake, errors=tuple(errors)
-            )
-        self.last_wake = WakeRecord(now, reason)
+                log.exception("schedule %s could not be re-read", outcome.schedule_id)
+                self._planner.remove(outcome.schedule_id)
+                errors.append((outcome.schedule_id, f"re-read failed: {error}"))
+        after = self._planner.plan(plan.now, paused=self.paused)
+        plan = replace(
+            plan, next_fire=after.next_fire, next_wake=after.next_wake, errors=tuple(errors)
+        )
+        again, self._in_flight, self._again = self._again, False, None
+        self._wake_done(plan, reason)
+        if again is not None:
+            self.wake(again)
+        return plan
+
+    def _wake_done(self, plan: WakePlan, reason: WakeReason) -> None:
         self._arm(plan)
         if self._on_wake is not None:
             self._on_wake(plan, reason)
-        return plan
 
     def _refresh(self, schedule_id: int) -> None:
         schedule = self._source.get(schedule_id)

@@ -1,5 +1,5 @@
 """Retention: which finished runs go (too old, or beyond the newest N of their schedule), and their
-log files. Both criteria are index lookups (``fired_at``; schedule and id), not a scan."""
+log files. Deleted in chunks, each its own short transaction, never inside a claim."""
 
 from __future__ import annotations
 
@@ -18,30 +18,38 @@ log = logging.getLogger("domi_desktop.store")
 
 KEEP_PER_SCHEDULE = 1000
 MAX_AGE = timedelta(days=90)
-_DELETE_CHUNK = 500
+DELETE_CHUNK = 500
+"""Runs deleted per write transaction: a claim waits for one chunk at most."""
 
 
-def delete_old_runs(
-    now: datetime, keep_per_schedule: int, max_age: timedelta
-) -> dict[int, str | None]:
-    """Delete the doomed runs inside the caller's transaction; returns their ids and log paths."""
-    if keep_per_schedule < 1:
-        raise ValueError(f"keep_per_schedule must be at least 1, not {keep_per_schedule}")
-    cutoff = codec.to_micros(now - max_age)
+def expired(now: datetime, max_age: timedelta) -> dict[int, str | None]:
+    """Finished runs fired more than ``max_age`` before ``now`` (an index range): ids, logs."""
     finished = RunRow.status != RunStatus.running.value
-    doomed = {
+    cutoff = codec.to_micros(now - max_age)
+    return {
         row.id: row.log_path
         for row in RunRow.select(RunRow.id, RunRow.log_path).where(
             finished & (RunRow.fired_at < cutoff)
         )
     }
-    crowded = [
+
+
+def crowded(keep_per_schedule: int) -> dict[int, str | None]:
+    """Finished runs beyond the newest ``keep_per_schedule`` of their schedule: ids, logs.
+
+    Counting runs per schedule reads the whole (schedule, id) index, so the app does this after
+    a wake on its worker, never inside a claim or on every open."""
+    if keep_per_schedule < 1:
+        raise ValueError(f"keep_per_schedule must be at least 1, not {keep_per_schedule}")
+    finished = RunRow.status != RunStatus.running.value
+    doomed: dict[int, str | None] = {}
+    full = [
         row.schedule_id
         for row in RunRow.select(RunRow.schedule_id)
         .group_by(RunRow.schedule_id)
         .having(fn.COUNT(RunRow.id) > keep_per_schedule)
     ]
-    for schedule_id in crowded:
+    for schedule_id in full:
         oldest_kept = (
             RunRow.select(RunRow.id)
             .where(RunRow.schedule_id == schedule_id)
@@ -56,10 +64,16 @@ def delete_old_runs(
                 finished & (RunRow.schedule_id == schedule_id) & (RunRow.id < oldest_kept)
             )
         )
-    ids = list(doomed)
-    for start in range(0, len(ids), _DELETE_CHUNK):
-        RunRow.delete().where(RunRow.id.in_(ids[start : start + _DELETE_CHUNK])).execute()
     return doomed
+
+
+def delete(ids: Sequence[int]) -> int:
+    """Delete these runs unless they are running (again); inside the caller's transaction."""
+    return int(
+        RunRow.delete()
+        .where(RunRow.id.in_(list(ids)) & (RunRow.status != RunStatus.running.value))
+        .execute()
+    )
 
 
 def remove_logs(log_dir: Path, paths: Sequence[str]) -> None:

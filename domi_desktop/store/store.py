@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -31,10 +31,9 @@ from domi_desktop.model import (
     Run,
     RunStatus,
     Schedule,
-    SkipReason,
     Trigger,
 )
-from domi_desktop.store import _open, _rows, codec, liveness, migrations, retention
+from domi_desktop.store import _open, _rows, claims, codec, liveness, migrations, retention
 from domi_desktop.store.models import RunRow, ScheduleRow, database
 from domi_desktop.store.paths import (
     DB_FILENAME,
@@ -45,11 +44,6 @@ from domi_desktop.store.paths import (
 )
 
 log = logging.getLogger(__name__)
-
-PRUNE_EVERY = 500
-"""Inserted runs between two automatic prunes: often enough to bound growth, rarely enough to cost
-nothing noticeable."""
-
 
 _RUNNING = RunStatus.running.value
 EMPTY: Mapping[int, str] = MappingProxyType({})
@@ -74,13 +68,15 @@ class Store:
         """The copy made before this open migrated the file, else None (to tell the user)."""
         self._lock = threading.RLock()
         self._closed = False
-        self._inserts_since_prune = 0
 
     # -- opening and closing -------------------------------------------------------------------
 
     @classmethod
     def open(cls, data_dir: str | os.PathLike[str] | None = None, *, now: datetime) -> Store:
-        """Open (creating or migrating) ``domi.sqlite3`` in the data dir, then prune old runs.
+        """Open (creating or migrating) ``domi.sqlite3`` in the data dir, then drop expired runs.
+
+        Every page is checked (``quick_check``) only when the last process left the file open
+        (killed, crashed, power lost); otherwise the header is checked, not the whole file.
 
         ``data_dir`` is the ``--data-dir`` option; see ``resolve_data_dir``. A file that is not a
         domi-desktop database, is corrupt, unreadable or from a newer release raises ``StoreError``
@@ -98,6 +94,7 @@ class Store:
                     f"cannot create the data directory {directory}: {exc.strerror or exc}"
                 ) from exc
             _open.refuse_unusable_file(path)
+            unclean = _open.was_left_open(path)
             try:
                 create_private_file(path)
             except OSError as exc:
@@ -116,7 +113,7 @@ class Store:
             try:
                 with _open.translate_errors(path):
                     db.connect()
-                    backup = _open.prepare(path)
+                    backup = _open.prepare(path, check=unclean)
                     _open.tighten_modes(path)
             except BaseException:
                 database.initialize(None)
@@ -124,7 +121,7 @@ class Store:
                 raise
         store = cls(db, directory, backup)
         try:
-            store.prune(now)
+            store.prune_expired(now)
         except BaseException:
             store.close()
             raise
@@ -288,67 +285,16 @@ class Store:
         moved ``last_due`` first, and nothing was written. The caller caps ``skipped`` (100 rows)
         and passes the full count as ``missed_count``.
         """
-        schedule_id, expected_last_due, due = claim.schedule_id, claim.expected_last_due, claim.due
-        status, skipped, reason = claim.status, claim.skipped, claim.reason
-        if status not in (RunStatus.running, RunStatus.skipped):
-            raise ValueError(f"a fire is recorded running or skipped, not {status.value}")
-        if claim.missed_count < len(skipped):
-            raise ValueError(f"missed_count {claim.missed_count} < {len(skipped)} skipped instants")
-        due_us = codec.to_micros(due)
-        expected_us = codec.optional_micros(expected_last_due)
-        if expected_us is not None and due_us <= expected_us:
-            raise ValueError(f"due {due.isoformat()} is not after last_due {expected_last_due}")
-        fired_us = codec.to_micros(claim.fired_at)
-        owner = _rows.owner_columns()
-        with self._using():
-            with database.atomic("IMMEDIATE"):
-                unchanged = (
-                    ScheduleRow.last_due.is_null()
-                    if expected_us is None
-                    else ScheduleRow.last_due == expected_us
-                )
-                advanced = (
-                    ScheduleRow.update(last_due=due_us)
-                    .where((ScheduleRow.id == schedule_id) & unchanged)
-                    .execute()
-                )
-                if not advanced:
-                    _rows.schedule_row(
-                        schedule_id
-                    )  # NotFoundError if it is gone rather than moved on
-                    return None
-                if skipped:
-                    RunRow.insert_many(
-                        [
-                            _rows.new_run(
-                                schedule_id,
-                                RunStatus.skipped,
-                                Trigger.scheduled,
-                                owner,
-                                due=codec.to_micros(instant),
-                                fired_at=fired_us,
-                                reason=claim.skip_reason.value,
-                            )
-                            for instant in skipped
-                        ]
-                    ).execute()
-                run_id = int(
-                    RunRow.insert(
-                        _rows.new_run(
-                            schedule_id,
-                            status,
-                            claim.trigger,
-                            owner,
-                            due=due_us,
-                            fired_at=fired_us,
-                            reason=reason.value if isinstance(reason, SkipReason) else reason,
-                            late=claim.late,
-                            missed_count=claim.missed_count,
-                        )
-                    ).execute()
-                )
-            self._inserted(len(skipped) + 1, claim.fired_at)
+        claims.check_claim(claim)
+        with self._using(), claims.write_transaction(self._db) as cursor:
+            (run_id,) = claims.write_claims(cursor, self._db.param, (claim,))
             return run_id
+
+    def writer(self) -> claims.Writer:
+        """The hot path (claims, starts, finishes in bulk) on a connection of its own, for one
+        worker thread; the caller closes it."""
+        with self._using():
+            return claims.Writer.sqlite(self.path)
 
     def record_manual_run(
         self,
@@ -387,7 +333,6 @@ class Store:
                         )
                     ).execute()
                 )
-            self._inserted(1, fired_at)
             return run_id
 
     def start_run(
@@ -401,16 +346,10 @@ class Store:
 
         False if the run is no longer ``running`` (another path ended it first): do not start it.
         """
-        changes: dict[Any, Any] = {
-            RunRow.started_at: codec.to_micros(started_at),
-            RunRow.attempt: attempt,
-            # A retry's job is another process; the previous attempt's has ended.
-            RunRow.job_pid: None,
-            RunRow.job_started: None,
-        }
-        if log_path is not None:
-            changes[RunRow.log_path] = os.fspath(log_path)
-        return self._update_running(run_id, changes)
+        start = claims.Start(
+            run_id, started_at, None if log_path is None else os.fspath(log_path), attempt
+        )
+        return self._write_one(run_id, lambda cursor, p: claims.write_starts(cursor, p, [start]))
 
     def record_job(self, run_id: int, pid: int, started: str | None) -> bool:
         """Record the process of a running run's job (``liveness.start_marker`` in ``started``),
@@ -443,18 +382,8 @@ class Store:
     ) -> bool:
         """Record a running run's outcome. The first outcome wins: False if it had already ended
         (e.g. marked ``interrupted`` when its process was believed dead)."""
-        if status is RunStatus.running:
-            raise ValueError("finish_run needs a final status, not running")
-        return self._update_running(
-            run_id,
-            {
-                RunRow.status: status.value,
-                RunRow.finished_at: codec.to_micros(finished_at),
-                RunRow.exit_code: exit_code,
-                RunRow.reason: reason,
-                RunRow.output_tail: output_tail,
-            },
-        )
+        finish = claims.Finish(run_id, status, finished_at, exit_code, reason, output_tail)
+        return self._write_one(run_id, lambda cursor, p: claims.write_finishes(cursor, p, [finish]))
 
     def get_run(self, run_id: int) -> Run:
         with self._using():
@@ -533,17 +462,41 @@ class Store:
         ``keep_per_schedule`` of their schedule, and their log files. Running runs are never
         touched. Returns how many runs went.
 
-        Both criteria are index lookups (``fired_at``; schedule and id), not a scan of the table,
-        so the automatic prunes stay cheap on a history of 100,000 runs.
+        The deletes go in chunks of ``retention.DELETE_CHUNK``, each its own transaction, so a
+        claim of another thread or process waits for one chunk at most. The app calls this on
+        its worker after a wake; opening only drops the expired runs (``prune_expired``).
         """
         with self._using():
-            with database.atomic("IMMEDIATE"):
-                doomed = retention.delete_old_runs(now, keep_per_schedule, max_age)
-            self._inserts_since_prune = 0
-            retention.remove_logs(self.log_dir, [path for path in doomed.values() if path])
-            return len(doomed)
+            doomed = retention.expired(now, max_age)
+            doomed.update(retention.crowded(keep_per_schedule))
+        return self._delete_runs(doomed)
+
+    def prune_expired(self, now: datetime, max_age: timedelta = retention.MAX_AGE) -> int:
+        """Only the age criterion: an index range, cheap enough for every open."""
+        with self._using():
+            doomed = retention.expired(now, max_age)
+        return self._delete_runs(doomed)
+
+    def check_integrity(self, *, full: bool = False) -> None:
+        """Read every page (``quick_check``; ``integrity_check`` when ``full``); ``StoreError``
+        when the file is damaged. Opening does this only after an unclean shutdown."""
+        with self._using():
+            _open.check_integrity(self.path, full=full)
+
+    def count_schedules(self) -> int:
+        with self._using():
+            return int(ScheduleRow.select().count())
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _delete_runs(self, doomed: Mapping[int, str | None]) -> int:
+        ids = sorted(doomed)
+        deleted = 0
+        for start in range(0, len(ids), retention.DELETE_CHUNK):
+            with self._using(), claims.write_transaction(self._db):
+                deleted += retention.delete(ids[start : start + retention.DELETE_CHUNK])
+        retention.remove_logs(self.log_dir, [path for path in doomed.values() if path])
+        return deleted
 
     @contextmanager
     def _using(self) -> Iterator[None]:
@@ -580,8 +533,15 @@ class Store:
             condition &= RunRow.status == status.value
         return condition
 
+    def _write_one(self, run_id: int, write: Callable[[Any, str], list[bool]]) -> bool:
+        with self._using(), claims.write_transaction(self._db) as cursor:
+            (done,) = write(cursor, self._db.param)
+            if not done:
+                _rows.run_row(run_id)
+            return done
+
     def _update_running(self, run_id: int, changes: dict[Any, Any]) -> bool:
-        with self._using(), database.atomic("IMMEDIATE"):
+        with self._using(), claims.write_transaction(self._db):
             updated = (
                 RunRow.update(changes)
                 .where((RunRow.id == run_id) & (RunRow.status == _RUNNING))
@@ -590,13 +550,3 @@ class Store:
             if not updated:
                 _rows.run_row(run_id)
             return bool(updated)
-
-    def _inserted(self, count: int, now: datetime) -> None:
-        self._inserts_since_prune += count
-        if self._inserts_since_prune < PRUNE_EVERY:
-            return
-        # The claim is committed; a failing prune must not make the caller think it was not.
-        try:
-            self.prune(now)
-        except StoreError:
-            log.warning("automatic pruning of old runs failed", exc_info=True)

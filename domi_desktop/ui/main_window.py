@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from domi_desktop.errors import DomiError, NotFoundError
-from domi_desktop.model import Event, FireEvent, Schedule
+from domi_desktop.model import FireEvent, RunFinished, Schedule
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import register, tr
 from domi_desktop.ui.icons import load_icon
@@ -229,7 +229,7 @@ class MainWindow(QMainWindow):
             self.model.remove(schedule_id)
         self._after_change()
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: FireEvent | RunFinished) -> None:
         if not self.model.loaded:
             return
         if isinstance(event, FireEvent):

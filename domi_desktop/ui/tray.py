@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from domi_desktop import timefmt
 from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
-from domi_desktop.model import Event, FireEvent, RunStatus, Schedule, WakeReason
+from domi_desktop.model import Event, FireEvent, RunStatus, Schedule, StoreProblem, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.backend import AppBackend
@@ -389,7 +389,12 @@ class TrayApp(QObject):
         self.menu_changed()
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, FireEvent):
+        if isinstance(event, StoreProblem):
+            self.attention = True
+            self.notifier.notify(
+                Notice(tr("Cannot write to the database"), event.message, warning=True)
+            )
+        elif isinstance(event, FireEvent):
             if event.late and event.skipped is None:
                 self._late.append(event)
         elif event.status in (RunStatus.failed, RunStatus.timed_out):
@@ -407,10 +412,11 @@ class TrayApp(QObject):
             self.notifier.notify(
                 Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
             )
-        if self._history is not None:
-            self._history.run_changed(event.run_id)
-        self.main_window.on_event(event)
-        self.menu_changed()
+        if not isinstance(event, StoreProblem):
+            if self._history is not None:
+                self._history.run_changed(event.run_id)
+            self.main_window.on_event(event)
+            self.menu_changed()
         self.update_look()
 
     def on_wake(self, plan: WakePlan, reason: WakeReason) -> None:

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import CommandAction, FireClaim, RunStatus, Schedule, SkipReason, Trigger
-from domi_desktop.store import Store, _open
-from domi_desktop.store import store as store_module
+from domi_desktop.store import Store, _open, retention
 
 Sql = Callable[..., list[tuple[object, ...]]]
 DAY = timedelta(days=1)
@@ -319,20 +318,38 @@ def test_old_runs_are_pruned_on_open(data_dir: Path, now: datetime) -> None:
         assert store.count_runs() == 0
 
 
-def test_pruning_also_happens_every_so_many_inserts(
-    store: Store, schedule: Schedule, now: datetime, monkeypatch: pytest.MonkeyPatch
+def test_a_claim_never_prunes_retention_is_left_to_the_app(
+    store: Store, schedule: Schedule, now: datetime
 ) -> None:
-    monkeypatch.setattr(store_module, "PRUNE_EVERY", 3)
     old = store.record_manual_run(schedule.id, now - 200 * DAY)
     store.finish_run(old, status=RunStatus.succeeded, finished_at=now - 200 * DAY)
-    store.record_manual_run(schedule.id, now)
-    assert store.count_runs() == 2
-    store.claim_fire(
-        FireClaim(schedule.id, expected_last_due=now, due=now + DAY, fired_at=now + DAY)
+    for day in range(1, 4):
+        store.claim_fire(
+            FireClaim(
+                schedule.id,
+                expected_last_due=now + (day - 1) * DAY if day > 1 else now,
+                due=now + day * DAY,
+                fired_at=now + day * DAY,
+            )
+        )
+    assert store.get_run(old).status is RunStatus.succeeded
+    assert store.prune(now + 4 * DAY) == 1
+
+
+def test_prune_deletes_in_chunks_each_its_own_transaction(
+    store: Store, schedule: Schedule, now: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(retention, "DELETE_CHUNK", 2)
+    for _ in range(5):
+        run_id = store.record_manual_run(schedule.id, now - 100 * DAY)
+        store.finish_run(run_id, status=RunStatus.succeeded, finished_at=now - 100 * DAY)
+    commits: list[str] = []
+    store._db.connection().set_trace_callback(
+        lambda sql: commits.append(sql) if sql == "COMMIT" else None
     )
-    assert store.count_runs() == 2
-    with pytest.raises(NotFoundError):
-        store.get_run(old)
+    assert store.prune(now) == 5
+    assert len(commits) == 3
+    assert store.count_runs() == 0
 
 
 def test_threads_can_share_one_store(store: Store, schedule: Schedule, now: datetime) -> None:

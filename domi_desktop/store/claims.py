@@ -1,0 +1,237 @@
+"""The hot path: a wake's claims, starts and finishes written at close to the database's speed.
+
+Peewee builds the rest of the store's SQL; here it is written once, with the database's own
+placeholder (``Database.param``), and run with ``executemany`` on the driver's cursor, because
+building ``insert_many`` queries was three quarters of a claim's cost. The SQL is portable
+(``RETURNING`` is in SQLite >= 3.35 and PostgreSQL); what differs between databases (how a write
+transaction begins, whether one is still open after an error) is in ``_Dialect``.
+
+The compare-and-set of a claim is the one of ``Store.claim_fire``, which calls ``write_claims``
+too: two processes on one file never both claim a due.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from peewee import Database, SqliteDatabase
+
+from domi_desktop.errors import NotFoundError
+from domi_desktop.model import FireClaim, RunStatus, SkipReason, Trigger
+from domi_desktop.store import _open, codec, liveness
+
+_COLUMNS = (
+    'schedule_id, status, "trigger", due, fired_at, reason, late, missed_count, attempt, '
+    "owner_pid, owner_token, owner_started"
+)
+_RUNNING = RunStatus.running.value
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """A claimed run's action starts: ``Store.start_run`` for many runs at once."""
+
+    run_id: int
+    started_at: datetime
+    log_path: str | None
+    attempt: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """A run's outcome: ``Store.finish_run`` for many runs at once."""
+
+    run_id: int
+    status: RunStatus
+    finished_at: datetime
+    exit_code: int | None = None
+    reason: str | None = None
+    output_tail: str | None = None
+
+
+class _Dialect:
+    """What is not the same SQL on every database the store may run on."""
+
+    def __init__(self, db: Database) -> None:
+        self.param = db.param
+        self.begin = "BEGIN IMMEDIATE" if isinstance(db, SqliteDatabase) else "BEGIN"
+
+    @staticmethod
+    def in_transaction(connection: Any) -> bool:
+        # A full disk makes SQLite roll back on its own; a second ROLLBACK would then fail with
+        # "cannot rollback - no transaction is active" and hide the real error.
+        if isinstance(connection, sqlite3.Connection):
+            return connection.in_transaction
+        return True
+
+
+@contextmanager
+def write_transaction(db: Database) -> Iterator[Any]:
+    """One write transaction on ``db``'s connection of this thread; yields its cursor."""
+    dialect = _Dialect(db)
+    cursor = db.cursor()  # type: ignore[no-untyped-call]
+    cursor.execute(dialect.begin)
+    try:
+        yield cursor
+    except BaseException:
+        if dialect.in_transaction(db.connection()):  # type: ignore[no-untyped-call]
+            cursor.execute("ROLLBACK")
+        raise
+    try:
+        cursor.execute("COMMIT")
+    except BaseException:
+        if dialect.in_transaction(db.connection()):  # type: ignore[no-untyped-call]
+            cursor.execute("ROLLBACK")
+        raise
+
+
+def check_claim(claim: FireClaim) -> None:
+    if claim.status not in (RunStatus.running, RunStatus.skipped):
+        raise ValueError(f"a fire is recorded running or skipped, not {claim.status.value}")
+    if claim.missed_count < len(claim.skipped):
+        raise ValueError(
+            f"missed_count {claim.missed_count} < {len(claim.skipped)} skipped instants"
+        )
+    expected = claim.expected_last_due
+    if expected is not None and claim.due <= expected:
+        raise ValueError(f"due {claim.due.isoformat()} is not after last_due {expected}")
+
+
+def write_claims(
+    cursor: Any, param: str, claims: Sequence[FireClaim], *, gone_is_lost: bool = False
+) -> list[int | None]:
+    """The claims, in the caller's write transaction: per claim, the fire row's id, or None when
+    ``last_due`` had moved on (nothing written for it). A schedule that is gone raises
+    ``NotFoundError``, or with ``gone_is_lost`` is None like a lost claim. Skipped rows go in
+    before their fire row, so ids keep the order of the dues."""
+    p = param
+    cas = f"UPDATE schedules SET last_due = {p} WHERE id = {p} AND last_due = {p}"
+    cas_null = f"UPDATE schedules SET last_due = {p} WHERE id = {p} AND last_due IS NULL"
+    exists = f"SELECT 1 FROM schedules WHERE id = {p}"
+    values = ", ".join([p] * 12)
+    insert = f"INSERT INTO runs ({_COLUMNS}) VALUES ({values})"
+    owner = liveness.this_process()
+    pid, token, started = owner.pid, owner.token, owner.started
+    scheduled, skipped_status = Trigger.scheduled.value, RunStatus.skipped.value
+    ids: list[int | None] = []
+    for claim in claims:
+        sid = claim.schedule_id
+        due = codec.to_micros(claim.due)
+        if claim.expected_last_due is None:
+            cursor.execute(cas_null, (due, sid))
+        else:
+            cursor.execute(cas, (due, sid, codec.to_micros(claim.expected_last_due)))
+        if cursor.rowcount != 1:
+            if not gone_is_lost and cursor.execute(exists, (sid,)).fetchone() is None:
+                raise NotFoundError(f"no schedule with id {sid}")
+            ids.append(None)
+            continue
+        fired = codec.to_micros(claim.fired_at)
+        if claim.skipped:
+            why = claim.skip_reason.value
+            cursor.executemany(
+                insert,
+                [
+                    (sid, skipped_status, scheduled, codec.to_micros(instant), fired, why,
+                     False, 0, 0, pid, token, started)
+                    for instant in claim.skipped
+                ],
+            )  # fmt: skip
+        reason = claim.reason.value if isinstance(claim.reason, SkipReason) else claim.reason
+        cursor.execute(
+            insert + " RETURNING id",
+            (sid, claim.status.value, claim.trigger.value, due, fired, reason, claim.late,
+             claim.missed_count, 0, pid, token, started),
+        )  # fmt: skip
+        ids.append(int(cursor.fetchone()[0]))
+    return ids
+
+
+def write_starts(cursor: Any, param: str, starts: Sequence[Start]) -> list[bool]:
+    """``start_run`` for each; False where the run had already ended (do not start it)."""
+    p = param
+    sql = (
+        f"UPDATE runs SET started_at = {p}, attempt = {p}, job_pid = NULL, job_started = NULL, "
+        f"log_path = COALESCE({p}, log_path) WHERE id = {p} AND status = '{_RUNNING}'"
+    )
+    done: list[bool] = []
+    for start in starts:
+        cursor.execute(
+            sql, (codec.to_micros(start.started_at), start.attempt, start.log_path, start.run_id)
+        )
+        done.append(cursor.rowcount == 1)
+    return done
+
+
+def write_finishes(cursor: Any, param: str, finishes: Sequence[Finish]) -> list[bool]:
+    """``finish_run`` for each; False where the run had already ended (the first outcome wins)."""
+    p = param
+    sql = (
+        f"UPDATE runs SET status = {p}, finished_at = {p}, exit_code = {p}, reason = {p}, "
+        f"output_tail = {p} WHERE id = {p} AND status = '{_RUNNING}'"
+    )
+    done: list[bool] = []
+    for finish in finishes:
+        if finish.status is RunStatus.running:
+            raise ValueError("finish_run needs a final status, not running")
+        cursor.execute(
+            sql,
+            (finish.status.value, codec.to_micros(finish.finished_at), finish.exit_code,
+             finish.reason, finish.output_tail, finish.run_id),
+        )  # fmt: skip
+        done.append(cursor.rowcount == 1)
+    return done
+
+
+class Writer:
+    """The hot path on a connection of its own, for one worker thread: readers of the main
+    connection (the History window, ``app.status``) never wait behind a wake's transaction."""
+
+    def __init__(self, db: Database, path: Path) -> None:
+        self._db = db
+        self._param = db.param
+        self.path = path
+
+    @classmethod
+    def sqlite(cls, path: Path) -> Writer:
+        db = SqliteDatabase(
+            str(path),
+            pragmas=[("foreign_keys", "ON"), ("synchronous", "FULL")],
+            timeout=_open.BUSY_TIMEOUT,
+            thread_safe=False,
+            autoconnect=False,
+            check_same_thread=False,
+        )
+        with _open.translate_errors(path):
+            db.connect()
+        return cls(db, path)
+
+    def claim(self, claims: Sequence[FireClaim]) -> list[int | None]:
+        """All the claims in one transaction. A claim whose schedule is gone is None, like a
+        lost one: the batch of a wake must not fail for one schedule deleted meanwhile."""
+        for claim in claims:
+            check_claim(claim)
+        with self._writing() as cursor:
+            return write_claims(cursor, self._param, claims, gone_is_lost=True)
+
+    def start(self, starts: Sequence[Start]) -> list[bool]:
+        with self._writing() as cursor:
+            return write_starts(cursor, self._param, starts)
+
+    def finish(self, finishes: Sequence[Finish]) -> list[bool]:
+        with self._writing() as cursor:
+            return write_finishes(cursor, self._param, finishes)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[Any]:
+        with _open.translate_errors(self.path), write_transaction(self._db) as cursor:
+            yield cursor
