@@ -56,10 +56,8 @@ class ScheduleBox(QGroupBox):
         self.presets = QComboBox()
         self.presets.setObjectName("presets")
         t.bind(self.presets.setAccessibleName, "Presets")
-        self.presets.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.presets.setMinimumContentsLength(10)
+        # As wide as its longest preset ("Weekly on Monday at 09:00"), at any scale and language.
+        self.presets.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for index, (label, expr) in enumerate((("Custom", ""), *PRESETS)):
             self.presets.addItem("", expr)
             t.bind(partial(self.presets.setItemText, index), label)
