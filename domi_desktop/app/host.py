@@ -6,6 +6,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -30,6 +31,10 @@ from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
+
+OFF_LOOP = ("schedule.preview", "schedule.simulate")
+"""Pure methods whose work grows with their parameters: run on worker threads, so that a batch of
+them never holds the loop that wakes the scheduler and answers everyone else."""
 
 
 class AlreadyRunning(Exception):
@@ -63,10 +68,16 @@ class Host(QObject):
         self.service = Service(
             store, self.clock, on_change=self._changed, next_fire=self.runtime.driver.next_fire
         )
-        methods = {name: _bind(method, self.service) for name, method in METHODS.items()}
+        methods = {
+            name: _bind(method, self.service)
+            for name, method in METHODS.items()
+            if name not in OFF_LOOP
+        }
+        self._workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="domi-rpc")
         self.rpc = RpcServer(
             methods,
             {
+                **{name: partial(self._off_loop, METHODS[name]) for name in OFF_LOOP},
                 "schedule.run_now": self._run_now,
                 "app.status": lambda _c, _p, _r: self.status(),
                 "app.show": self._show,
@@ -109,6 +120,7 @@ class Host(QObject):
         for source in self._wake_sources:
             source.stop()
         self.runtime.stop()
+        self._workers.shutdown(wait=False, cancel_futures=True)
         self.rpc.close()
         self._lock.unlock()
         log.info("stopped")
@@ -215,6 +227,22 @@ class Host(QObject):
             self._waiting.setdefault(run_id, []).append(respond)
             return DEFER
         return {"run_id": run_id}
+
+    def _off_loop(
+        self,
+        method: Callable[[Service, Mapping[str, Any]], Any],
+        _connection: Connection,
+        params: Mapping[str, Any],
+        respond: Responder,
+    ) -> Any:
+        def done(future: Future[Any]) -> None:
+            if future.cancelled():  # the app is stopping
+                return
+            error = future.exception()
+            self.loop.call_soon(partial(respond, future.result() if error is None else error))
+
+        self._workers.submit(method, self.service, params).add_done_callback(done)
+        return DEFER
 
     def _show(
         self, _connection: Connection, _params: Mapping[str, Any], _respond: Responder

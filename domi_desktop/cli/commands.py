@@ -217,6 +217,9 @@ def runs(args: argparse.Namespace) -> int:
 
 
 def run_now(args: argparse.Namespace) -> int:
+    from domi_desktop.api.wire import id_param
+
+    id_param({"id": args.id})
     client = app_client(args)
     if client is not None:
         result = client.call("schedule.run_now", {"id": args.id, "wait": True})
