@@ -19,7 +19,8 @@ from domi_desktop.actions import (
     RunningAction,
 )
 from domi_desktop.actions.leftovers import stop_leftovers
-from domi_desktop.errors import DomiError, NotFoundError
+from domi_desktop.api.source import StoreSource
+from domi_desktop.errors import DomiError
 from domi_desktop.model import (
     Event,
     FireClaim,
@@ -62,20 +63,6 @@ class _Lane:
     waiting: _Active | None = None
 
 
-class _StoreSource:
-    def __init__(self, store: Store) -> None:
-        self._store = store
-
-    def load(self) -> list[Schedule]:
-        return self._store.list_schedules()
-
-    def get(self, schedule_id: int) -> Schedule | None:
-        try:
-            return self._store.get_schedule(schedule_id)
-        except NotFoundError:
-            return None
-
-
 class Runtime:
     """Fires claimed atomically, actions started off the loop thread, events to listeners."""
 
@@ -94,7 +81,7 @@ class Runtime:
         self.loop = loop
         self.secrets = secrets
         self.runner = runner or ActionRunner(clock)
-        self.driver = Driver(clock, loop, _StoreSource(store), self, on_wake=on_wake)
+        self.driver = Driver(clock, loop, StoreSource(store), self, on_wake=on_wake)
         self._lanes: dict[str, _Lane] = {}
         self._listeners: list[Listener] = []
         self.started_at: datetime | None = None
