@@ -81,7 +81,16 @@ class Service:
         return None if upcoming is None else upcoming
 
     def list_schedules(self) -> list[Json]:
-        return [self.schedule_json(s) for s in self.store.list_schedules()]
+        """Every schedule by id; one whose row cannot be read is listed disabled, with the reason
+        in ``broken`` (the others have ``broken: null``), so it can be repaired or removed."""
+        schedules, broken = self.store.read_schedules()
+        listed = [{**self.schedule_json(s), "broken": None} for s in schedules]
+        listed += [
+            {"id": schedule_id, "name": "", "expr": "", "tz": "", "enabled": False,
+             "last_due": None, "next_run": None, "broken": reason}
+            for schedule_id, reason in broken.items()
+        ]  # fmt: skip
+        return sorted(listed, key=lambda item: int(item["id"]))
 
     def get_schedule(self, params: Mapping[str, Any]) -> Json:
         return self.schedule_json(self.store.get_schedule(self._id(params)))

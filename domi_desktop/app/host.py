@@ -23,6 +23,7 @@ from domi_desktop.app.instance import lock_path, socket_name
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.rpc import Connection, RpcServer
+from domi_desktop.app.socket_path import SocketDirError
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import Event, RunFinished, Schedule, WakeReason
 from domi_desktop.ports import SecretStore
@@ -103,7 +104,12 @@ class Host(QObject):
 
     def start(self) -> None:
         self.started_at = self.clock.now()
-        if not self.rpc.listen(socket_name(self.store.data_dir)):
+        try:
+            listening = self.rpc.listen(socket_name(self.store.data_dir))
+        except SocketDirError as error:
+            log.warning("%s", error)
+            listening = False
+        if not listening:
             log.warning("no RPC socket: the CLI will use the database directly")
         self._start_wake_sources()
         # The first wake runs the start-up catch-up; after the loop is running, so a slow
