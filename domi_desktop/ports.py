@@ -52,9 +52,26 @@ class Loop(Timer, Protocol):
 class ScheduleSource(Protocol):
     """The scheduler's view of the stored schedules."""
 
-    def load(self) -> list[Schedule]: ...
+    def load(self) -> tuple[list[Schedule], dict[int, str]]:
+        """Every readable schedule, and the id of each unreadable one with the reason."""
+        ...
 
-    def get(self, schedule_id: int) -> Schedule | None: ...
+    def get(self, schedule_id: int) -> Schedule | None:
+        """The schedule, None when it is gone; ``DomiError`` when it cannot be read."""
+        ...
+
+    def changed(self) -> bool:
+        """True when another process changed the schedules since the last call (cheap: asked at
+        every wake)."""
+        ...
+
+    def rebase(self, schedule_id: int, expected: datetime | None, last_due: datetime) -> bool:
+        """Compare-and-set ``last_due`` back to an earlier instant (the clock went back)."""
+        ...
+
+    def decided_ahead(self) -> dict[int, frozenset[datetime]]:
+        """Schedule id → the dues already run or skipped that lie after its ``last_due``."""
+        ...
 
 
 class FireSink(Protocol):

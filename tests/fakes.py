@@ -103,18 +103,52 @@ class FakeTimer:
 
 
 class MemoryBook:
-    """An in-memory schedule source and fire sink with the store's compare-and-set claim."""
+    """An in-memory schedule source and fire sink with the store's compare-and-set claim.
+
+    Like the store it keeps every decided due (the run rows): a schedule's initial ``last_due``
+    counts as one, as it is in a store where that due was claimed. ``changed`` reports
+    ``touch()``, as the store reports another process's commit.
+    """
 
     def __init__(self, *schedules: Schedule) -> None:
         self.schedules = {s.id: s for s in schedules}
         self.fired: list[FireDecision] = []
         self.lost: list[FireDecision] = []
+        self.broken: dict[int, str] = {}
+        self.decided: dict[int, set[datetime]] = {
+            s.id: {s.last_due} for s in schedules if s.last_due is not None
+        }
+        self._touched = False
 
-    def load(self) -> list[Schedule]:
-        return list(self.schedules.values())
+    def load(self) -> tuple[list[Schedule], dict[int, str]]:
+        self._touched = False
+        return list(self.schedules.values()), dict(self.broken)
 
     def get(self, schedule_id: int) -> Schedule | None:
         return self.schedules.get(schedule_id)
+
+    def touch(self) -> None:
+        self._touched = True
+
+    def changed(self) -> bool:
+        touched, self._touched = self._touched, False
+        return touched
+
+    def rebase(self, schedule_id: int, expected: datetime | None, last_due: datetime) -> bool:
+        current = self.schedules[schedule_id]
+        if current.last_due != expected:
+            return False
+        self.schedules[schedule_id] = replace(current, last_due=last_due)
+        return True
+
+    def decided_ahead(self) -> dict[int, frozenset[datetime]]:
+        found = {}
+        for schedule_id, dues in self.decided.items():
+            last = self.schedules[schedule_id].last_due
+            later = frozenset(due for due in dues if last is not None and due > last)
+            if later:
+                found[schedule_id] = later
+        return found
 
     def fire(self, decision: FireDecision) -> bool:
         current = self.schedules[decision.schedule_id]
@@ -122,6 +156,7 @@ class MemoryBook:
             self.lost.append(decision)
             return False
         self.schedules[current.id] = replace(current, last_due=decision.due)
+        self.decided.setdefault(current.id, set()).add(decision.due)
         self.fired.append(decision)
         return True
 

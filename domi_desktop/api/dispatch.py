@@ -48,7 +48,8 @@ class Peer(Protocol):
 C = TypeVar("C", bound=Peer)
 
 AppMethod = Callable[[C, Mapping[str, Any], Responder], Any]
-"""An app method answers by returning a value, or later through the responder (return DEFER)."""
+"""An app method answers by returning a value, or later through the responder (return DEFER);
+handing the responder an exception answers with the error it stands for."""
 
 
 class RpcError(Exception):
@@ -113,13 +114,16 @@ class Dispatcher(Generic[C]):
             )
             return
 
-        def answer(result: Any) -> None:
+        def fail(error: Exception) -> None:
             if not notification:
-                reply({"jsonrpc": "2.0", "id": request_id, "result": result})
+                reply(error_reply(request_id, *_failure(error)))
 
-        def fail(code: int, message: str, data: Any = None) -> None:
-            if not notification:
-                reply(error_reply(request_id, code, message, data))
+        def answer(result: Any) -> None:
+            # A method that answers later from another thread hands its exception here.
+            if isinstance(result, Exception):
+                fail(result)
+            elif not notification:
+                reply({"jsonrpc": "2.0", "id": request_id, "result": result})
 
         try:
             method, params = _validate(message)
@@ -131,19 +135,8 @@ class Dispatcher(Generic[C]):
                 answer(self._methods[method](params))
             else:
                 raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
-        except RpcError as error:
-            fail(error.code, error.message, error.data)
-        except ParamError as error:
-            fail(INVALID_PARAMS, str(error), {"param": error.param})
-        except NotFoundError as error:
-            fail(NOT_FOUND, str(error))
-        except DomiError as error:
-            fail(FAILED, str(error))
-        except OverflowError as error:  # a number the store or the clock cannot hold
-            fail(INVALID_PARAMS, f"params: a number is out of range ({error})", {"param": "params"})
-        except Exception:  # a bug must not take the app down with a client's request
-            log.exception("RPC method failed")
-            fail(INTERNAL_ERROR, "internal error (see the app's log)")
+        except Exception as error:  # a bug must not take the app down with a client's request
+            fail(error)
 
     def _call_app_method(
         self, peer: C, method: str, params: Mapping[str, Any], answer: Responder
@@ -161,6 +154,26 @@ class Dispatcher(Generic[C]):
             raise
         if result is not DEFER:
             respond(result)
+
+
+def _failure(error: Exception) -> tuple[int, str, Any]:
+    """The JSON-RPC error (code, message, data) for what a method raised."""
+    if isinstance(error, RpcError):
+        return error.code, error.message, error.data
+    if isinstance(error, ParamError):
+        return INVALID_PARAMS, str(error), {"param": error.param}
+    if isinstance(error, NotFoundError):
+        return NOT_FOUND, str(error), None
+    if isinstance(error, DomiError):
+        return FAILED, str(error), None
+    if isinstance(error, OverflowError):  # a number the store or the clock cannot hold
+        return (
+            INVALID_PARAMS,
+            f"params: a number is out of range ({error})",
+            {"param": "params"},
+        )
+    log.error("RPC method failed", exc_info=error)
+    return INTERNAL_ERROR, "internal error (see the app's log)", None
 
 
 def _is_notification(message: Any) -> bool:

@@ -31,8 +31,9 @@ from domi_desktop.api.catchup import (
     plan_claims,
     write_wake,
 )
+from domi_desktop.api.source import StoreSource
 from domi_desktop.api.worker import StoreWorker
-from domi_desktop.errors import DomiError, NotFoundError
+from domi_desktop.errors import DomiError
 from domi_desktop.model import (
     Event,
     FireEvent,
@@ -75,31 +76,6 @@ class _Lane:
     waiting: _Active | None = None
 
 
-class _StoreSource:
-    """The driver's schedules, remembered: a wake's fires need their policies without a read."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self.known: dict[int, Schedule] = {}
-
-    def load(self) -> list[Schedule]:
-        schedules = self._store.list_schedules()
-        self.known = {schedule.id: schedule for schedule in schedules}
-        return schedules
-
-    def get(self, schedule_id: int) -> Schedule | None:
-        try:
-            schedule = self._store.get_schedule(schedule_id)
-        except NotFoundError:
-            self.known.pop(schedule_id, None)
-            return None
-        self.known[schedule_id] = schedule
-        return schedule
-
-    def schedule(self, schedule_id: int) -> Schedule:
-        return self.known.get(schedule_id) or self._store.get_schedule(schedule_id)
-
-
 class Runtime:
     """Fires claimed atomically, actions started off the loop thread, events to listeners."""
 
@@ -124,7 +100,7 @@ class Runtime:
         self.secrets = secrets
         self.runner = runner or ActionRunner(clock)
         self.worker = worker or StoreWorker(store, loop, threaded=False)
-        self._source = _StoreSource(store)
+        self._source = StoreSource(store)
         self.driver = Driver(clock, loop, self._source, self, on_wake=on_wake)
         self._lanes: dict[str, _Lane] = {}
         self._listeners: list[Listener] = []

@@ -20,6 +20,7 @@ from domi_desktop.api.wire import (
     check_zone,
     export_document,
     get_param,
+    id_param,
     instant_param,
     iso,
     parse_action,
@@ -32,7 +33,7 @@ from domi_desktop.cron import describe, next_run, upcoming
 from domi_desktop.errors import CronError, DomiError, ParamError
 from domi_desktop.model import LOCAL_ZONE, RunStatus, Schedule
 from domi_desktop.ports import Clock
-from domi_desktop.scheduler.simulate import simulate
+from domi_desktop.scheduler.simulate import MAX_WAKES, simulate
 from domi_desktop.store import Store
 
 
@@ -80,7 +81,16 @@ class Service:
         return None if upcoming is None else upcoming
 
     def list_schedules(self) -> list[Json]:
-        return [self.schedule_json(s) for s in self.store.list_schedules()]
+        """Every schedule by id; one whose row cannot be read is listed disabled, with the reason
+        in ``broken`` (the others have ``broken: null``), so it can be repaired or removed."""
+        schedules, broken = self.store.read_schedules()
+        listed = [{**self.schedule_json(s), "broken": None} for s in schedules]
+        listed += [
+            {"id": schedule_id, "name": "", "expr": "", "tz": "", "enabled": False,
+             "last_due": None, "next_run": None, "broken": reason}
+            for schedule_id, reason in broken.items()
+        ]  # fmt: skip
+        return sorted(listed, key=lambda item: int(item["id"]))
 
     def get_schedule(self, params: Mapping[str, Any]) -> Json:
         return self.schedule_json(self.store.get_schedule(self._id(params)))
@@ -130,7 +140,7 @@ class Service:
         return {"id": schedule_id, "deleted": True}
 
     def runs(self, params: Mapping[str, Any]) -> list[Json]:
-        schedule_id = get_param(params, "schedule_id", int)
+        schedule_id = id_param(params, "schedule_id", required=False)
         status_text = get_param(params, "status", str)
         status = None
         if status_text is not None:
@@ -147,7 +157,7 @@ class Service:
             raise ParamError("limit", f"must be between 1 and {MAX_RUNS_PAGE}, not {limit}")
         if schedule_id is not None:
             self.store.get_schedule(schedule_id)  # an unknown id is an error, not an empty list
-        before = get_param(params, "before_id", int)
+        before = id_param(params, "before_id", required=False)
         runs = self.store.runs(
             schedule_id=schedule_id, status=status, limit=limit, before_id=before
         )
@@ -173,7 +183,12 @@ class Service:
         tz = check_zone(params.get("tz", LOCAL_ZONE))
         last_due = instant_param(get_param(params, "last_due", str, required=True), "last_due")
         wakes_raw = get_param(params, "wakes", list, required=True)
-        wakes = [instant_param(w if isinstance(w, str) else "", "wakes") for w in wakes_raw]
+        if len(wakes_raw) > MAX_WAKES:  # before parsing a million of them
+            raise ParamError("wakes", f"has {len(wakes_raw)} wakes, at most {MAX_WAKES}")
+        wakes = [
+            instant_param(wake if isinstance(wake, str) else "", f"wakes[{index}]")
+            for index, wake in enumerate(wakes_raw)
+        ]
         result = simulate(expr, tz, last_due, wakes, parse_policies(params.get("policies")))
         return {"wakes": [wake.to_json() for wake in result]}
 
@@ -182,9 +197,8 @@ class Service:
         ids = get_param(params, "ids", list)
         if ids is None:
             return export_document(self.store.list_schedules())
-        if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-            raise ParamError("ids", "must be a list of schedule ids")
-        return export_document([self.store.get_schedule(i) for i in ids])
+        checked = [id_param({"ids": i}, "ids") for i in ids]
+        return export_document([self.store.get_schedule(i) for i in checked if i is not None])
 
     def import_(self, params: Mapping[str, Any]) -> Json:
         """Create the schedules of an export document, all or none; ``dry_run`` only checks."""
@@ -205,8 +219,8 @@ class Service:
 
     @staticmethod
     def _id(params: Mapping[str, Any]) -> int:
-        value = get_param(params, "id", int, required=True)
-        assert isinstance(value, int)
+        value = id_param(params)
+        assert value is not None
         return value
 
 

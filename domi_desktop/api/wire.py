@@ -8,6 +8,7 @@ shapes, and each parser names the parameter at fault (``ParamError.param``) so R
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -27,6 +28,7 @@ from domi_desktop.model import (
     Run,
     Schedule,
 )
+from domi_desktop.scheduler.simulate import EARLIEST, LATEST
 
 Json = dict[str, Any]
 MAX_PREVIEW = 1000
@@ -35,6 +37,12 @@ MAX_NAME = 200
 """Characters in a schedule's name."""
 MAX_SECONDS = 10 * 365 * 86400
 """The longest duration a policy takes (timeouts, windows, backoff, jitter)."""
+MAX_ID = 2**63 - 1
+"""SQLite's largest integer: a larger id is an error, not an OverflowError from the driver."""
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Format characters that reorder the text around them ("Trojan Source")."""
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -248,7 +256,29 @@ def check_name(name: Any) -> str:
         raise ParamError("name", "must be a non-empty string")
     if len(name) > MAX_NAME:
         raise ParamError("name", f"is too long (at most {MAX_NAME} characters)")
+    for index, char in enumerate(name):
+        if is_control(char):
+            raise ParamError(
+                "name",
+                f"has a control character ({unicodedata.name(char, f'U+{ord(char):04X}')}) at "
+                f"position {index + 1}: a name is one printable line",
+            )
     return name.strip()
+
+
+def is_control(char: str) -> bool:
+    """C0 and C1 controls, DEL and the bidi controls: what would let a name rewrite the
+    terminal or show itself as another text."""
+    return char in BIDI_CONTROLS or unicodedata.category(char) == "Cc"
+
+
+def id_param(params: Mapping[str, Any], name: str = "id", *, required: bool = True) -> int | None:
+    """A schedule or run id: a positive integer SQLite can hold."""
+    value = get_param(params, name, int, required=required)
+    if value is not None and not 1 <= value <= MAX_ID:
+        shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
+        raise ParamError(name, f"{shown} is not an id (1 to {MAX_ID})")
+    return value  # type: ignore[no-any-return]
 
 
 def instant_param(text: str, param: str) -> datetime:
@@ -258,7 +288,15 @@ def instant_param(text: str, param: str) -> datetime:
         raise ParamError(param, f"{text!r} is not an ISO 8601 date-time") from None
     if value.tzinfo is None:
         raise ParamError(param, f"{text!r} needs a UTC offset (e.g. +02:00 or Z)")
-    return value.astimezone(UTC)
+    try:
+        moment = value.astimezone(UTC)
+    except OverflowError:
+        moment = EARLIEST if value.year < 2000 else LATEST
+    if not EARLIEST <= moment < LATEST:
+        raise ParamError(
+            param, f"{text!r} is outside {EARLIEST:%Y-%m-%d} to {LATEST:%Y-%m-%d} (UTC)"
+        )
+    return moment
 
 
 # -- export and import of schedules --------------------------------------------------------------

@@ -6,6 +6,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -23,6 +24,7 @@ from domi_desktop.app.instance import lock_path, socket_name
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.rpc import Connection, RpcServer
+from domi_desktop.app.socket_path import SocketDirError
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import Event, RunFinished, Schedule, StoreProblem, WakeReason
 from domi_desktop.ports import SecretStore
@@ -34,6 +36,9 @@ log = logging.getLogger("domi_desktop")
 
 SLICE_BUDGET = 0.01
 """Seconds of a wake's work on the GUI thread between two turns of its event loop."""
+OFF_LOOP = ("schedule.preview", "schedule.simulate")
+"""Pure methods whose work grows with their parameters: run on worker threads, so that a batch of
+them never holds the loop that wakes the scheduler and answers everyone else."""
 
 
 class AlreadyRunning(Exception):
@@ -79,10 +84,16 @@ class Host(QObject):
         self.service = Service(
             store, self.clock, on_change=self._changed, next_fire=self.runtime.driver.next_fire
         )
-        methods = {name: _bind(method, self.service) for name, method in METHODS.items()}
+        methods = {
+            name: _bind(method, self.service)
+            for name, method in METHODS.items()
+            if name not in OFF_LOOP
+        }
+        self._workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="domi-rpc")
         self.rpc = RpcServer(
             methods,
             {
+                **{name: partial(self._off_loop, METHODS[name]) for name in OFF_LOOP},
                 "schedule.run_now": self._run_now,
                 "app.status": lambda _c, _p, _r: self.status(),
                 "app.show": self._show,
@@ -110,7 +121,12 @@ class Host(QObject):
 
     def start(self) -> None:
         self.started_at = self.clock.now()
-        if not self.rpc.listen(socket_name(self.store.data_dir)):
+        try:
+            listening = self.rpc.listen(socket_name(self.store.data_dir))
+        except SocketDirError as error:
+            log.warning("%s", error)
+            listening = False
+        if not listening:
             log.warning("no RPC socket: the CLI will use the database directly")
         self._start_wake_sources()
         # The first wake runs the start-up catch-up; after the loop is running, so a slow
@@ -127,6 +143,7 @@ class Host(QObject):
         for source in self._wake_sources:
             source.stop()
         self.runtime.stop()
+        self._workers.shutdown(wait=False, cancel_futures=True)
         self.rpc.close()
         self._lock.unlock()
         log.info("stopped")
@@ -264,6 +281,22 @@ class Host(QObject):
     ) -> Any:
         run_id = Service._id(params)
         return {"id": run_id, "stopping": self.runtime.stop_run(run_id)}
+
+    def _off_loop(
+        self,
+        method: Callable[[Service, Mapping[str, Any]], Any],
+        _connection: Connection,
+        params: Mapping[str, Any],
+        respond: Responder,
+    ) -> Any:
+        def done(future: Future[Any]) -> None:
+            if future.cancelled():  # the app is stopping
+                return
+            error = future.exception()
+            self.loop.call_soon(partial(respond, future.result() if error is None else error))
+
+        self._workers.submit(method, self.service, params).add_done_callback(done)
+        return DEFER
 
     def _show(
         self, _connection: Connection, _params: Mapping[str, Any], _respond: Responder

@@ -9,7 +9,7 @@ from datetime import datetime, tzinfo
 from itertools import islice
 from typing import Any
 
-from domi_desktop.cli.backend import app_client, backend, open_store
+from domi_desktop.cli.backend import app_client, backend, open_store, unreachable_reason
 from domi_desktop.cli.render import (
     EXIT_NOT_RUNNING,
     emit,
@@ -35,11 +35,16 @@ def parse_instant(text: str, zone: tzinfo, option: str) -> datetime:
 def status(args: argparse.Namespace) -> int:
     from domi_desktop.store import resolve_data_dir
 
-    client = app_client(args)
+    reason = unreachable_reason()
+    client = None if reason else app_client(args)
     if client is None:
-        state = {"running": False, "data_dir": str(resolve_data_dir(args.data_dir))}
+        state: dict[str, Any] = {"running": False, "data_dir": str(resolve_data_dir(args.data_dir))}
+        if reason:
+            state = {"running": None, "unreachable": reason, "data_dir": state["data_dir"]}
         if args.json:
             print(json.dumps(state))
+        elif reason:
+            print(f"domi-desktop cannot be reached: {reason}")
         else:
             print(f"domi-desktop is not running (data dir {state['data_dir']})")
         return EXIT_NOT_RUNNING
@@ -217,6 +222,9 @@ def runs(args: argparse.Namespace) -> int:
 
 
 def run_now(args: argparse.Namespace) -> int:
+    from domi_desktop.api.wire import id_param
+
+    id_param({"id": args.id})
     client = app_client(args)
     if client is not None:
         result = client.call("schedule.run_now", {"id": args.id, "wait": True})

@@ -36,6 +36,21 @@ def emit(args: argparse.Namespace, value: Any, human: Callable[[Any], None]) -> 
     return 0
 
 
+def printable(text: object) -> str:
+    """``text`` safe for a terminal: control characters (C0, DEL, C1) and bidi controls shown
+    as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``), so that a name cannot move the cursor,
+    recolour or hide what follows, or pass for another text."""
+    from domi_desktop.api.wire import is_control
+
+    value = str(text)
+    if not any(is_control(char) for char in value):
+        return value
+    return "".join(
+        char.encode("unicode_escape").decode("ascii") if is_control(char) else char
+        for char in value
+    )
+
+
 def print_schedule(schedule: dict[str, Any]) -> None:
     action = schedule["action"]
     if action["kind"] == "http":
@@ -62,7 +77,7 @@ def print_schedule(schedule: dict[str, Any]) -> None:
     policies = schedule["policies"]
     lines.append(("policies", ", ".join(f"{k}={v}" for k, v in policies.items() if v is not None)))
     for label, value in lines:
-        print(f"{label:>11}: {value}")
+        print(f"{label:>11}: {printable(value)}")
 
 
 def print_run_outcome(args: argparse.Namespace, run: dict[str, Any]) -> int:
@@ -93,8 +108,9 @@ def when(moment: str | None, tz: str = "local") -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
-    for row in [headers, *rows]:
+    shown = [[printable(cell) for cell in row] for row in [headers, *rows]]
+    widths = [max(len(row[i]) for row in shown) for i in range(len(headers))]
+    for row in shown:
         print(
             "  ".join(
                 str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domi_desktop.cli.backend import backend
-from domi_desktop.cli.render import EXIT_USAGE, emit, print_schedule, table, when
+from domi_desktop.cli.render import EXIT_USAGE, emit, print_schedule, printable, table, when
 from domi_desktop.errors import UsageError
 
 
@@ -112,12 +112,15 @@ def list_schedules(args: argparse.Namespace) -> int:
             s["name"],
             s["expr"],
             s["tz"],
-            "yes" if s["enabled"] else "no",
+            "BROKEN" if s.get("broken") else "yes" if s["enabled"] else "no",
             when(s["next_run"], s["tz"]) if s["next_run"] else "-",
         )
         for s in schedules
     ]
     table(("ID", "NAME", "CRON", "ZONE", "ON", "NEXT"), rows)
+    for s in schedules:
+        if s.get("broken"):
+            print(f"domi-desktop: {printable(s['broken'])}", file=sys.stderr)
     return 0
 
 
@@ -191,7 +194,7 @@ def import_crontab(args: argparse.Namespace) -> int:
         verb = "would import" if args.dry_run else "imported"
         for index, item in enumerate(planned):
             ident = f"#{created[index]} " if created else ""
-            print(f"{verb} {ident}line {item['line']}: {item['expr']}  {item['name']}")
+            print(f"{verb} {ident}line {item['line']}: {item['expr']}  {printable(item['name'])}")
         print(f"{len(planned)} {verb}, {errors} line(s) not importable", file=sys.stderr)
     return EXIT_USAGE if not planned and errors else 0
 

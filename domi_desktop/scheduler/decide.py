@@ -77,13 +77,14 @@ class WakePlan:
 
 
 class _Entry:
-    __slots__ = ("expr", "next_ts", "schedule", "zone")
+    __slots__ = ("expr", "last_ts", "next_ts", "schedule", "zone")
 
     def __init__(self, schedule: Schedule, expr: CronExpr, zone: tzinfo, next_ts: float) -> None:
         self.schedule = schedule
         self.expr = expr
         self.zone = zone
         self.next_ts = next_ts
+        self.last_ts = -_NEVER if schedule.last_due is None else schedule.last_due.timestamp()
 
 
 _NEVER = float("inf")
@@ -117,6 +118,17 @@ class Planner:
     def remove(self, schedule_id: int) -> None:
         self._entries.pop(schedule_id, None)
         self._errors.pop(schedule_id, None)
+
+    def fail(self, schedule_id: int, reason: str) -> None:
+        """The schedule cannot be read: it is out of the plan, and the reason is in every plan's
+        ``errors`` until it is repaired or removed."""
+        self._entries.pop(schedule_id, None)
+        self._errors[schedule_id] = reason
+
+    def ahead(self, now: datetime) -> list[Schedule]:
+        """The schedules whose ``last_due`` is later than ``now``: the wall clock went back."""
+        now_ts = now.timestamp()
+        return [entry.schedule for entry in self._entries.values() if entry.last_ts > now_ts]
 
     def soonest(self) -> tuple[datetime, Schedule] | None:
         """The schedule that fires next and when (UTC), from the cache: no cron evaluated."""

@@ -3,6 +3,18 @@
 It re-plans from the wall clock on every wake source (its timer, resume from sleep, a clock jump,
 a time-zone change, an edit, start-up) and never trusts a long timer: timers run on a monotonic
 clock that stops while the machine sleeps.
+
+At every wake it also asks the source whether another process changed the store (the CLI writes
+the database directly when it cannot reach the app) and then re-reads every schedule.
+
+The clock set back (issue 9): a schedule whose ``last_due`` is later than the wall clock would
+fire nothing until the clock caught up (a jump of +3 days and back froze it for 3 days). So its
+``last_due`` is set back to now and it is planned from the expression again, but **a due that was
+already decided (run or recorded skipped) is never decided again**: the store keeps those run rows,
+and a due among them only moves ``last_due`` past it. So after +3 days and back, the dues in
+between run as the clock reaches them (they never ran), while a real clock set back a day re-lives
+yesterday's 09:00 without running it twice. Dues missed between two already-decided ones are
+passed over silently: rather run too few than too many.
 """
 
 from __future__ import annotations
@@ -21,9 +33,11 @@ from domi_desktop.ports import (
     Timer,
     TimerHandle,
 )
-from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan
+from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan, decide
 
 log = logging.getLogger(__name__)
+
+_TICK = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +91,11 @@ class Driver:
         self._in_flight = False
         """A wake's fires are being claimed; a wake meanwhile waits (``_again``) until they are."""
         self._again: WakeReason | None = None
+        self._decided: dict[int, frozenset[datetime]] = {}
 
     def start(self) -> WakePlan:
-        self._planner = Planner(self._source.load())
+        self._load()
+        self._decided = self._source.decided_ahead()
         self.running = True
         return self.wake(WakeReason.start)
 
@@ -92,7 +108,7 @@ class Driver:
     def reload(self, schedule_id: int | None = None) -> WakePlan | None:
         """A schedule was created, edited, enabled, disabled or deleted: re-read it and re-plan."""
         if schedule_id is None:
-            self._planner = Planner(self._source.load())
+            self._load()
         else:
             self._refresh(schedule_id)
         return self.wake(WakeReason.edit) if self.running else None
@@ -117,7 +133,37 @@ class Driver:
             soonest = self._planner.soonest()
             upcoming = None if soonest is None else soonest[0]
             return WakePlan(now, (), upcoming, self.next_wake or now)
+        errors: list[tuple[int, str]] = []  # besides the planner's own
+        try:
+            if self._source.changed():
+                log.info("the schedules were changed by another process: re-reading them")
+                self._load()
+        except Exception as error:  # the timer below must be re-armed whatever happens
+            log.exception("the schedules could not be re-read")
+            errors.append((0, f"re-read failed: {error}"))
+        self._plan_ahead_from(now, errors)
         plan = self._planner.plan(now, paused=self.paused)
+        fires: list[FireDecision] = []
+        for planned in plan.fires:
+            try:
+                decision = self._pass_decided(planned, now)
+            except Exception as error:
+                log.exception("schedule %s could not be passed over", planned.schedule_id)
+                errors.append((planned.schedule_id, f"fire failed: {error}"))
+                decision = None
+            if decision is None:
+                self._refresh_or_fail(planned.schedule_id, errors)
+            else:
+                fires.append(decision)
+        if errors or len(fires) != len(plan.fires):
+            after = self._planner.plan(now, paused=self.paused) if not fires else plan
+            plan = replace(
+                plan,
+                fires=tuple(fires),
+                next_fire=after.next_fire,
+                next_wake=after.next_wake,
+                errors=tuple(sorted({**dict(plan.errors), **dict(errors)}.items())),
+            )
         self.last_wake = WakeRecord(now, reason)
         if not plan.fires:
             self._wake_done(plan, reason)
@@ -159,12 +205,7 @@ class Driver:
                 self._planner.upsert(outcome.schedule)
                 continue
             # Lost or failed, the stored last_due is the truth: re-read it.
-            try:
-                self._refresh(outcome.schedule_id)
-            except Exception as error:  # the timer below must be re-armed whatever happens
-                log.exception("schedule %s could not be re-read", outcome.schedule_id)
-                self._planner.remove(outcome.schedule_id)
-                errors.append((outcome.schedule_id, f"re-read failed: {error}"))
+            self._refresh_or_fail(outcome.schedule_id, errors)
         after = self._planner.plan(plan.now, paused=self.paused)
         plan = replace(
             plan, next_fire=after.next_fire, next_wake=after.next_wake, errors=tuple(errors)
@@ -179,6 +220,69 @@ class Driver:
         self._arm(plan)
         if self._on_wake is not None:
             self._on_wake(plan, reason)
+
+    def _load(self) -> None:
+        schedules, broken = self._source.load()
+        self._planner = Planner(schedules)
+        for schedule_id, reason in broken.items():
+            self._planner.fail(schedule_id, reason)
+
+    def _plan_ahead_from(self, now: datetime, errors: list[tuple[int, str]]) -> None:
+        """Set back the ``last_due`` of schedules that are ahead of the clock (module docstring)."""
+        ahead = self._planner.ahead(now)
+        for schedule in ahead:
+            log.warning(
+                "schedule %s: its last due %s is later than the clock (%s), which went back: "
+                "planning it from now; dues already decided will not run again",
+                schedule.id,
+                schedule.last_due.isoformat() if schedule.last_due else None,
+                now.isoformat(),
+            )
+            try:
+                # Just before now: a due at this very instant is owed now.
+                self._source.rebase(schedule.id, schedule.last_due, now - _TICK)
+            except Exception as error:
+                log.exception("schedule %s could not be set back", schedule.id)
+                errors.append((schedule.id, f"set back failed: {error}"))
+            self._refresh_or_fail(schedule.id, errors)
+        if ahead:
+            self._decided = self._source.decided_ahead()
+
+    def _pass_decided(self, decision: FireDecision, now: datetime) -> FireDecision | None:
+        """``decision`` without the dues already decided before the clock went back: ``last_due``
+        moves past the latest of them; None when the due itself was one."""
+        done = self._decided.get(decision.schedule_id)
+        if not done:
+            return decision
+        since = decision.expected_last_due
+        passed = [due for due in done if (since is None or due > since) and due <= decision.due]
+        if not passed:
+            return decision
+        latest = max(passed)
+        rest = frozenset(due for due in done if due > latest)
+        if rest:
+            self._decided[decision.schedule_id] = rest
+        else:
+            del self._decided[decision.schedule_id]
+        log.info(
+            "schedule %s: due %s was decided before the clock went back; not run again",
+            decision.schedule_id,
+            latest.isoformat(),
+        )
+        if not self._source.rebase(decision.schedule_id, since, latest):
+            return None  # moved on meanwhile (an edit): the refresh after this re-reads it
+        if latest == decision.due:
+            return None
+        schedule = self._source.get(decision.schedule_id)
+        return None if schedule is None else decide(schedule, now, paused=self.paused)
+
+    def _refresh_or_fail(self, schedule_id: int, errors: list[tuple[int, str]]) -> None:
+        try:
+            self._refresh(schedule_id)
+        except Exception as error:  # the timer must be re-armed whatever happens
+            log.exception("schedule %s could not be re-read", schedule_id)
+            self._planner.fail(schedule_id, f"cannot be read: {error}")
+            errors.append((schedule_id, f"re-read failed: {error}"))
 
     def _refresh(self, schedule_id: int) -> None:
         schedule = self._source.get(schedule_id)

@@ -33,7 +33,7 @@ from domi_desktop.model import (
     Schedule,
     Trigger,
 )
-from domi_desktop.store import _open, _rows, claims, codec, liveness, migrations, retention
+from domi_desktop.store import _open, _replan, _rows, claims, codec, liveness, migrations, retention
 from domi_desktop.store.models import RunRow, ScheduleRow, database
 from domi_desktop.store.paths import (
     DB_FILENAME,
@@ -200,15 +200,48 @@ class Store:
             return self._schedule(_rows.schedule_row(schedule_id))
 
     def list_schedules(self) -> list[Schedule]:
-        """All schedules by id.
+        """The schedules that can be read, by id; ``read_schedules`` also names the others."""
+        return self.read_schedules()[0]
 
-        A row whose stored action or policies cannot be decoded raises ``StoreError`` naming its id
-        rather than being left out: a schedule that silently vanished would silently stop running.
-        ``delete_schedule`` and ``update_schedule(action=..., policies=...)`` still work on such a
-        row, so the user can repair or remove it.
+    def read_schedules(self) -> tuple[list[Schedule], dict[int, str]]:
+        """The readable schedules by id, and the id of each unreadable row with the reason.
+
+        A row whose stored action or policies cannot be decoded must not take the others down
+        (issue 9: one such row stopped all 39 healthy schedules); nor may it vanish silently, so
+        it is reported for the scheduler's log and ``schedule list``. ``delete_schedule`` and
+        ``update_schedule(action=..., policies=...)`` still work on it, to repair or remove it.
+        """
+        schedules: list[Schedule] = []
+        broken: dict[int, str] = {}
+        with self._using():
+            for row in ScheduleRow.select().order_by(ScheduleRow.id):
+                try:
+                    schedules.append(self._schedule(row))
+                except StoreError as error:
+                    broken[row.id] = str(error)
+        return schedules, broken
+
+    def data_version(self) -> int:
+        """A number that changes when another connection (another process) commits a change."""
+        with self._using():
+            return _replan.data_version()
+
+    def rebase_last_due(
+        self, schedule_id: int, expected: datetime | None, last_due: datetime
+    ) -> bool:
+        """Set ``last_due`` back to ``last_due`` if it still is ``expected`` (compare-and-set).
+
+        For a wall clock set back behind ``last_due``: the scheduler plans from the clock again;
+        the dues already decided stay recorded and ``decided_ahead`` names them.
         """
         with self._using():
-            return [self._schedule(row) for row in ScheduleRow.select().order_by(ScheduleRow.id)]
+            return _replan.rebase(schedule_id, expected, last_due)
+
+    def decided_ahead(self) -> dict[int, frozenset[datetime]]:
+        """Schedule id → dues already run or skipped that lie after its ``last_due`` (after
+        ``rebase_last_due``): they must never be decided again."""
+        with self._using():
+            return _replan.decided_ahead()
 
     def update_schedule(
         self,
@@ -507,22 +540,21 @@ class Store:
 
     def _schedule(self, row: ScheduleRow) -> Schedule:
         try:
-            action = codec.decode_action(row.action)
-            policies = codec.decode_policies(row.policies)
-        except codec.CodecError as exc:
+            return Schedule(
+                id=row.id,
+                name=row.name,
+                expr=row.expr,
+                tz=row.tz,
+                action=codec.decode_action(row.action),
+                enabled=row.enabled,
+                policies=codec.decode_policies(row.policies),
+                last_due=codec.optional_datetime(row.last_due),
+                created_at=codec.from_micros(row.created_at),
+                updated_at=codec.from_micros(row.updated_at),
+            )
+        # A hand-edited row may hold text or a huge number where an instant belongs.
+        except (ValueError, TypeError, OverflowError) as exc:
             raise StoreError(f"schedule {row.id} in {self.path} cannot be read: {exc}") from exc
-        return Schedule(
-            id=row.id,
-            name=row.name,
-            expr=row.expr,
-            tz=row.tz,
-            action=action,
-            enabled=row.enabled,
-            policies=policies,
-            last_due=codec.optional_datetime(row.last_due),
-            created_at=codec.from_micros(row.created_at),
-            updated_at=codec.from_micros(row.updated_at),
-        )
 
     def _run_filter(self, schedule_id: int | None, status: RunStatus | None) -> Any:
         condition: Any = RunRow.id.is_null(False)

@@ -94,7 +94,7 @@ def test_a_created_schedule_is_listed_with_its_next_run_on_the_fake_clock(servic
         {"name": "Rate-limit report", "expr": "0 9 * * 1-5", "tz": "Europe/Riga", "action": COMMAND}
     )
     (listed,) = service.list_schedules()
-    assert listed == created
+    assert listed == {**created, "broken": None}
     # 07:30 UTC is 10:30 in Riga: the next 09:00 there is the next morning, in the schedule's zone.
     assert listed["next_run"] == "2024-06-06T09:00:00+03:00"
     assert listed["description"] == "At 09:00, Monday through Friday"

@@ -1,0 +1,47 @@
+"""The store as the scheduler's ``ScheduleSource``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from domi_desktop.errors import NotFoundError
+from domi_desktop.model import Schedule
+from domi_desktop.store import Store
+
+
+class StoreSource:
+    """The driver's schedules, remembered: a wake's fires need their policies without a read."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._version: int | None = None
+        self.known: dict[int, Schedule] = {}
+
+    def load(self) -> tuple[list[Schedule], dict[int, str]]:
+        self._version = self._store.data_version()
+        schedules, broken = self._store.read_schedules()
+        self.known = {schedule.id: schedule for schedule in schedules}
+        return schedules, broken
+
+    def get(self, schedule_id: int) -> Schedule | None:
+        try:
+            schedule = self._store.get_schedule(schedule_id)
+        except NotFoundError:
+            self.known.pop(schedule_id, None)
+            return None
+        self.known[schedule_id] = schedule
+        return schedule
+
+    def schedule(self, schedule_id: int) -> Schedule:
+        return self.known.get(schedule_id) or self._store.get_schedule(schedule_id)
+
+    def changed(self) -> bool:
+        version = self._store.data_version()
+        changed, self._version = version != self._version, version
+        return changed
+
+    def rebase(self, schedule_id: int, expected: datetime | None, last_due: datetime) -> bool:
+        return self._store.rebase_last_due(schedule_id, expected, last_due)
+
+    def decided_ahead(self) -> dict[int, frozenset[datetime]]:
+        return self._store.decided_ahead()
