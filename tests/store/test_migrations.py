@@ -195,6 +195,7 @@ def test_a_new_database_gets_no_backup_and_the_same_schema_as_a_migrated_one(
                 "runs_status",
                 "runs_resumed_from",
                 "runs_fired_at",
+                "runs_resumed_once",
             }
         )
     assert list((tmp_path / "new").glob("*.bak")) == []
