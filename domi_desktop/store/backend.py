@@ -86,7 +86,12 @@ def machine_name(explicit: str | None = None) -> str:
 
 
 def check_machine_name(value: str, where: str) -> None:
-    if not value or len(value) > MAX_MACHINE_NAME or not value.isprintable() or value != value.strip():
+    if (
+        not value
+        or len(value) > MAX_MACHINE_NAME
+        or not value.isprintable()
+        or value != value.strip()
+    ):
         raise StoreError(
             f"{where} {value!r}: expected 1 to {MAX_MACHINE_NAME} printable characters, "
             "without surrounding spaces"

@@ -175,9 +175,7 @@ def write_claims(
     return ids
 
 
-def write_starts(
-    cursor: Any, param: str, starts: Sequence[Start], holder: Holder
-) -> list[bool]:
+def write_starts(cursor: Any, param: str, starts: Sequence[Start], holder: Holder) -> list[bool]:
     """``start_run`` for each; False where the run had already ended (do not start it), or was
     taken over by another machine after its lease expired."""
     p = param

@@ -64,7 +64,7 @@ def take_over(
         params.extend(sorted(schedule_ids))
     cursor.execute(
         f"UPDATE runs SET status = '{RunStatus.interrupted.value}', finished_at = {p}, "
-        f"reason = {p} || machine WHERE {where} RETURNING id, \"trigger\"",
+        f'reason = {p} || machine WHERE {where} RETURNING id, "trigger"',
         (stamp, EXPIRED, *params),
     )
     taken = [(int(row[0]), row[1]) for row in cursor.fetchall()]

@@ -153,9 +153,7 @@ def read_version(path: Path | str) -> int:
             f"{path} is {kind} database but not a domi-desktop one (it has no meta table); "
             "it was left untouched"
         )
-    row = execute(
-        f"SELECT value FROM meta WHERE key = {database.param}", (VERSION_KEY,)
-    ).fetchone()
+    row = execute(f"SELECT value FROM meta WHERE key = {database.param}", (VERSION_KEY,)).fetchone()
     if row is None or not str(row[0]).isdigit():
         raise StoreError(f"{path} has no readable schema version; it was left untouched")
     return int(row[0])

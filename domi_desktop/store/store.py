@@ -631,9 +631,7 @@ class Store:
             action = codec.decode_action(row.action)
             policies = codec.decode_policies(row.policies)
         except codec.CodecError as exc:
-            raise StoreError(
-                f"schedule {row.id} in {self.location} cannot be read: {exc}"
-            ) from exc
+            raise StoreError(f"schedule {row.id} in {self.location} cannot be read: {exc}") from exc
         return Schedule(
             id=row.id,
             name=row.name,

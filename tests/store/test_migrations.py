@@ -26,6 +26,8 @@ from domi_desktop.store import DB_FILENAME, SCHEMA_VERSION, Store, migrations
 from domi_desktop.store.models import RunRow, ScheduleRow
 
 BuildV1 = Callable[[Path], Path]
+BACKENDS = ("sqlite",)
+"""Migrations of SQLite files, with their backups; tests/store/test_postgresql.py has PostgreSQL's."""
 V1_DUE = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 EXPECTED_SCHEDULES = [
