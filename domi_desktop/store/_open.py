@@ -121,9 +121,10 @@ def tighten_modes(path: Path) -> None:
 
 @contextmanager
 def translate_errors(path: Path | str) -> Iterator[None]:
+    errors: tuple[type[BaseException], ...] = (PeeweeException, sqlite3.Error)
     try:
         yield
-    except (PeeweeException, sqlite3.Error, *backend.driver_errors()) as exc:
+    except (*errors, *backend.driver_errors()) as exc:
         message = str(exc)
         if "locked" in message or "busy" in message:
             text = (
