@@ -41,6 +41,7 @@ from domi_desktop.store import (
     backend,
     claims,
     codec,
+    copy,
     leases,
     liveness,
     migrations,
@@ -596,6 +597,19 @@ class Store:
     def count_schedules(self) -> int:
         with self._using():
             return int(ScheduleRow.select().count())
+
+    # -- copying a whole store (``domi-desktop store migrate``) ---------------------------------
+
+    def dump(self) -> copy.Snapshot:
+        """Every schedule and run, as stored (``last_due`` included)."""
+        with self._using():
+            return copy.dump(self._db)
+
+    def load(self, snapshot: copy.Snapshot, *, replace: bool = False) -> None:
+        """Make this store an exact copy of ``snapshot``, in one transaction; refuses a store that
+        holds schedules or runs unless ``replace``."""
+        with self._using():
+            copy.load(self._db, snapshot, replace=replace, label=self.location)
 
     # -- internals -----------------------------------------------------------------------------
 
