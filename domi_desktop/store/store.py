@@ -43,6 +43,7 @@ from domi_desktop.store import (
     codec,
     copy,
     leases,
+    listen,
     liveness,
     migrations,
     retention,
@@ -269,6 +270,7 @@ class Store:
                 created_at=stamp,
                 updated_at=stamp,
             ).execute()
+            self._changed()
             return self._schedule(_rows.schedule_row(int(schedule_id)))
 
     def get_schedule(self, schedule_id: int) -> Schedule:
@@ -327,6 +329,7 @@ class Store:
             ):
                 changes[ScheduleRow.last_due] = stamp
             ScheduleRow.update(changes).where(ScheduleRow.id == schedule_id).execute()
+            self._changed()
             return self._schedule(_rows.schedule_row(schedule_id))
 
     def set_enabled(self, schedule_id: int, enabled: bool, now: datetime) -> Schedule:
@@ -345,6 +348,7 @@ class Store:
                 ]
                 if not ScheduleRow.delete().where(ScheduleRow.id == schedule_id).execute():
                     raise NotFoundError(f"no schedule with id {schedule_id}")
+                self._changed()
             retention.remove_logs(self.log_dir, logs)
 
     # -- runs ----------------------------------------------------------------------------------
@@ -634,6 +638,20 @@ class Store:
         if isinstance(self._db, SqliteDatabase):
             return self._db.atomic("IMMEDIATE")
         return self._db.atomic()
+
+    def _changed(self) -> None:
+        """Inside a schedule write: the other instances hear of it when it commits."""
+        if self.target.url is not None:
+            self._db.execute_sql(listen.NOTIFY)  # type: ignore[no-untyped-call]
+
+    def listener(
+        self, on_change: Callable[[], None], on_status: Callable[[str | None], None]
+    ) -> listen.ChangeListener | None:
+        """A listener for the schedule changes of other instances (started by the caller), or
+        None on SQLite, where the per-wake re-read is how they are seen."""
+        if self.target.url is None:
+            return None
+        return listen.ChangeListener(self.target.url, on_change, on_status)
 
     def _mine(self, condition: Any) -> Any:
         """Runs of this machine (or of before machines were recorded): the ones whose owner's

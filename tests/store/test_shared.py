@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from domi_desktop.store.backend import STORE_ENV, hide_password, machine_name, r
 from domi_desktop.store.leases import EXPIRED
 
 LEASE = timedelta(seconds=60)
+Sql = Callable[..., list[tuple[object, ...]]]
 
 
 def _claim(store: Store, schedule: Schedule, now: datetime) -> int:
@@ -161,3 +164,30 @@ def test_a_store_url_is_postgresql_or_sqlite_and_its_password_is_never_shown() -
     assert machine_name("kitchen") == "kitchen"
     with pytest.raises(StoreError, match="machine name"):
         machine_name(" x" * 40)
+
+
+def test_an_edit_reaches_the_other_instances_within_two_seconds_and_a_lost_link_is_reported(
+    store: Store, schedule: Schedule, now: datetime, sql: Sql, backend: str
+) -> None:
+    changes = threading.Semaphore(0)
+    statuses: list[str | None] = []
+    listener = store.listener(changes.release, statuses.append)
+    if backend == "sqlite":
+        assert listener is None  # the per-wake re-read sees another process's edits
+        return
+    assert listener is not None
+    listener.start()
+    try:
+        assert changes.acquire(timeout=10)  # the re-read on connecting
+        started = time.monotonic()
+        store.update_schedule(schedule.id, now=now, name="renamed")
+        assert changes.acquire(timeout=2), "no notification within 2 s"
+        assert time.monotonic() - started < 2
+        sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE starts_with(query, 'LISTEN')"
+        )
+        assert changes.acquire(timeout=15)  # reconnected, and re-read what it may have missed
+        assert statuses[0] is None and statuses[-1] is None
+        assert any(status and "unreachable" in status for status in statuses)
+    finally:
+        listener.stop()
