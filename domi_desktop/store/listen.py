@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from domi_desktop.store import backend
 
@@ -78,13 +77,6 @@ class ChangeListener:
             # A change may have been missed while disconnected: one re-read covers it.
             self._on_change()
             while not self._stopping.is_set():
-                if _any(connection.notifies(timeout=POLL)):
+                # Back at the first notification (a burst arrives in one packet: one reload).
+                if any(True for _ in connection.notifies(timeout=POLL, stop_after=1)):
                     self._on_change()
-
-
-def _any(notifies: Any) -> bool:
-    """Drain what arrived within the poll: many edits at once make one reload."""
-    seen = False
-    for _ in notifies:
-        seen = True
-    return seen
