@@ -14,13 +14,16 @@ SQLITE = "sqlite"
 def apply_globals(args: argparse.Namespace) -> None:
     """``--store`` and ``--machine`` become the environment every later open reads (the app, its
     store worker, the commands), so they mean the same wherever a store is opened."""
+    store, machine = getattr(args, "store", None), getattr(args, "machine", None)
+    if store is None and machine is None:
+        return  # ``status`` and friends load no database code
     from domi_desktop.store.backend import MACHINE_ENV, STORE_ENV, machine_name, resolve_url
 
-    if getattr(args, "store", None) is not None:
-        resolve_url(args.store)  # a bad URL is refused before anything starts
-        os.environ[STORE_ENV] = args.store
-    if getattr(args, "machine", None) is not None:
-        os.environ[MACHINE_ENV] = machine_name(args.machine)
+    if store is not None:
+        resolve_url(store)  # a bad URL is refused before anything starts
+        os.environ[STORE_ENV] = store
+    if machine is not None:
+        os.environ[MACHINE_ENV] = machine_name(machine)
 
 
 def migrate(args: argparse.Namespace) -> int:
