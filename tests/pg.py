@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 SERVER_USER = "postgres"  # the database superuser's name, whoever runs the server
 START_TIMEOUT = 30
@@ -127,6 +128,23 @@ def stop_server(server: PostgresServer) -> None:
         )  # fmt: skip
     finally:
         shutil.rmtree(server.base_dir, ignore_errors=True)
+
+
+@contextmanager
+def fresh_database(dsn: str, name: str) -> Iterator[str]:
+    """An empty database ``name`` on the server of ``dsn`` (the maintenance database); yields its
+    URL; dropped on exit, whoever is still connected."""
+    import psycopg
+
+    parts = urlsplit(dsn)
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextmanager

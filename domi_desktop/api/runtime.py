@@ -31,6 +31,7 @@ from domi_desktop.api.catchup import (
     plan_claims,
     write_wake,
 )
+from domi_desktop.api.leases import LeaseKeeper
 from domi_desktop.api.source import StoreSource
 from domi_desktop.api.worker import StoreWorker
 from domi_desktop.errors import DomiError
@@ -106,6 +107,15 @@ class Runtime:
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
         self._results = Results(self.worker, loop, store, self._emit)
+        self.leases = LeaseKeeper(
+            store,
+            clock,
+            loop,
+            running=self.running_runs,
+            stop=self.stop_run,
+            resume=self._resume,
+            placed_here=lambda: None,
+        )
         self._pruned_at: float | None = None
         self.started_at: datetime | None = None
 
@@ -119,11 +129,14 @@ class Runtime:
             # A second copy beside a job that would not die is what stopping it was to prevent.
             if orphan.id not in unstopped:
                 self._resume(orphan)
+        self.leases.start()
+        self.leases.tick()  # runs of machines that vanished while this one was off
         return self.driver.start()
 
     def stop(self, *, wait: float = 5.0) -> None:
         """Stop waking; running jobs are stopped and recorded ``interrupted`` (reason given)."""
         self.driver.stop()
+        self.leases.stop()
         for lane in self._lanes.values():
             waiting, lane.waiting = lane.waiting, None
             if waiting is not None:

@@ -111,6 +111,8 @@ class Host(QObject):
         self._zones: Any = None
         self._replanning = False
         self.started_at: datetime | None = None
+        # A shared (PostgreSQL) store tells of other machines' edits at once; SQLite has none.
+        self._listener = store.listener(self._heard_change, self._link_status)
 
     # -- start and stop ------------------------------------------------------------------------
 
@@ -129,6 +131,8 @@ class Host(QObject):
         if not listening:
             log.warning("no RPC socket: the CLI will use the database directly")
         self._start_wake_sources()
+        if self._listener is not None:
+            self._listener.start()
         # The first wake runs the start-up catch-up; after the loop is running, so a slow
         # keyring or a long catch-up never delays the tray icon.
         self.loop.call_soon(self._start_runtime)
@@ -140,6 +144,8 @@ class Host(QObject):
         )
 
     def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.stop()
         for source in self._wake_sources:
             source.stop()
         self.runtime.stop()
@@ -244,6 +250,17 @@ class Host(QObject):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))
         self.runtime_event.emit(event)
+
+    def _heard_change(self) -> None:
+        """From the listener's thread: another instance changed a schedule; re-read them all."""
+        self.loop.call_soon(partial(self._wake, WakeReason.edit))
+
+    def _link_status(self, problem: str | None) -> None:
+        """From the listener's thread: the shared store's link is lost (``problem``) or back."""
+        if problem is None:
+            log.info("listening to %s for other machines' edits", self.store.location)
+            return
+        self.loop.call_soon(partial(self._on_event, StoreProblem(problem, 0)))
 
     def _start_runtime(self) -> None:
         self.runtime.start()

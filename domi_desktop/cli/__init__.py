@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from domi_desktop.cli import commands, schedules
+from domi_desktop.cli import commands, schedules, store_cmd
 from domi_desktop.cli.parser import Handler, build_parser
 from domi_desktop.cli.render import EXIT_USAGE, print_cron_error
 from domi_desktop.errors import CronError, DomiError
@@ -36,6 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     install_os_zone()
     try:
+        store_cmd.apply_globals(args)
         if handler is None:
             return commands.start_app(args)
         return handler(args)

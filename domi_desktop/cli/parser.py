@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from domi_desktop import __version__
-from domi_desktop.cli import commands, schedules, transfer
+from domi_desktop.cli import commands, schedules, store_cmd, transfer
 from domi_desktop.cli.render import EXIT_USAGE
 
 Handler = Callable[[argparse.Namespace], int]
@@ -29,6 +29,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"domi-desktop {__version__}")
     parser.add_argument(
         "--data-dir", metavar="DIR", help="where the database lives (or DOMI_DATA_DIR)"
+    )
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        help="a shared PostgreSQL store, postgresql://… (or DOMI_STORE); default: the SQLite "
+        "file in the data dir",
+    )
+    parser.add_argument(
+        "--machine",
+        metavar="NAME",
+        help="this machine's name (or DOMI_MACHINE; default: host name)",
     )
     parser.add_argument("--headless", action="store_true", help="run the scheduler with no GUI")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -163,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     import_.add_argument("--disabled", action="store_true", help="import them disabled")
     import_.add_argument("--json", action="store_true")
     import_.set_defaults(handler=transfer.import_)
+
+    store_cmd.add_parser(subcommands, _Parser)
     return parser
 
 

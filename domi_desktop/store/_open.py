@@ -14,7 +14,7 @@ from pathlib import Path
 from peewee import PeeweeException
 
 from domi_desktop.errors import StoreError
-from domi_desktop.store import migrations
+from domi_desktop.store import backend, migrations
 from domi_desktop.store.models import execute
 from domi_desktop.store.paths import PRIVATE_FILE_MODE
 
@@ -120,10 +120,11 @@ def tighten_modes(path: Path) -> None:
 
 
 @contextmanager
-def translate_errors(path: Path) -> Iterator[None]:
+def translate_errors(path: Path | str) -> Iterator[None]:
+    errors: tuple[type[BaseException], ...] = (PeeweeException, sqlite3.Error)
     try:
         yield
-    except (PeeweeException, sqlite3.Error) as exc:
+    except (*errors, *backend.driver_errors()) as exc:
         message = str(exc)
         if "locked" in message or "busy" in message:
             text = (

@@ -24,9 +24,15 @@ def run_row(run_id: int) -> RunRow:
     return row
 
 
-def owner_columns() -> dict[str, Any]:
+def owner_columns(machine: str | None = None, lease_until: int | None = None) -> dict[str, Any]:
     owner = liveness.this_process()
-    return {"owner_pid": owner.pid, "owner_token": owner.token, "owner_started": owner.started}
+    return {
+        "owner_pid": owner.pid,
+        "owner_token": owner.token,
+        "owner_started": owner.started,
+        "machine": machine,
+        "lease_until": lease_until,
+    }
 
 
 def owner_alive(row: RunRow) -> bool:

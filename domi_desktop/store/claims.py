@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,24 @@ from peewee import Database, SqliteDatabase
 
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import FireClaim, RunStatus, SkipReason, Trigger
-from domi_desktop.store import _open, codec, liveness
+from domi_desktop.store import _open, backend, codec, liveness
 
 _COLUMNS = (
     'schedule_id, status, "trigger", due, fired_at, reason, late, missed_count, attempt, '
-    "owner_pid, owner_token, owner_started"
+    "owner_pid, owner_token, owner_started, machine, lease_until"
 )
 _RUNNING = RunStatus.running.value
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Who writes a claim: the machine's name, and how long a lease it takes on a running run."""
+
+    machine: str
+    lease: timedelta
+
+    def lease_until(self, now: datetime) -> int:
+        return codec.to_micros(now + self.lease)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +71,9 @@ class _Dialect:
 
     def __init__(self, db: Database) -> None:
         self.param = db.param
+        # PostgreSQL (READ COMMITTED): the compare-and-set ``UPDATE`` takes the schedule's row
+        # lock; a second writer waits for it, then re-checks ``last_due`` on the committed row
+        # and matches nothing. That is the whole claim protocol, so no stronger level is needed.
         self.begin = "BEGIN IMMEDIATE" if isinstance(db, SqliteDatabase) else "BEGIN"
 
     @staticmethod
@@ -104,7 +118,12 @@ def check_claim(claim: FireClaim) -> None:
 
 
 def write_claims(
-    cursor: Any, param: str, claims: Sequence[FireClaim], *, gone_is_lost: bool = False
+    cursor: Any,
+    param: str,
+    claims: Sequence[FireClaim],
+    holder: Holder,
+    *,
+    gone_is_lost: bool = False,
 ) -> list[int | None]:
     """The claims, in the caller's write transaction: per claim, the fire row's id, or None when
     ``last_due`` had moved on (nothing written for it). A schedule that is gone raises
@@ -114,10 +133,11 @@ def write_claims(
     cas = f"UPDATE schedules SET last_due = {p} WHERE id = {p} AND last_due = {p}"
     cas_null = f"UPDATE schedules SET last_due = {p} WHERE id = {p} AND last_due IS NULL"
     exists = f"SELECT 1 FROM schedules WHERE id = {p}"
-    values = ", ".join([p] * 12)
+    values = ", ".join([p] * 14)
     insert = f"INSERT INTO runs ({_COLUMNS}) VALUES ({values})"
     owner = liveness.this_process()
     pid, token, started = owner.pid, owner.token, owner.started
+    machine = holder.machine
     scheduled, skipped_status = Trigger.scheduled.value, RunStatus.skipped.value
     ids: list[int | None] = []
     for claim in claims:
@@ -139,32 +159,38 @@ def write_claims(
                 insert,
                 [
                     (sid, skipped_status, scheduled, codec.to_micros(instant), fired, why,
-                     False, 0, 0, pid, token, started)
+                     False, 0, 0, pid, token, started, machine, None)
                     for instant in claim.skipped
                 ],
             )  # fmt: skip
         reason = claim.reason.value if isinstance(claim.reason, SkipReason) else claim.reason
+        running = claim.status is RunStatus.running
+        lease = holder.lease_until(claim.fired_at) if running else None
         cursor.execute(
             insert + " RETURNING id",
             (sid, claim.status.value, claim.trigger.value, due, fired, reason, claim.late,
-             claim.missed_count, 0, pid, token, started),
+             claim.missed_count, 0, pid, token, started, machine, lease),
         )  # fmt: skip
         ids.append(int(cursor.fetchone()[0]))
     return ids
 
 
-def write_starts(cursor: Any, param: str, starts: Sequence[Start]) -> list[bool]:
-    """``start_run`` for each; False where the run had already ended (do not start it)."""
+def write_starts(cursor: Any, param: str, starts: Sequence[Start], holder: Holder) -> list[bool]:
+    """``start_run`` for each; False where the run had already ended (do not start it), or was
+    taken over by another machine after its lease expired."""
     p = param
     sql = (
         f"UPDATE runs SET started_at = {p}, attempt = {p}, job_pid = NULL, job_started = NULL, "
-        f"log_path = COALESCE({p}, log_path) WHERE id = {p} AND status = '{_RUNNING}'"
+        f"log_path = COALESCE({p}, log_path), lease_until = {p} "
+        f"WHERE id = {p} AND status = '{_RUNNING}' AND (machine IS NULL OR machine = {p})"
     )
     done: list[bool] = []
     for start in starts:
         cursor.execute(
-            sql, (codec.to_micros(start.started_at), start.attempt, start.log_path, start.run_id)
-        )
+            sql,
+            (codec.to_micros(start.started_at), start.attempt, start.log_path,
+             holder.lease_until(start.started_at), start.run_id, holder.machine),
+        )  # fmt: skip
         done.append(cursor.rowcount == 1)
     return done
 
@@ -193,13 +219,22 @@ class Writer:
     """The hot path on a connection of its own, for one worker thread: readers of the main
     connection (the History window, ``app.status``) never wait behind a wake's transaction."""
 
-    def __init__(self, db: Database, path: Path) -> None:
+    def __init__(self, db: Database, path: Path | str, holder: Holder) -> None:
         self._db = db
         self._param = db.param
         self.path = path
+        self.holder = holder
 
     @classmethod
-    def sqlite(cls, path: Path) -> Writer:
+    def postgresql(cls, url: str, holder: Holder) -> Writer:
+        db = backend.postgresql(url)
+        label = backend.hide_password(url)
+        with _open.translate_errors(label):
+            db.connect()
+        return cls(db, label, holder)
+
+    @classmethod
+    def sqlite(cls, path: Path, holder: Holder) -> Writer:
         db = SqliteDatabase(
             str(path),
             pragmas=[("foreign_keys", "ON"), ("synchronous", "FULL")],
@@ -210,7 +245,7 @@ class Writer:
         )
         with _open.translate_errors(path):
             db.connect()
-        return cls(db, path)
+        return cls(db, path, holder)
 
     def claim(self, claims: Sequence[FireClaim]) -> list[int | None]:
         """All the claims in one transaction. A claim whose schedule is gone is None, like a
@@ -218,11 +253,11 @@ class Writer:
         for claim in claims:
             check_claim(claim)
         with self._writing() as cursor:
-            return write_claims(cursor, self._param, claims, gone_is_lost=True)
+            return write_claims(cursor, self._param, claims, self.holder, gone_is_lost=True)
 
     def start(self, starts: Sequence[Start]) -> list[bool]:
         with self._writing() as cursor:
-            return write_starts(cursor, self._param, starts)
+            return write_starts(cursor, self._param, starts, self.holder)
 
     def finish(self, finishes: Sequence[Finish]) -> list[bool]:
         with self._writing() as cursor:

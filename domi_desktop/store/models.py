@@ -19,7 +19,7 @@ from peewee import (
     TextField,
 )
 
-# Bound by ``Store.open`` to the SQLite file, unbound by ``Store.close``.
+# Bound by ``Store.open`` to the SQLite file or PostgreSQL database, unbound by ``Store.close``.
 database = DatabaseProxy()
 
 
@@ -70,11 +70,16 @@ class RunRow(_Base):
     job_pid = IntegerField(null=True)
     job_started = TextField(null=True)
     """``liveness.start_marker`` of ``job_pid``; None if the job was gone before it was read."""
+    machine = TextField(null=True)
+    """The machine that claimed the run (``backend.machine_name``); None before version 4."""
+    lease_until = IntegerField(null=True)
+    """Until when the claiming machine holds a running run; renewed while its job runs."""
 
     class Meta:
         table_name = "runs"
 
 
 def execute(sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+    # A psycopg cursor on PostgreSQL: the same ``execute``/``fetchone``/``rowcount`` surface.
     """Raw SQL on the bound database (DDL, window queries); typed, unlike peewee's own method."""
     return database.execute_sql(sql, params)  # type: ignore[no-any-return]

@@ -1,11 +1,13 @@
-"""The store: schedules and runs in one SQLite file, behind an API of plain dataclasses.
+"""The store: schedules and runs in one SQLite file (or a shared PostgreSQL database, see
+``backend``), behind an API of plain dataclasses.
 
 Every method takes the instants it records (``now``, ``fired_at``...) from the caller: the store
 never reads the clock, so the scheduler's fake clock drives it in tests like everything else.
 
 Threads: one connection per store, shared by all threads under a lock, so a store can be handed to
 worker threads and ``close`` really closes. Processes: every write is a ``BEGIN IMMEDIATE``
-transaction, so two processes on one file serialise (waiting up to ``BUSY_TIMEOUT`` seconds).
+transaction, so two processes on one file serialise (waiting up to ``BUSY_TIMEOUT`` seconds). On
+PostgreSQL the row locks of the conditional updates serialise machines (``claims._Dialect``).
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import Any
 
-from peewee import SqliteDatabase
+from peewee import Database, IntegrityError, SqliteDatabase
 
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import (
@@ -33,7 +35,20 @@ from domi_desktop.model import (
     Schedule,
     Trigger,
 )
-from domi_desktop.store import _open, _replan, _rows, claims, codec, liveness, migrations, retention
+from domi_desktop.store import (
+    _open,
+    _replan,
+    _rows,
+    backend,
+    claims,
+    codec,
+    copy,
+    leases,
+    listen,
+    liveness,
+    migrations,
+    retention,
+)
 from domi_desktop.store.models import RunRow, ScheduleRow, database
 from domi_desktop.store.paths import (
     DB_FILENAME,
@@ -60,10 +75,23 @@ class Store:
     hence one open store at a time: opening a second raises instead of rebinding the first.
     """
 
-    def __init__(self, db: SqliteDatabase, data_dir: Path, migration_backup: Path | None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        data_dir: Path,
+        migration_backup: Path | None,
+        target: backend.Target | None = None,
+        holder: claims.Holder | None = None,
+    ) -> None:
         self._db = db
         self.data_dir = data_dir
         self.path = data_dir / DB_FILENAME
+        self.target = target or backend.Target(None, self.path)
+        self.location = self.target.label
+        """The file, or the PostgreSQL URL without its password: what messages name."""
+        self.holder = holder or claims.Holder(
+            backend.machine_name(), timedelta(seconds=backend.LEASE)
+        )
         self.migration_backup = migration_backup
         """The copy made before this open migrated the file, else None (to tell the user)."""
         self._lock = threading.RLock()
@@ -72,8 +100,19 @@ class Store:
     # -- opening and closing -------------------------------------------------------------------
 
     @classmethod
-    def open(cls, data_dir: str | os.PathLike[str] | None = None, *, now: datetime) -> Store:
+    def open(
+        cls,
+        data_dir: str | os.PathLike[str] | None = None,
+        *,
+        now: datetime,
+        url: str | None = None,
+        machine: str | None = None,
+    ) -> Store:
         """Open (creating or migrating) ``domi.sqlite3`` in the data dir, then drop expired runs.
+
+        ``url`` (else ``$DOMI_STORE``) names a shared PostgreSQL database instead; the data dir
+        then keeps only the run logs. ``machine`` (else ``$DOMI_MACHINE``, else the host name) is
+        the name this process claims runs under.
 
         Every page is checked (``quick_check``) only when the last process left the file open
         (killed, crashed, power lost); otherwise the header is checked, not the whole file.
@@ -84,6 +123,12 @@ class Store:
         """
         directory = resolve_data_dir(data_dir)
         path = directory / DB_FILENAME
+        target = backend.Target(backend.resolve_url(url), path)
+        holder = claims.Holder(
+            backend.machine_name(machine), timedelta(seconds=backend.lease_seconds())
+        )
+        if target.url is not None:
+            return cls._open_postgresql(directory, target, holder, now)
         with _open_guard:
             if database.obj is not None:
                 raise RuntimeError("a store is already open in this process; close it first")
@@ -119,7 +164,31 @@ class Store:
                 database.initialize(None)
                 db.close()
                 raise
-        store = cls(db, directory, backup)
+        return cls._opened(cls(db, directory, backup, target, holder), now)
+
+    @classmethod
+    def _open_postgresql(
+        cls, directory: Path, target: backend.Target, holder: claims.Holder, now: datetime
+    ) -> Store:
+        assert target.url is not None
+        with _open_guard:
+            if database.obj is not None:
+                raise RuntimeError("a store is already open in this process; close it first")
+            db = backend.postgresql(target.url)
+            database.initialize(db)
+            try:
+                with _open.translate_errors(target.label):
+                    ensure_private_dir(directory)
+                    db.connect()
+                    migrations.migrate_postgresql(target.label)
+            except BaseException:
+                database.initialize(None)
+                db.close()
+                raise
+        return cls._opened(cls(db, directory, None, target, holder), now)
+
+    @classmethod
+    def _opened(cls, store: Store, now: datetime) -> Store:
         try:
             store.prune_expired(now)
         except BaseException:
@@ -150,7 +219,16 @@ class Store:
     @property
     def schema_version(self) -> int:
         with self._using():
-            return migrations.read_version(self.path)
+            return migrations.read_version(self.location)
+
+    @property
+    def machine(self) -> str:
+        return self.holder.machine
+
+    @property
+    def shared(self) -> bool:
+        """True on PostgreSQL: other machines may claim from the same schedules."""
+        return self.target.shared
 
     # -- logs ----------------------------------------------------------------------------------
 
@@ -181,7 +259,7 @@ class Store:
     ) -> Schedule:
         """A new schedule starts with ``last_due = now``: nothing fires for the past (SPEC §3)."""
         stamp = codec.to_micros(now)
-        with self._using(), database.atomic("IMMEDIATE"):
+        with self._using(), self._atomic():
             schedule_id = ScheduleRow.insert(
                 name=name,
                 expr=expr,
@@ -193,6 +271,7 @@ class Store:
                 created_at=stamp,
                 updated_at=stamp,
             ).execute()
+            self._changed()
             return self._schedule(_rows.schedule_row(int(schedule_id)))
 
     def get_schedule(self, schedule_id: int) -> Schedule:
@@ -262,7 +341,7 @@ class Store:
         past must not fire (SPEC §3).
         """
         stamp = codec.to_micros(now)
-        with self._using(), database.atomic("IMMEDIATE"):
+        with self._using(), self._atomic():
             row = _rows.schedule_row(schedule_id)
             changes: dict[Any, Any] = {ScheduleRow.updated_at: stamp}
             if name is not None:
@@ -284,6 +363,7 @@ class Store:
             ):
                 changes[ScheduleRow.last_due] = stamp
             ScheduleRow.update(changes).where(ScheduleRow.id == schedule_id).execute()
+            self._changed()
             return self._schedule(_rows.schedule_row(schedule_id))
 
     def set_enabled(self, schedule_id: int, enabled: bool, now: datetime) -> Schedule:
@@ -292,7 +372,7 @@ class Store:
     def delete_schedule(self, schedule_id: int) -> None:
         """Delete the schedule, its runs (the foreign key cascades) and their log files."""
         with self._using():
-            with database.atomic("IMMEDIATE"):
+            with self._atomic():
                 logs = [
                     row.log_path
                     for row in RunRow.select(RunRow.log_path).where(
@@ -302,6 +382,7 @@ class Store:
                 ]
                 if not ScheduleRow.delete().where(ScheduleRow.id == schedule_id).execute():
                     raise NotFoundError(f"no schedule with id {schedule_id}")
+                self._changed()
             retention.remove_logs(self.log_dir, logs)
 
     # -- runs ----------------------------------------------------------------------------------
@@ -320,14 +401,16 @@ class Store:
         """
         claims.check_claim(claim)
         with self._using(), claims.write_transaction(self._db) as cursor:
-            (run_id,) = claims.write_claims(cursor, self._db.param, (claim,))
+            (run_id,) = claims.write_claims(cursor, self._db.param, (claim,), self.holder)
             return run_id
 
     def writer(self) -> claims.Writer:
         """The hot path (claims, starts, finishes in bulk) on a connection of its own, for one
         worker thread; the caller closes it."""
         with self._using():
-            return claims.Writer.sqlite(self.path)
+            if self.target.url is not None:
+                return claims.Writer.postgresql(self.target.url, self.holder)
+            return claims.Writer.sqlite(self.path, self.holder)
 
     def record_manual_run(
         self,
@@ -343,7 +426,7 @@ class Store:
         """
         fired_us = codec.to_micros(fired_at)
         with self._using():
-            with database.atomic("IMMEDIATE"):
+            with self._atomic():
                 _rows.schedule_row(schedule_id)
                 if resumed_from is not None:
                     _rows.run_row(resumed_from)
@@ -354,18 +437,21 @@ class Store:
                         raise StoreError(
                             f"run {resumed_from} was already resumed as run {earlier.id}"
                         )
-                run_id = int(
-                    RunRow.insert(
-                        _rows.new_run(
-                            schedule_id,
-                            RunStatus.running,
-                            trigger,
-                            _rows.owner_columns(),
-                            fired_at=fired_us,
-                            resumed_from=resumed_from,
-                        )
-                    ).execute()
+                owner = _rows.owner_columns(self.machine, self.holder.lease_until(fired_at))
+                row = _rows.new_run(
+                    schedule_id,
+                    RunStatus.running,
+                    trigger,
+                    owner,
+                    fired_at=fired_us,
+                    resumed_from=resumed_from,
                 )
+                try:
+                    with self._db.atomic():  # a savepoint: the transaction survives a refusal
+                        run_id = int(RunRow.insert(row).execute())
+                except IntegrityError as exc:
+                    # Another machine resumed it between the check above and this insert.
+                    raise StoreError(f"run {resumed_from} was already resumed") from exc
             return run_id
 
     def start_run(
@@ -382,7 +468,9 @@ class Store:
         start = claims.Start(
             run_id, started_at, None if log_path is None else os.fspath(log_path), attempt
         )
-        return self._write_one(run_id, lambda cursor, p: claims.write_starts(cursor, p, [start]))
+        return self._write_one(
+            run_id, lambda cursor, p: claims.write_starts(cursor, p, [start], self.holder)
+        )
 
     def record_job(self, run_id: int, pid: int, started: str | None) -> bool:
         """Record the process of a running run's job (``liveness.start_marker`` in ``started``),
@@ -399,7 +487,7 @@ class Store:
         with self._using():
             return {
                 row.id: liveness.Job(pid=row.job_pid, started=row.job_started)
-                for row in RunRow.select().where(RunRow.status == _RUNNING)
+                for row in RunRow.select().where(self._mine(RunRow.status == _RUNNING))
                 if row.job_pid is not None and not _rows.owner_alive(row)
             }
 
@@ -455,10 +543,10 @@ class Store:
         resumed_from=id)``.
         """
         stamp = codec.to_micros(now)
-        with self._using(), database.atomic("IMMEDIATE"):
+        with self._using(), self._atomic():
             orphans = [
                 row
-                for row in RunRow.select().where(RunRow.status == _RUNNING)
+                for row in RunRow.select().where(self._mine(RunRow.status == _RUNNING))
                 if not _rows.owner_alive(row)
             ]
             if not orphans:
@@ -512,13 +600,54 @@ class Store:
 
     def check_integrity(self, *, full: bool = False) -> None:
         """Read every page (``quick_check``; ``integrity_check`` when ``full``); ``StoreError``
-        when the file is damaged. Opening does this only after an unclean shutdown."""
+        when the file is damaged. Opening does this only after an unclean shutdown. PostgreSQL
+        checks its own pages (``data_checksums``): nothing to do there."""
         with self._using():
-            _open.check_integrity(self.path, full=full)
+            if self.target.url is None:
+                _open.check_integrity(self.path, full=full)
+
+    # -- leases (machines sharing a PostgreSQL store) -------------------------------------------
+
+    def renew_leases(self, run_ids: Collection[int], now: datetime) -> set[int]:
+        """Extend this machine's leases on its running runs; returns the ids it no longer holds:
+        another machine took them over after their lease expired, so their jobs must stop and
+        nothing more is recorded for them."""
+        with self._using(), claims.write_transaction(self._db) as cursor:
+            return leases.renew(cursor, self._db.param, self.holder, run_ids, now)
+
+    def take_over_expired(
+        self, now: datetime, schedule_ids: Collection[int] | None = None
+    ) -> list[Run]:
+        """Mark ``interrupted`` the running runs of other machines whose lease expired (reason
+        ``lease expired on machine X``); returns those to re-run here, once, with
+        ``record_manual_run(..., Trigger.resumed, resumed_from=id)``."""
+        with self._using():
+            with claims.write_transaction(self._db) as cursor:
+                ids = leases.take_over(cursor, self._db.param, self.holder, now, schedule_ids)
+            return [_rows.run(row) for row in RunRow.select().where(RunRow.id.in_(ids))]
+
+    def superseded_by(self, run_id: int) -> str | None:
+        """The machine that re-ran ``run_id`` after its lease expired, if one did."""
+        with self._using():
+            cursor = self._db.cursor()  # type: ignore[no-untyped-call]
+            return leases.superseded_by(cursor, self._db.param, run_id)
 
     def count_schedules(self) -> int:
         with self._using():
             return int(ScheduleRow.select().count())
+
+    # -- copying a whole store (``domi-desktop store migrate``) ---------------------------------
+
+    def dump(self) -> copy.Snapshot:
+        """Every schedule and run, as stored (``last_due`` included)."""
+        with self._using():
+            return copy.dump(self._db)
+
+    def load(self, snapshot: copy.Snapshot, *, replace: bool = False) -> None:
+        """Make this store an exact copy of ``snapshot``, in one transaction; refuses a store that
+        holds schedules or runs unless ``replace``."""
+        with self._using():
+            copy.load(self._db, snapshot, replace=replace, label=self.location)
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -533,10 +662,35 @@ class Store:
 
     @contextmanager
     def _using(self) -> Iterator[None]:
-        with self._lock, _open.translate_errors(self.path):
+        with self._lock, _open.translate_errors(self.location):
             if self._closed:
-                raise StoreError(f"the store for {self.path} is closed")
+                raise StoreError(f"the store for {self.location} is closed")
             yield
+
+    def _atomic(self) -> Any:
+        """A write transaction: SQLite's write lock up front; PostgreSQL locks rows as it goes."""
+        if isinstance(self._db, SqliteDatabase):
+            return self._db.atomic("IMMEDIATE")
+        return self._db.atomic()
+
+    def _changed(self) -> None:
+        """Inside a schedule write: the other instances hear of it when it commits."""
+        if self.target.url is not None:
+            self._db.execute_sql(listen.NOTIFY)  # type: ignore[no-untyped-call]
+
+    def listener(
+        self, on_change: Callable[[], None], on_status: Callable[[str | None], None]
+    ) -> listen.ChangeListener | None:
+        """A listener for the schedule changes of other instances (started by the caller), or
+        None on SQLite, where the per-wake re-read is how they are seen."""
+        if self.target.url is None:
+            return None
+        return listen.ChangeListener(self.target.url, on_change, on_status)
+
+    def _mine(self, condition: Any) -> Any:
+        """Runs of this machine (or of before machines were recorded): the ones whose owner's
+        liveness can be checked here. Another machine's runs are judged by their lease."""
+        return condition & (RunRow.machine.is_null() | (RunRow.machine == self.machine))
 
     def _schedule(self, row: ScheduleRow) -> Schedule:
         try:
@@ -554,7 +708,7 @@ class Store:
             )
         # A hand-edited row may hold text or a huge number where an instant belongs.
         except (ValueError, TypeError, OverflowError) as exc:
-            raise StoreError(f"schedule {row.id} in {self.path} cannot be read: {exc}") from exc
+            raise StoreError(f"schedule {row.id} in {self.location} cannot be read: {exc}") from exc
 
     def _run_filter(self, schedule_id: int | None, status: RunStatus | None) -> Any:
         condition: Any = RunRow.id.is_null(False)

@@ -1,5 +1,14 @@
+"""The store's fixtures. Every test that uses ``data_dir`` runs twice, on SQLite and on a fresh
+PostgreSQL database of the throw-away server (``postgresql_dsn``): one test body, two backends
+(the APScheduler habit). The PostgreSQL run sets ``DOMI_STORE`` so that every ``Store.open`` of
+the test, and of the worker processes it spawns, lands in that database. A module that is about
+SQLite files only (opening, file migrations) says so with ``BACKENDS = ("sqlite",)``.
+"""
+
 from __future__ import annotations
 
+import itertools
+import os
 import sqlite3
 import subprocess
 import sys
@@ -7,11 +16,17 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from domi_desktop.model import CommandAction, Schedule
 from domi_desktop.store import Store
+from domi_desktop.store.backend import STORE_ENV
+from tests.pg import fresh_database
+
+BACKENDS = ("sqlite", "postgresql")
+_databases = itertools.count(1)
 
 WORKER = Path(__file__).with_name("store_worker.py")
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -70,8 +85,27 @@ def now() -> datetime:
     return NOW
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        backends = getattr(metafunc.module, "BACKENDS", BACKENDS)
+        metafunc.parametrize("backend", backends, indirect=True)
+
+
 @pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """``sqlite`` or ``postgresql``: the store every ``Store.open`` of this test opens."""
+    if request.param == "sqlite":
+        monkeypatch.delenv(STORE_ENV, raising=False)
+        yield request.param
+        return
+    dsn: str = request.getfixturevalue("postgresql_dsn")
+    with fresh_database(dsn, f"store_{next(_databases)}") as url:
+        monkeypatch.setenv(STORE_ENV, url)
+        yield request.param
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, backend: str) -> Path:
     return tmp_path / "data"
 
 
@@ -93,18 +127,30 @@ def schedule(store: Store) -> Schedule:
 
 
 @pytest.fixture
-def sql(data_dir: Path) -> Iterator[Callable[..., list[tuple[object, ...]]]]:
-    """Run SQL on the database file through a connection of its own (as another program would)."""
-    connections: list[sqlite3.Connection] = []
+def sql(data_dir: Path, backend: str) -> Iterator[Callable[..., list[tuple[object, ...]]]]:
+    """Run SQL on the database through a connection of its own (as another program would), in
+    autocommit; ``?`` placeholders on both backends."""
+    connections: list[Any] = []
 
     def run(statement: str, *params: object) -> list[tuple[object, ...]]:
         if not connections:
-            connections.append(sqlite3.connect(data_dir / "domi.sqlite3", isolation_level=None))
-        return connections[0].execute(statement, params).fetchall()
+            connections.append(_connect(data_dir, backend))
+        if backend == "sqlite":
+            return list(connections[0].execute(statement, params).fetchall())
+        cursor = connections[0].execute(statement.replace("?", "%s"), params)
+        return list(cursor.fetchall()) if cursor.description else []
 
     yield run
     for connection in connections:
         connection.close()
+
+
+def _connect(data_dir: Path, backend: str) -> Any:
+    if backend == "sqlite":
+        return sqlite3.connect(data_dir / "domi.sqlite3", isolation_level=None)
+    import psycopg
+
+    return psycopg.connect(os.environ[STORE_ENV], autocommit=True)
 
 
 @pytest.fixture

@@ -18,6 +18,9 @@ from domi_desktop.store import DB_FILENAME, Store, _open, resolve_data_dir
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
 
+BACKENDS = ("sqlite",)
+"""About the SQLite file itself: what is refused before it is opened, and how."""
+
 
 def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)

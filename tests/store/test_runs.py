@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import CommandAction, FireClaim, RunStatus, Schedule, SkipReason, Trigger
-from domi_desktop.store import Store, _open, retention
+from domi_desktop.store import Store, _open, claims, retention
 
 Sql = Callable[..., list[tuple[object, ...]]]
 DAY = timedelta(days=1)
@@ -337,16 +339,31 @@ def test_a_claim_never_prunes_retention_is_left_to_the_app(
 
 
 def test_prune_deletes_in_chunks_each_its_own_transaction(
-    store: Store, schedule: Schedule, now: datetime, monkeypatch: pytest.MonkeyPatch
+    store: Store,
+    schedule: Schedule,
+    now: datetime,
+    monkeypatch: pytest.MonkeyPatch,
+    backend: str,
 ) -> None:
     monkeypatch.setattr(retention, "DELETE_CHUNK", 2)
     for _ in range(5):
         run_id = store.record_manual_run(schedule.id, now - 100 * DAY)
         store.finish_run(run_id, status=RunStatus.succeeded, finished_at=now - 100 * DAY)
     commits: list[str] = []
-    store._db.connection().set_trace_callback(
-        lambda sql: commits.append(sql) if sql == "COMMIT" else None
-    )
+    if backend == "sqlite":
+        store._db.connection().set_trace_callback(
+            lambda sql: commits.append(sql) if sql == "COMMIT" else None
+        )
+    else:
+        inner = claims.write_transaction
+
+        @contextmanager
+        def counted(db: Any) -> Iterator[Any]:
+            with inner(db) as cursor:
+                yield cursor
+            commits.append("COMMIT")
+
+        monkeypatch.setattr(claims, "write_transaction", counted)
     assert store.prune(now) == 5
     assert len(commits) == 3
     assert store.count_runs() == 0
@@ -369,8 +386,10 @@ def test_threads_can_share_one_store(store: Store, schedule: Schedule, now: date
 
 
 def test_a_claim_while_another_program_holds_the_lock_fails_clearly_and_changes_nothing(
-    data_dir: Path, now: datetime, sql: Sql, monkeypatch: pytest.MonkeyPatch
+    data_dir: Path, now: datetime, sql: Sql, monkeypatch: pytest.MonkeyPatch, backend: str
 ) -> None:
+    if backend != "sqlite":
+        pytest.skip("SQLite's file lock; PostgreSQL locks rows, a claim waits for the one it needs")
     monkeypatch.setattr(_open, "BUSY_TIMEOUT", 0.1)
     with Store.open(data_dir, now=now) as store:
         schedule = store.create_schedule("s", "* * * * *", "UTC", CommandAction(), now=now)

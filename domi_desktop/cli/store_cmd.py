@@ -1,0 +1,80 @@
+"""``domi-desktop store migrate``: copy a store into another, SQLite file ↔ shared PostgreSQL."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from domi_desktop.errors import UsageError
+
+SQLITE = "sqlite"
+
+
+def apply_globals(args: argparse.Namespace) -> None:
+    """``--store`` and ``--machine`` become the environment every later open reads (the app, its
+    store worker, the commands), so they mean the same wherever a store is opened."""
+    store, machine = getattr(args, "store", None), getattr(args, "machine", None)
+    if store is None and machine is None:
+        return  # ``status`` and friends load no database code
+    from domi_desktop.store.backend import MACHINE_ENV, STORE_ENV, machine_name, resolve_url
+
+    if store is not None:
+        resolve_url(store)  # a bad URL is refused before anything starts
+        os.environ[STORE_ENV] = store
+    if machine is not None:
+        os.environ[MACHINE_ENV] = machine_name(machine)
+
+
+def migrate(args: argparse.Namespace) -> int:
+    """Copy the store named by ``--from`` (default: this one) into ``--to`` (default: this one).
+    This one is ``--store``/``DOMI_STORE``, else the SQLite file of the data dir."""
+    from domi_desktop.clock import SystemClock
+    from domi_desktop.store import Store
+    from domi_desktop.store.backend import hide_password, resolve_url
+
+    if args.source is None and args.target is None:
+        raise UsageError("store migrate needs --to URL or --from URL (sqlite: the data dir's file)")
+    here = resolve_url(None)
+    source = here if args.source is None else _url(args.source)
+    target = here if args.target is None else _url(args.target)
+    if source == target:
+        raise UsageError("store migrate: the source and the target are the same store")
+    now = SystemClock().now()
+    with Store.open(args.data_dir, now=now, url=source or SQLITE) as store:
+        snapshot = store.dump()
+        source_label = store.location
+    with Store.open(args.data_dir, now=now, url=target or SQLITE) as store:
+        store.load(snapshot, replace=args.force)
+        target_label = store.location
+    print(
+        f"copied {snapshot.schedules} schedules and {snapshot.runs} runs "
+        f"from {hide_password(source_label)} to {hide_password(target_label)}"
+    )
+    return 0
+
+
+def _url(value: str) -> str | None:
+    from domi_desktop.store.backend import resolve_url
+
+    return resolve_url(value)
+
+
+def add_parser(
+    subcommands: argparse._SubParsersAction[Any],
+    parser_class: type[argparse.ArgumentParser],
+) -> None:
+    store = subcommands.add_parser("store", help="the store itself: copy it to or from PostgreSQL")
+    actions = store.add_subparsers(
+        dest="store_action", metavar="ACTION", parser_class=parser_class, required=True
+    )
+    migrate_ = actions.add_parser(
+        "migrate",
+        help="copy schedules, history and last_due into another store (postgresql://… or sqlite)",
+    )
+    migrate_.add_argument("--to", dest="target", metavar="URL", help="copy into this store")
+    migrate_.add_argument("--from", dest="source", metavar="URL", help="copy from this store")
+    migrate_.add_argument(
+        "--force", action="store_true", help="replace what the target holds (refused otherwise)"
+    )
+    migrate_.set_defaults(handler=migrate)

@@ -1,0 +1,193 @@
+"""What sharing a store between machines needs, on both backends: leases that another machine
+takes over once they expire, a re-run that happens once, and a whole store copied across."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from domi_desktop.errors import StoreError
+from domi_desktop.model import CommandAction, FireClaim, RunStatus, Schedule, Trigger
+from domi_desktop.store import Store
+from domi_desktop.store.backend import STORE_ENV, hide_password, machine_name, resolve_url
+from domi_desktop.store.leases import EXPIRED
+
+LEASE = timedelta(seconds=60)
+Sql = Callable[..., list[tuple[object, ...]]]
+
+
+def _claim(store: Store, schedule: Schedule, now: datetime) -> int:
+    run_id = store.claim_fire(
+        FireClaim(schedule.id, expected_last_due=schedule.last_due, due=now, fired_at=now)
+    )
+    assert run_id is not None
+    return run_id
+
+
+def _as_machine(store: Store, name: str) -> None:
+    """The same database seen from another machine: only the name on its writes differs."""
+    store.holder = type(store.holder)(name, LEASE)
+
+
+def test_a_claimed_run_carries_its_machine_and_a_lease_its_machine_renews(
+    store: Store, schedule: Schedule, now: datetime
+) -> None:
+    _as_machine(store, "laptop")
+    run_id = _claim(store, schedule, now + timedelta(hours=2))
+    assert store.renew_leases({run_id}, now + timedelta(hours=2, seconds=50)) == set()
+    # Renewed: not expired 60 s after the claim, only 60 s after the renewal.
+    _as_machine(store, "desktop")
+    assert store.take_over_expired(now + timedelta(hours=2, seconds=70)) == []
+    [taken] = store.take_over_expired(now + timedelta(hours=2, seconds=111))
+    assert (taken.id, taken.status, taken.reason) == (
+        run_id,
+        RunStatus.interrupted,
+        f"{EXPIRED}laptop",
+    )
+
+
+def test_an_expired_run_is_taken_over_once_and_its_machine_finds_it_superseded(
+    store: Store, schedule: Schedule, now: datetime
+) -> None:
+    due = now + timedelta(hours=2)
+    _as_machine(store, "laptop")
+    run_id = _claim(store, schedule, due)
+    _as_machine(store, "desktop")
+    later = due + 2 * LEASE
+    # Its own runs are never taken over by a machine: they are judged by their process.
+    [taken] = store.take_over_expired(later)
+    assert store.take_over_expired(later) == []
+    again = store.record_manual_run(schedule.id, later, Trigger.resumed, resumed_from=taken.id)
+    with pytest.raises(StoreError, match="already resumed"):
+        store.record_manual_run(schedule.id, later, Trigger.resumed, resumed_from=taken.id)
+    # The laptop comes back: its run is no longer its own; nothing more is recorded for it.
+    _as_machine(store, "laptop")
+    assert store.renew_leases({run_id}, later) == {run_id}
+    assert store.superseded_by(run_id) == "desktop"
+    assert not store.finish_run(run_id, status=RunStatus.succeeded, finished_at=later)
+    assert store.get_run(run_id).status is RunStatus.interrupted
+    assert store.get_run(again).status is RunStatus.running
+
+
+def test_only_the_schedules_placed_here_are_taken_over(
+    store: Store, schedule: Schedule, now: datetime
+) -> None:
+    _as_machine(store, "laptop")
+    _claim(store, schedule, now + timedelta(hours=2))
+    _as_machine(store, "desktop")
+    later = now + timedelta(hours=3)
+    assert store.take_over_expired(later, schedule_ids=set()) == []
+    assert store.take_over_expired(later, schedule_ids={schedule.id + 1}) == []
+    assert len(store.take_over_expired(later, schedule_ids={schedule.id})) == 1
+
+
+def test_a_run_of_another_machine_is_never_judged_by_a_local_process(
+    store: Store, schedule: Schedule, now: datetime
+) -> None:
+    _as_machine(store, "laptop")
+    run_id = _claim(store, schedule, now + timedelta(hours=2))
+    _as_machine(store, "desktop")
+    # Its pid is alive here, but that says nothing about the laptop: the lease decides.
+    assert store.interrupt_orphans(now) == []
+    assert store.get_run(run_id).status is RunStatus.running
+
+
+def test_take_overs_from_many_threads_return_each_run_once(
+    store: Store, schedule: Schedule, now: datetime
+) -> None:
+    _as_machine(store, "laptop")
+    for hour in range(2, 12):
+        _claim(store, store.get_schedule(schedule.id), now + timedelta(hours=hour))
+    _as_machine(store, "desktop")
+    taken: list[int] = []
+    barrier = threading.Barrier(4)
+
+    def take() -> None:
+        barrier.wait()
+        taken.extend(run.id for run in store.take_over_expired(now + timedelta(days=1)))
+
+    threads = [threading.Thread(target=take) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(taken) == sorted(set(taken)) and len(taken) == 10
+
+
+def test_a_store_is_copied_whole_and_a_full_target_is_refused_without_force(
+    data_dir: Path, tmp_path: Path, now: datetime, backend: str
+) -> None:
+    with Store.open(data_dir, now=now) as store:
+        first = store.create_schedule("a", "* * * * *", "UTC", CommandAction(argv=("x",)), now=now)
+        store.create_schedule("b", "0 9 * * *", "UTC", CommandAction(), now=now, enabled=False)
+        for minute in range(1, 4):
+            due = now + timedelta(minutes=minute)
+            run_id = _claim(store, store.get_schedule(first.id), due)
+            store.finish_run(run_id, status=RunStatus.succeeded, finished_at=due, exit_code=0)
+        snapshot = store.dump()
+        schedules, runs = store.list_schedules(), store.runs(limit=None)
+    # Into the other backend: a SQLite file when the suite runs on PostgreSQL, and back.
+    other = tmp_path / "other"
+    url = "sqlite" if backend == "postgresql" else None
+    env = os.environ.pop(STORE_ENV, None)
+    try:
+        with Store.open(other, now=now, url=url) as copy:
+            copy.load(snapshot)
+            assert copy.list_schedules() == schedules
+            assert copy.runs(limit=None) == runs
+            with pytest.raises(StoreError, match="already holds 2 schedules and 3 runs"):
+                copy.load(snapshot)
+            copy.load(snapshot, replace=True)
+            # New rows get ids after the copied ones.
+            assert copy.record_manual_run(first.id, now) == max(run.id for run in runs) + 1
+            assert copy.get_schedule(first.id).last_due == now + timedelta(minutes=3)
+    finally:
+        if env is not None:
+            os.environ[STORE_ENV] = env
+
+
+def test_a_store_url_is_postgresql_or_sqlite_and_its_password_is_never_shown() -> None:
+    assert resolve_url("sqlite") is None
+    assert resolve_url("postgresql://u@db/x") == "postgresql://u@db/x"
+    with pytest.raises(StoreError, match="expected a postgresql://"):
+        resolve_url("mysql://u:secret@db/x")
+    with pytest.raises(StoreError) as caught:
+        resolve_url("mysql://u:secret@db/x")
+    assert "secret" not in str(caught.value)
+    assert hide_password("postgresql://u:secret@db:5432/x") == "postgresql://u:***@db:5432/x"
+    assert machine_name("kitchen") == "kitchen"
+    with pytest.raises(StoreError, match="machine name"):
+        machine_name(" x" * 40)
+
+
+def test_an_edit_reaches_the_other_instances_within_two_seconds_and_a_lost_link_is_reported(
+    store: Store, schedule: Schedule, now: datetime, sql: Sql, backend: str
+) -> None:
+    changes = threading.Semaphore(0)
+    statuses: list[str | None] = []
+    listener = store.listener(changes.release, statuses.append)
+    if backend == "sqlite":
+        assert listener is None  # the per-wake re-read sees another process's edits
+        return
+    assert listener is not None
+    listener.start()
+    try:
+        assert changes.acquire(timeout=10)  # the re-read on connecting
+        started = time.monotonic()
+        store.update_schedule(schedule.id, now=now, name="renamed")
+        assert changes.acquire(timeout=2), "no notification within 2 s"
+        assert time.monotonic() - started < 2
+        sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE starts_with(query, 'LISTEN')"
+        )
+        assert changes.acquire(timeout=15)  # reconnected, and re-read what it may have missed
+        assert statuses[0] is None and statuses[-1] is None
+        assert any(status and "unreachable" in status for status in statuses)
+    finally:
+        listener.stop()
