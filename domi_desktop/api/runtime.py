@@ -31,9 +31,12 @@ from domi_desktop.api.catchup import (
     plan_claims,
     write_wake,
 )
+from domi_desktop.api.conditions_runtime import ConditionKeeper
 from domi_desktop.api.worker import StoreWorker
 from domi_desktop.errors import DomiError, NotFoundError
 from domi_desktop.model import (
+    Alerts,
+    BurstEvent,
     Event,
     FireEvent,
     FireOutcome,
@@ -41,11 +44,12 @@ from domi_desktop.model import (
     Run,
     RunFinished,
     RunStatus,
+    RunWaiting,
     Schedule,
     Trigger,
     WakeReason,
 )
-from domi_desktop.ports import Clock, Loop, SecretStore
+from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
 from domi_desktop.store import Store, liveness
@@ -114,10 +118,16 @@ class Runtime:
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
         worker: StoreWorker | None = None,
         slice_budget: float | None = None,
+        conditions: ConditionSource | None = None,
+        inhibitor: SleepInhibitor | None = None,
+        alerts: Alerts = Alerts(),
+        burst: int | None = None,
     ) -> None:
         """``worker`` writes the claims and results (by default on the loop thread, at once);
         with ``slice_budget`` (seconds) the loop's share of a wake is cut into slices of about
-        that long, so a catch-up of thousands of schedules never blocks the loop."""
+        that long, so a catch-up of thousands of schedules never blocks the loop. ``conditions``
+        and ``inhibitor`` are the OS's (none: every run starts, sleep is not held off);
+        ``alerts`` the defaults of a schedule without its own; ``burst`` the catch-up limit."""
         self.store = store
         self.clock = clock
         self.loop = loop
@@ -125,19 +135,26 @@ class Runtime:
         self.runner = runner or ActionRunner(clock)
         self.worker = worker or StoreWorker(store, loop, threaded=False)
         self._source = _StoreSource(store)
-        self.driver = Driver(clock, loop, self._source, self, on_wake=on_wake)
+        self._on_wake = on_wake
+        self.driver = Driver(clock, loop, self._source, self, on_wake=self._woke)
+        self.keeper = ConditionKeeper(self, conditions, inhibitor, alerts=alerts)
+        if burst is not None:
+            self.keeper.burst.resize(burst)
+        self.driver.held_until = self.keeper.held_until
         self._lanes: dict[str, _Lane] = {}
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
         self._results = Results(self.worker, loop, store, self._emit)
         self._pruned_at: float | None = None
         self.started_at: datetime | None = None
+        self._bursting: dict[int, tuple[_Active, Pending]] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> WakePlan:
         """Resume what a dead process left running, then the first wake (catch-up at start-up)."""
         self.started_at = self.clock.now()
+        self.keeper.load(self.store.waiting_runs())
         notes, unstopped = stop_orphaned_jobs(self.store)
         for orphan in self.store.interrupt_orphans(self.clock.now(), notes):
             # A second copy beside a job that would not die is what stopping it was to prevent.
@@ -163,6 +180,7 @@ class Runtime:
             if result is not None:
                 self._finished(running.run_id, result)
         self._results.write_now()
+        self.keeper.close()
         self.worker.close()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -212,7 +230,16 @@ class Runtime:
     ) -> None:
         """A wake's fires: decided here (busy or not), claimed on the worker in one transaction
         (their runs started in the next), then registered, announced and launched here."""
-        pending = plan_claims(decisions, self._source.schedule, self._lanes, _key)
+        pending = self.keeper.apply_gates(
+            plan_claims(decisions, self._source.schedule, self._lanes, _key)
+        )
+        room = self.keeper.burst.limit - len(self.keeper.burst.running)
+        for index, each in enumerate(pending):
+            if each.start_now and each.decision.trigger is Trigger.catch_up:
+                # Beyond the burst's room a catch-up is recorded now and started when admitted.
+                if room <= 0:
+                    pending[index] = replace(each, start_now=False)
+                room -= 1
         self.worker.submit(
             partial(write_wake, pending, self.clock, self.store),
             lambda outcome: self._claimed(pending, outcome, done),
@@ -237,6 +264,7 @@ class Runtime:
         )
         outcomes: list[FireOutcome] = []
         launches: list[tuple[_Active, Pending]] = []
+        catch_ups: list[tuple[_Active, Pending]] = []
 
         def claimed(item: tuple[Pending, int | None]) -> None:
             each, run_id = item
@@ -250,15 +278,28 @@ class Runtime:
                 outcomes.append(FireOutcome(schedule.id, True, moved))
             else:  # edited while its claim was being written: the driver re-reads it
                 outcomes.append(FireOutcome(schedule.id, True))
+            if each.hold is not None:
+                self.keeper.hold(run_id, each)
+                self._emit(RunWaiting(run_id, schedule.id, schedule.name, decision.due, each.hold))
+                return
             active = None
             if each.reason is None:
                 active = _Active(run_id, schedule, decision.trigger)
                 self._register(active, each.queued)
+                if each.note is not None:
+                    self.keeper.noted(run_id, each.note)
             self._emit(fire_event(decision, schedule, run_id, each.reason))
             if active is not None and not each.queued:
-                launches.append((active, each))
+                burst = decision.trigger is Trigger.catch_up
+                (catch_ups if burst else launches).append((active, each))
 
         def announced() -> None:
+            if len(catch_ups) > self.keeper.burst.limit:
+                self._emit(BurstEvent(len(catch_ups), self.keeper.burst.limit))
+            for active, each in catch_ups:
+                self._bursting[active.run_id] = (active, each)
+                for run_id in self.keeper.burst.submit(active.run_id, each.decision.due):
+                    launches.append(self._bursting.pop(run_id))
             done(outcomes)
             self._slices.run(launches, lambda item: self._begin(*item, outcome.started))
             self._maybe_prune()
@@ -368,6 +409,7 @@ class Runtime:
         self._run_action(active, log_path)
 
     def _run_action(self, active: _Active, log_path: Path) -> None:
+        self.keeper.started(active.run_id, active.schedule)
         request = ActionRequest(
             action=active.schedule.action,
             run_id=active.run_id,
@@ -399,12 +441,13 @@ class Runtime:
             self.loop.call_later(backoff.total_seconds(), lambda: self._start(active))
             return
         started = active.started_at or result.started_at
+        reason = self.keeper.reason(run_id, result.reason)
         # The job has ended: its lane is free now, whether or not its result can be written yet
         # ("busy" means a live job, never a full disk).
         self._release(active, result)
         self._results.add(
             Finish(
-                run_id, result.status, result.finished_at, result.exit_code, result.reason,
+                run_id, result.status, result.finished_at, result.exit_code, reason,
                 result.output_tail,
             ),
             RunFinished(
@@ -412,7 +455,7 @@ class Runtime:
                 schedule_id=active.schedule.id,
                 name=active.schedule.name,
                 status=result.status,
-                reason=result.reason,
+                reason=reason,
                 exit_code=result.exit_code,
                 duration=result.finished_at - started,
             ),
@@ -423,16 +466,64 @@ class Runtime:
         if lane is None:
             return
         lane.running.pop(active.run_id, None)
+        for run_id in self.keeper.ended(active.run_id):
+            self._begin(*self._bursting.pop(run_id), frozenset())
         if not lane.running and lane.waiting is not None:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
 
     def _emit(self, event: Event) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # a broken subscriber must not break the scheduler
-                log.exception("event listener failed on %s", event.kind)
+        alerts = self.keeper.observe(event)
+        if isinstance(event, RunFinished):
+            event = replace(event, alerted=bool(alerts))
+        for each in [event, *alerts]:
+            for listener in list(self._listeners):
+                try:
+                    listener(each)
+                except Exception:  # a broken subscriber must not break the scheduler
+                    log.exception("event listener failed on %s", each.kind)
+
+    # -- for the conditions' keeper ------------------------------------------------------------
+
+    emit = _emit
+
+    def _woke(self, plan: WakePlan, reason: WakeReason) -> None:
+        self.keeper.regate()
+        self.keeper.tick(plan.now)
+        if self._on_wake is not None:
+            self._on_wake(plan, reason)
+
+    def known_schedule(self, schedule_id: int) -> Schedule | None:
+        return self._source.known.get(schedule_id)
+
+    def known_schedules(self) -> list[Schedule]:
+        return list(self._source.known.values())
+
+    def lane_free(self, schedule: Schedule) -> bool:
+        lane = self._lanes.get(_key(schedule))
+        return lane is None or not lane.running or schedule.policies.overlap is Overlap.parallel
+
+    def launch_held(
+        self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path
+    ) -> None:
+        """A waiting run whose row has just turned ``running``: its action starts."""
+        active = _Active(run_id, schedule, trigger, started_at=now)
+        self._lanes.setdefault(_key(schedule), _Lane()).running[run_id] = active
+        self._run_action(active, log_path)
+
+    def pause(self, schedule: Schedule, why: str) -> None:
+        """Alerts said so: the schedule is disabled (the user turns it back on)."""
+        log.warning("schedule %s %r: %s", schedule.id, schedule.name, why)
+        try:
+            self.store.set_enabled(schedule.id, False, self.clock.now())
+        except DomiError as error:
+            log.error("schedule %s could not be paused: %s", schedule.id, error)
+            return
+
+        def reload() -> None:
+            self.driver.reload(schedule.id)
+
+        self.loop.call_soon(reload)
 
 
 def record_result(store: Store, run_id: int, result: ActionResult) -> bool:
