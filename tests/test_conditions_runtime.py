@@ -4,11 +4,9 @@ source and a fake sleep inhibitor; real SQLite, real processes."""
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,6 @@ from domi_desktop.model import (
     CommandAction,
     Conditions,
     Event,
-    HttpAction,
     NetworkState,
     OnDeadline,
     Policies,
@@ -202,7 +199,8 @@ def test_a_waiting_run_wakes_the_scheduler_at_most_once_a_minute(
 
 
 @pytest.mark.parametrize(
-    ("on_deadline", "status"), [(OnDeadline.run, RunStatus.succeeded), (OnDeadline.skip, RunStatus.skipped)]
+    ("on_deadline", "status"),
+    [(OnDeadline.run, RunStatus.succeeded), (OnDeadline.skip, RunStatus.skipped)],
 )
 def test_with_a_deadline_and_no_charger_exactly_one_run_at_due_plus_the_deadline(
     make: Callable[..., Harness], tmp_path: Path, on_deadline: OnDeadline, status: RunStatus
@@ -237,7 +235,9 @@ def test_unplugged_mid_run_stops_the_job_within_2_s_and_runs_it_once_more_on_pow
         "n = int(p.read_text()) if p.exists() else 0\np.write_text(str(n + 1))\n"
         "time.sleep(0.2 if n else 30)"
     )
-    job = h.add("0 11 * * *", cmd(script), conditions=Conditions(on_ac_power=True, stop_if_lost=True))
+    job = h.add(
+        "0 11 * * *", cmd(script), conditions=Conditions(on_ac_power=True, stop_if_lost=True)
+    )
     h.runtime.start()
     h.loop.advance(timedelta(hours=1))
     h.drain_until(count.exists)

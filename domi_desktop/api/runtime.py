@@ -519,11 +519,7 @@ class Runtime:
         except DomiError as error:
             log.error("schedule %s could not be paused: %s", schedule.id, error)
             return
-
-        def reload() -> None:
-            self.driver.reload(schedule.id)
-
-        self.loop.call_soon(reload)
+        self.driver.reload(schedule.id)
 
 
 def record_result(store: Store, run_id: int, result: ActionResult) -> bool:
