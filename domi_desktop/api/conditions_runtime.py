@@ -92,11 +92,18 @@ class ConditionKeeper:
         self._alerts: dict[int, alerting.AlertState] = {}
         self._listening = False
         self._notes: dict[int, str] = {}
+        self._read: tuple[float, SystemState] | None = None
 
     # -- the machine's state ---------------------------------------------------------------------
 
     def state(self) -> SystemState:
-        return SystemState() if self._source is None else self._source.current()
+        """The OS's word, read at most once a second: a wake of many fires asks once."""
+        if self._source is None:
+            return SystemState()
+        now = self._rt.clock.monotonic()
+        if self._read is None or now - self._read[0] >= 1.0:
+            self._read = (now, self._source.current())
+        return self._read[1]
 
     def last_success(self, schedule_id: int) -> datetime | None:
         if self._successes is None:
@@ -291,6 +298,7 @@ class ConditionKeeper:
 
     def changed(self) -> None:
         """The OS said the network or the power changed."""
+        self._read = None
         state = self.state()
         for run_id, watched in list(self._watched.items()):
             schedule = watched.schedule
