@@ -10,15 +10,17 @@ them out through the ``Runtime`` that owns it, on the loop thread.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from domi_desktop.api.catchup import Pending
 from domi_desktop.errors import DomiError
 from domi_desktop.model import (
     AlertEvent,
     Alerts,
+    BurstEvent,
     Conditions,
     Event,
     Run,
@@ -41,12 +43,20 @@ from domi_desktop.scheduler.conditions import (
     gate,
     lost,
 )
-from domi_desktop.scheduler.decide import GRACE
+from domi_desktop.scheduler.decide import GRACE, WakePlan
 
 if TYPE_CHECKING:
     from domi_desktop.api.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+
+class _HasRunId(Protocol):
+    @property
+    def run_id(self) -> int: ...
+
+
+_A = TypeVar("_A", bound=_HasRunId)
 
 _WAITING_FOR = "waiting for "
 
@@ -78,6 +88,7 @@ class ConditionKeeper:
         *,
         alerts: Alerts = Alerts(),
         burst: int = DEFAULT_LIMIT,
+        on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
         self._rt = runtime
         self._source = source
@@ -93,6 +104,7 @@ class ConditionKeeper:
         self._listening = False
         self._notes: dict[int, str] = {}
         self._read: tuple[float, SystemState] | None = None
+        self._on_wake = on_wake
 
     # -- the machine's state ---------------------------------------------------------------------
 
@@ -154,6 +166,33 @@ class ConditionKeeper:
             return reason
         return note if reason is None else f"{note}; {reason}"
 
+    def hold_back_catch_ups(self, pending: list[Pending]) -> list[Pending]:
+        """Beyond the burst's room a catch-up is recorded now and started when admitted."""
+        room = self.burst.limit - len(self.burst.running)
+        held: list[Pending] = []
+        for each in pending:
+            if each.start_now and each.decision.trigger is Trigger.catch_up:
+                if room <= 0:
+                    each = replace(each, start_now=False)  # noqa: PLW2901
+                room -= 1
+            held.append(each)
+        return held
+
+    def admit_catch_ups(
+        self, catch_ups: list[tuple[_A, Pending]], parked: dict[int, tuple[_A, Pending]]
+    ) -> list[tuple[_A, Pending]]:
+        """A wake's catch-up runs, ``limit`` at a time: those that start now; the others are
+        ``parked`` by run id until ``ended`` admits them. One ``BurstEvent`` when they queue."""
+        if len(catch_ups) > self.burst.limit:
+            self._rt.emit(BurstEvent(len(catch_ups), self.burst.limit))
+        admitted: list[tuple[_A, Pending]] = []
+        for item in catch_ups:
+            run_id = item[0].run_id
+            parked[run_id] = item
+            for ready in self.burst.submit(run_id, item[1].decision.due):
+                admitted.append(parked.pop(ready))
+        return admitted
+
     def hold(self, run_id: int, each: Pending) -> None:
         decision = each.decision
         self.held[run_id] = Held(
@@ -185,7 +224,7 @@ class ConditionKeeper:
             return None
         soonest = now + RECHECK
         for held in self.held.values():
-            schedule = self._rt.known_schedule(held.schedule_id)
+            schedule = self._rt.known_schedules().get(held.schedule_id)
             if schedule is None:
                 continue
             until = self._gate(schedule, held.due or held.since, now).until
@@ -193,13 +232,20 @@ class ConditionKeeper:
                 soonest = until
         return soonest
 
+    def woke(self, plan: WakePlan, reason: WakeReason) -> None:
+        """The driver's wake: waiting runs re-gated, staleness looked at, then the app's hook."""
+        self.regate()
+        self.tick(plan.now)
+        if self._on_wake is not None:
+            self._on_wake(plan, reason)
+
     def regate(self) -> None:
         """Each waiting run again: it starts, is skipped, or goes on waiting."""
         if not self.held:
             return
         now = self._rt.clock.now()
         for held in sorted(self.held.values(), key=lambda h: h.run_id):
-            schedule = self._rt.known_schedule(held.schedule_id)
+            schedule = self._rt.known_schedules().get(held.schedule_id)
             if schedule is None:
                 self.held.pop(held.run_id, None)
                 continue
@@ -246,7 +292,7 @@ class ConditionKeeper:
 
     def tick(self, now: datetime) -> None:
         """The staleness watchdog of every schedule that has one."""
-        for schedule in self._rt.known_schedules():
+        for schedule in list(self._rt.known_schedules().values()):
             alerts = self.alerts_of(schedule)
             if alerts.stale_after is None or not schedule.enabled:
                 continue
@@ -348,7 +394,7 @@ class ConditionKeeper:
         now = self._rt.clock.now()
         if event.status is RunStatus.succeeded and self._successes is not None:
             self._successes[event.schedule_id] = now
-        schedule = self._rt.known_schedule(event.schedule_id)
+        schedule = self._rt.known_schedules().get(event.schedule_id)
         outcome = alerting.Outcome.of(event.status, event.reason)
         if schedule is None or outcome is None:
             return []
@@ -357,11 +403,21 @@ class ConditionKeeper:
         state, notices, pause = alerting.on_result(state, outcome, now, alerts)
         self._alerts[schedule.id] = state
         if pause:
-            self._rt.pause(schedule, f"paused after {state.consecutive_failures} failures in a row")
+            self._pause(schedule, f"paused after {state.consecutive_failures} failures in a row")
         return [
             replace(_alert_event(schedule, notice, event.run_id), reason=event.reason)
             for notice in notices
         ]
+
+    def _pause(self, schedule: Schedule, why: str) -> None:
+        """Alerts said so: the schedule is disabled (the user turns it back on)."""
+        log.warning("schedule %s %r: %s", schedule.id, schedule.name, why)
+        try:
+            self._rt.store.set_enabled(schedule.id, False, self._rt.clock.now())
+        except DomiError as error:
+            log.error("schedule %s could not be paused: %s", schedule.id, error)
+            return
+        self._rt.driver.reload(schedule.id)
 
     def _alert_state(self, schedule_id: int, skip_run: int | None) -> alerting.AlertState:
         """Rebuilt from the schedule's recent runs the first time (notices dropped)."""
@@ -369,7 +425,7 @@ class ConditionKeeper:
         if state is not None:
             return state
         state = alerting.AlertState()
-        schedule = self._rt.known_schedule(schedule_id)
+        schedule = self._rt.known_schedules().get(schedule_id)
         if schedule is None:
             return state
         alerts = self.alerts_of(schedule)

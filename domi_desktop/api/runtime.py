@@ -14,13 +14,11 @@ from functools import partial
 from pathlib import Path
 
 from domi_desktop.actions import (
-    KILL_GRACE,
     ActionRequest,
     ActionResult,
     ActionRunner,
     RunningAction,
 )
-from domi_desktop.actions.leftovers import stop_leftovers
 from domi_desktop.api.catchup import (
     PRUNE_INTERVAL,
     Pending,
@@ -32,11 +30,11 @@ from domi_desktop.api.catchup import (
     write_wake,
 )
 from domi_desktop.api.conditions_runtime import ConditionKeeper
+from domi_desktop.api.jobs import record_job, stop_orphaned_jobs
 from domi_desktop.api.worker import StoreWorker
 from domi_desktop.errors import DomiError, NotFoundError
 from domi_desktop.model import (
     Alerts,
-    BurstEvent,
     Event,
     FireEvent,
     FireOutcome,
@@ -52,7 +50,7 @@ from domi_desktop.model import (
 from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
-from domi_desktop.store import Store, liveness
+from domi_desktop.store import Store
 from domi_desktop.store.claims import Finish
 
 log = logging.getLogger(__name__)
@@ -135,9 +133,8 @@ class Runtime:
         self.runner = runner or ActionRunner(clock)
         self.worker = worker or StoreWorker(store, loop, threaded=False)
         self._source = _StoreSource(store)
-        self._on_wake = on_wake
-        self.driver = Driver(clock, loop, self._source, self, on_wake=self._woke)
-        self.keeper = ConditionKeeper(self, conditions, inhibitor, alerts=alerts)
+        self.keeper = ConditionKeeper(self, conditions, inhibitor, alerts=alerts, on_wake=on_wake)
+        self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
         if burst is not None:
             self.keeper.burst.resize(burst)
         self.driver.held_until = self.keeper.held_until
@@ -233,13 +230,7 @@ class Runtime:
         pending = self.keeper.apply_gates(
             plan_claims(decisions, self._source.schedule, self._lanes, _key)
         )
-        room = self.keeper.burst.limit - len(self.keeper.burst.running)
-        for index, each in enumerate(pending):
-            if each.start_now and each.decision.trigger is Trigger.catch_up:
-                # Beyond the burst's room a catch-up is recorded now and started when admitted.
-                if room <= 0:
-                    pending[index] = replace(each, start_now=False)
-                room -= 1
+        pending = self.keeper.hold_back_catch_ups(pending)
         self.worker.submit(
             partial(write_wake, pending, self.clock, self.store),
             lambda outcome: self._claimed(pending, outcome, done),
@@ -294,12 +285,7 @@ class Runtime:
                 (catch_ups if burst else launches).append((active, each))
 
         def announced() -> None:
-            if len(catch_ups) > self.keeper.burst.limit:
-                self._emit(BurstEvent(len(catch_ups), self.keeper.burst.limit))
-            for active, each in catch_ups:
-                self._bursting[active.run_id] = (active, each)
-                for run_id in self.keeper.burst.submit(active.run_id, each.decision.due):
-                    launches.append(self._bursting.pop(run_id))
+            launches.extend(self.keeper.admit_catch_ups(catch_ups, self._bursting))
             done(outcomes)
             self._slices.run(launches, lambda item: self._begin(*item, outcome.started))
             self._maybe_prune()
@@ -487,17 +473,8 @@ class Runtime:
 
     emit = _emit
 
-    def _woke(self, plan: WakePlan, reason: WakeReason) -> None:
-        self.keeper.regate()
-        self.keeper.tick(plan.now)
-        if self._on_wake is not None:
-            self._on_wake(plan, reason)
-
-    def known_schedule(self, schedule_id: int) -> Schedule | None:
-        return self._source.known.get(schedule_id)
-
-    def known_schedules(self) -> list[Schedule]:
-        return list(self._source.known.values())
+    def known_schedules(self) -> dict[int, Schedule]:
+        return self._source.known
 
     def lane_free(self, schedule: Schedule) -> bool:
         lane = self._lanes.get(_key(schedule))
@@ -510,66 +487,6 @@ class Runtime:
         active = _Active(run_id, schedule, trigger, started_at=now)
         self._lanes.setdefault(_key(schedule), _Lane()).running[run_id] = active
         self._run_action(active, log_path)
-
-    def pause(self, schedule: Schedule, why: str) -> None:
-        """Alerts said so: the schedule is disabled (the user turns it back on)."""
-        log.warning("schedule %s %r: %s", schedule.id, schedule.name, why)
-        try:
-            self.store.set_enabled(schedule.id, False, self.clock.now())
-        except DomiError as error:
-            log.error("schedule %s could not be paused: %s", schedule.id, error)
-            return
-        self.driver.reload(schedule.id)
-
-
-def record_result(store: Store, run_id: int, result: ActionResult) -> bool:
-    return store.finish_run(
-        run_id,
-        status=result.status,
-        finished_at=result.finished_at,
-        exit_code=result.exit_code,
-        reason=result.reason,
-        output_tail=result.output_tail,
-    )
-
-
-def record_job(store: Store, run_id: int, pid: int) -> None:
-    """Called on the run's thread, not the loop's: the pid must be on record before the job gets
-    far, and the store serialises its callers."""
-    store.record_job(run_id, pid, liveness.start_marker(pid))
-
-
-def stop_orphaned_jobs(store: Store) -> tuple[dict[int, str], set[int]]:
-    """Stop what is left of the jobs of runs whose process died, before anything re-runs them.
-
-    Returns what to add to each run's reason, and the runs whose leftovers would not die.
-    """
-    notes: dict[int, str] = {}
-    unstopped: set[int] = set()
-    for run_id, job in store.orphaned_jobs().items():
-        stopped = stop_leftovers(job, grace=KILL_GRACE)
-        note = stopped.describe()
-        if note is None:
-            continue
-        log.warning("run %s: its process died; %s", run_id, note)
-        notes[run_id] = note
-        if stopped.survivors:
-            unstopped.add(run_id)
-    return notes, unstopped
-
-
-def run_here(store: Store, schedule_id: int, clock: Clock, secrets: SecretStore) -> Run:
-    """A manual run in this process, waited for (the CLI's ``run-now`` when no app runs)."""
-    schedule = store.get_schedule(schedule_id)
-    run_id = store.record_manual_run(schedule.id, clock.now(), Trigger.manual)
-    log_path = store.log_path_for(run_id)
-    store.start_run(run_id, clock.now(), log_path)
-    request = ActionRequest(schedule.action, run_id, log_path, schedule.policies.timeout)
-    result = ActionRunner(clock).run(
-        request, secrets=secrets, on_started=lambda pid: record_job(store, run_id, pid)
-    )
-    record_result(store, run_id, result)
-    return store.get_run(run_id)
 
 
 def _key(schedule: Schedule) -> str:
