@@ -56,6 +56,8 @@ class SkipReason(Enum):
     busy = "busy"
     paused = "paused"
     catch_up_window = "catch_up_window"
+    conditions = "conditions"
+    """A condition was still unmet at the deadline (``on_deadline`` skip); the reason says which."""
 
 
 PROCESS_DIED = "process died"
@@ -96,24 +98,6 @@ class HttpAction:
 
 
 Action = CommandAction | HttpAction
-
-
-@dataclass(frozen=True, slots=True)
-class Policies:
-    """Per-schedule policies; the defaults reproduce the seed's scheduler."""
-
-    catch_up: CatchUp = CatchUp.latest
-    catch_up_within: timedelta | None = None
-    """A late due older than this is skipped (reason ``catch_up_window``) instead of run."""
-    overlap: Overlap = Overlap.skip
-    concurrency_key: str | None = None
-    """Schedules sharing a key never overlap; ``None`` means the schedule's own id."""
-    timeout: timedelta | None = None
-    retries: int = 0
-    retry_backoff: timedelta = timedelta(seconds=30)
-    """Delay before the first retry; it doubles for each further one."""
-    jitter: timedelta = timedelta(0)
-    """A random delay in [0, jitter) added before the action starts (never to the recorded due)."""
 
 
 class OnDeadline(Enum):
@@ -160,6 +144,28 @@ class Alerts:
     """Pause the schedule after this many consecutive failures."""
     stale_after: timedelta | None = None
     """Notify when no run has succeeded for this long (then at most once a day)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Policies:
+    """Per-schedule policies; the defaults reproduce the seed's scheduler."""
+
+    catch_up: CatchUp = CatchUp.latest
+    catch_up_within: timedelta | None = None
+    """A late due older than this is skipped (reason ``catch_up_window``) instead of run."""
+    overlap: Overlap = Overlap.skip
+    concurrency_key: str | None = None
+    """Schedules sharing a key never overlap; ``None`` means the schedule's own id."""
+    timeout: timedelta | None = None
+    retries: int = 0
+    retry_backoff: timedelta = timedelta(seconds=30)
+    """Delay before the first retry; it doubles for each further one."""
+    jitter: timedelta = timedelta(0)
+    """A random delay in [0, jitter) added before the action starts (never to the recorded due)."""
+    conditions: Conditions = Conditions()
+    """What must hold of the machine before a due run starts (``scheduler.conditions``)."""
+    alerts: Alerts | None = None
+    """When failures become notifications; ``None``: the app's defaults (its settings)."""
 
 
 class NetworkState(Enum):
@@ -260,6 +266,8 @@ class WakeReason(StrEnum):
     tz_change = "tz_change"
     edit = "edit"
     manual = "manual"
+    condition = "condition"
+    """The OS said the network or the power changed (a waiting run may start now)."""
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -310,6 +318,9 @@ class RunFinished:
     reason: str | None
     exit_code: int | None
     duration: timedelta
+    alerted: bool | None = None
+    """Whether an ``AlertEvent`` follows (alerts decide what is news); ``None``: nothing
+    decided, and a listener notifies each failure as it sees fit."""
 
     kind = "run.finished"
 
@@ -340,7 +351,73 @@ class StoreProblem:
         return {"message": self.message, "pending": self.pending}
 
 
-Event = FireEvent | RunFinished | StoreProblem
+@dataclass(frozen=True, slots=True)
+class AlertEvent:
+    """A schedule's results became news (``scheduler.alerts``): one notification. ``notice`` is
+    the notice kind's value (failing, still_failing, recovered, paused, stale)."""
+
+    schedule_id: int
+    name: str
+    notice: str
+    failures: int = 0
+    error: str | None = None
+    stale_for: timedelta | None = None
+    run_id: int | None = None
+    reason: str | None = None
+    """The run's own reason (``exit code 3``) for a notice on a result."""
+
+    kind = "schedule.alert"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schedule_id": self.schedule_id,
+            "name": self.name,
+            "notice": self.notice,
+            "failures": self.failures,
+            "error": self.error,
+            "stale_for": None if self.stale_for is None else self.stale_for.total_seconds(),
+            "run_id": self.run_id,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BurstEvent:
+    """A wake found more catch-up runs than start at once: they go ``limit`` at a time."""
+
+    total: int
+    limit: int
+
+    kind = "catch_up.burst"
+
+    def to_json(self) -> dict[str, object]:
+        return {"total": self.total, "limit": self.limit}
+
+
+@dataclass(frozen=True, slots=True)
+class RunWaiting:
+    """A due run waits for its conditions (``reason`` says which); it starts or is skipped later
+    and ``RunFinished`` follows as for any run."""
+
+    run_id: int
+    schedule_id: int
+    name: str
+    due: datetime | None
+    reason: str
+
+    kind = "run.waiting"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "run_id": self.run_id,
+            "schedule_id": self.schedule_id,
+            "name": self.name,
+            "due": _iso(self.due),
+            "reason": self.reason,
+        }
+
+
+Event = FireEvent | RunFinished | StoreProblem | AlertEvent | BurstEvent | RunWaiting
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,8 +161,10 @@ class ResumeSource(Protocol):
 class ConditionSource(Protocol):
     """The machine's network and power state, read from the OS for the conditions' gate."""
 
-    status: str
-    """What the source reads, or why it cannot: for the log and the Settings window."""
+    @property
+    def status(self) -> str:
+        """What the source reads, or why it cannot: for the log and the Settings window."""
+        ...
 
     def current(self) -> SystemState:
         """The state now; never raises (what cannot be read is reported as unknown or on mains)."""

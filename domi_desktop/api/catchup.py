@@ -51,6 +51,10 @@ class Pending:
     """It waits for its lane's running job (``overlap`` queue)."""
     start_now: bool
     """Its run starts as soon as it is claimed (recorded by the worker with the claim)."""
+    hold: str | None = None
+    """It waits for its conditions (a ``waiting`` row, this its reason)."""
+    note: str | None = None
+    """The words recorded on its row instead of ``reason`` (what the conditions' gate said)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +126,14 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
             late=each.decision.late,
             missed_count=each.decision.missed_count,
             skipped=each.decision.skipped()[-MAX_LISTED_SKIPS:],
-            status=RunStatus.running if each.reason is None else RunStatus.skipped,
-            reason=each.reason,
+            status=(
+                RunStatus.waiting
+                if each.hold is not None
+                else RunStatus.running
+                if each.reason is None
+                else RunStatus.skipped
+            ),
+            reason=each.hold or each.note or each.reason,
         )
         for each in pending
     ]

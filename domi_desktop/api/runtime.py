@@ -14,13 +14,11 @@ from functools import partial
 from pathlib import Path
 
 from domi_desktop.actions import (
-    KILL_GRACE,
     ActionRequest,
     ActionResult,
     ActionRunner,
     RunningAction,
 )
-from domi_desktop.actions.leftovers import stop_leftovers
 from domi_desktop.api.catchup import (
     PRUNE_INTERVAL,
     Pending,
@@ -31,11 +29,14 @@ from domi_desktop.api.catchup import (
     plan_claims,
     write_wake,
 )
+from domi_desktop.api.conditions_runtime import ConditionKeeper
+from domi_desktop.api.jobs import record_job, stop_orphaned_jobs
 from domi_desktop.api.leases import LeaseKeeper
 from domi_desktop.api.source import StoreSource
 from domi_desktop.api.worker import StoreWorker
 from domi_desktop.errors import DomiError
 from domi_desktop.model import (
+    Alerts,
     Event,
     FireEvent,
     FireOutcome,
@@ -43,14 +44,15 @@ from domi_desktop.model import (
     Run,
     RunFinished,
     RunStatus,
+    RunWaiting,
     Schedule,
     Trigger,
     WakeReason,
 )
-from domi_desktop.ports import Clock, Loop, SecretStore
+from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
-from domi_desktop.store import Store, liveness
+from domi_desktop.store import Store
 from domi_desktop.store.claims import Finish
 
 log = logging.getLogger(__name__)
@@ -91,10 +93,16 @@ class Runtime:
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
         worker: StoreWorker | None = None,
         slice_budget: float | None = None,
+        conditions: ConditionSource | None = None,
+        inhibitor: SleepInhibitor | None = None,
+        alerts: Alerts = Alerts(),
+        burst: int | None = None,
     ) -> None:
         """``worker`` writes the claims and results (by default on the loop thread, at once);
         with ``slice_budget`` (seconds) the loop's share of a wake is cut into slices of about
-        that long, so a catch-up of thousands of schedules never blocks the loop."""
+        that long, so a catch-up of thousands of schedules never blocks the loop. ``conditions``
+        and ``inhibitor`` are the OS's (none: every run starts, sleep is not held off);
+        ``alerts`` the defaults of a schedule without its own; ``burst`` the catch-up limit."""
         self.store = store
         self.clock = clock
         self.loop = loop
@@ -102,7 +110,11 @@ class Runtime:
         self.runner = runner or ActionRunner(clock)
         self.worker = worker or StoreWorker(store, loop, threaded=False)
         self._source = StoreSource(store)
-        self.driver = Driver(clock, loop, self._source, self, on_wake=on_wake)
+        self.keeper = ConditionKeeper(self, conditions, inhibitor, alerts=alerts, on_wake=on_wake)
+        self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
+        if burst is not None:
+            self.keeper.burst.resize(burst)
+        self.driver.held_until = self.keeper.held_until
         self._lanes: dict[str, _Lane] = {}
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
@@ -118,12 +130,14 @@ class Runtime:
         )
         self._pruned_at: float | None = None
         self.started_at: datetime | None = None
+        self._bursting: dict[int, tuple[_Active, Pending]] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> WakePlan:
         """Resume what a dead process left running, then the first wake (catch-up at start-up)."""
         self.started_at = self.clock.now()
+        self.keeper.load(self.store.waiting_runs())
         notes, unstopped = stop_orphaned_jobs(self.store)
         for orphan in self.store.interrupt_orphans(self.clock.now(), notes):
             # A second copy beside a job that would not die is what stopping it was to prevent.
@@ -152,6 +166,7 @@ class Runtime:
             if result is not None:
                 self._finished(running.run_id, result)
         self._results.write_now()
+        self.keeper.close()
         self.worker.close()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -201,7 +216,10 @@ class Runtime:
     ) -> None:
         """A wake's fires: decided here (busy or not), claimed on the worker in one transaction
         (their runs started in the next), then registered, announced and launched here."""
-        pending = plan_claims(decisions, self._source.schedule, self._lanes, _key)
+        pending = self.keeper.apply_gates(
+            plan_claims(decisions, self._source.schedule, self._lanes, _key)
+        )
+        pending = self.keeper.hold_back_catch_ups(pending)
         self.worker.submit(
             partial(write_wake, pending, self.clock, self.store),
             lambda outcome: self._claimed(pending, outcome, done),
@@ -226,6 +244,7 @@ class Runtime:
         )
         outcomes: list[FireOutcome] = []
         launches: list[tuple[_Active, Pending]] = []
+        catch_ups: list[tuple[_Active, Pending]] = []
 
         def claimed(item: tuple[Pending, int | None]) -> None:
             each, run_id = item
@@ -239,15 +258,23 @@ class Runtime:
                 outcomes.append(FireOutcome(schedule.id, True, moved))
             else:  # edited while its claim was being written: the driver re-reads it
                 outcomes.append(FireOutcome(schedule.id, True))
+            if each.hold is not None:
+                self.keeper.hold(run_id, each)
+                self._emit(RunWaiting(run_id, schedule.id, schedule.name, decision.due, each.hold))
+                return
             active = None
             if each.reason is None:
                 active = _Active(run_id, schedule, decision.trigger)
                 self._register(active, each.queued)
+                if each.note is not None:
+                    self.keeper.noted(run_id, each.note)
             self._emit(fire_event(decision, schedule, run_id, each.reason))
             if active is not None and not each.queued:
-                launches.append((active, each))
+                burst = decision.trigger is Trigger.catch_up
+                (catch_ups if burst else launches).append((active, each))
 
         def announced() -> None:
+            launches.extend(self.keeper.admit_catch_ups(catch_ups, self._bursting))
             done(outcomes)
             self._slices.run(launches, lambda item: self._begin(*item, outcome.started))
             self._maybe_prune()
@@ -357,6 +384,7 @@ class Runtime:
         self._run_action(active, log_path)
 
     def _run_action(self, active: _Active, log_path: Path) -> None:
+        self.keeper.started(active.run_id, active.schedule)
         request = ActionRequest(
             action=active.schedule.action,
             run_id=active.run_id,
@@ -388,12 +416,13 @@ class Runtime:
             self.loop.call_later(backoff.total_seconds(), lambda: self._start(active))
             return
         started = active.started_at or result.started_at
+        reason = self.keeper.reason(run_id, result.reason)
         # The job has ended: its lane is free now, whether or not its result can be written yet
         # ("busy" means a live job, never a full disk).
         self._release(active, result)
         self._results.add(
             Finish(
-                run_id, result.status, result.finished_at, result.exit_code, result.reason,
+                run_id, result.status, result.finished_at, result.exit_code, reason,
                 result.output_tail,
             ),
             RunFinished(
@@ -401,7 +430,7 @@ class Runtime:
                 schedule_id=active.schedule.id,
                 name=active.schedule.name,
                 status=result.status,
-                reason=result.reason,
+                reason=reason,
                 exit_code=result.exit_code,
                 duration=result.finished_at - started,
             ),
@@ -412,66 +441,41 @@ class Runtime:
         if lane is None:
             return
         lane.running.pop(active.run_id, None)
+        for run_id in self.keeper.ended(active.run_id):
+            self._begin(*self._bursting.pop(run_id), frozenset())
         if not lane.running and lane.waiting is not None:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
 
     def _emit(self, event: Event) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # a broken subscriber must not break the scheduler
-                log.exception("event listener failed on %s", event.kind)
+        alerts = self.keeper.observe(event)
+        if isinstance(event, RunFinished):
+            event = replace(event, alerted=bool(alerts))
+        for each in [event, *alerts]:
+            for listener in list(self._listeners):
+                try:
+                    listener(each)
+                except Exception:  # a broken subscriber must not break the scheduler
+                    log.exception("event listener failed on %s", each.kind)
 
+    # -- for the conditions' keeper ------------------------------------------------------------
 
-def record_result(store: Store, run_id: int, result: ActionResult) -> bool:
-    return store.finish_run(
-        run_id,
-        status=result.status,
-        finished_at=result.finished_at,
-        exit_code=result.exit_code,
-        reason=result.reason,
-        output_tail=result.output_tail,
-    )
+    emit = _emit
 
+    def known_schedules(self) -> dict[int, Schedule]:
+        return self._source.known
 
-def record_job(store: Store, run_id: int, pid: int) -> None:
-    """Called on the run's thread, not the loop's: the pid must be on record before the job gets
-    far, and the store serialises its callers."""
-    store.record_job(run_id, pid, liveness.start_marker(pid))
+    def lane_free(self, schedule: Schedule) -> bool:
+        lane = self._lanes.get(_key(schedule))
+        return lane is None or not lane.running or schedule.policies.overlap is Overlap.parallel
 
-
-def stop_orphaned_jobs(store: Store) -> tuple[dict[int, str], set[int]]:
-    """Stop what is left of the jobs of runs whose process died, before anything re-runs them.
-
-    Returns what to add to each run's reason, and the runs whose leftovers would not die.
-    """
-    notes: dict[int, str] = {}
-    unstopped: set[int] = set()
-    for run_id, job in store.orphaned_jobs().items():
-        stopped = stop_leftovers(job, grace=KILL_GRACE)
-        note = stopped.describe()
-        if note is None:
-            continue
-        log.warning("run %s: its process died; %s", run_id, note)
-        notes[run_id] = note
-        if stopped.survivors:
-            unstopped.add(run_id)
-    return notes, unstopped
-
-
-def run_here(store: Store, schedule_id: int, clock: Clock, secrets: SecretStore) -> Run:
-    """A manual run in this process, waited for (the CLI's ``run-now`` when no app runs)."""
-    schedule = store.get_schedule(schedule_id)
-    run_id = store.record_manual_run(schedule.id, clock.now(), Trigger.manual)
-    log_path = store.log_path_for(run_id)
-    store.start_run(run_id, clock.now(), log_path)
-    request = ActionRequest(schedule.action, run_id, log_path, schedule.policies.timeout)
-    result = ActionRunner(clock).run(
-        request, secrets=secrets, on_started=lambda pid: record_job(store, run_id, pid)
-    )
-    record_result(store, run_id, result)
-    return store.get_run(run_id)
+    def launch_held(
+        self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path
+    ) -> None:
+        """A waiting run whose row has just turned ``running``: its action starts."""
+        active = _Active(run_id, schedule, trigger, started_at=now)
+        self._lanes.setdefault(_key(schedule), _Lane()).running[run_id] = active
+        self._run_action(active, log_path)
 
 
 def _key(schedule: Schedule) -> str:

@@ -13,10 +13,13 @@ import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from domi_desktop.cron import LOCAL, known_zone
+from domi_desktop.model import Alerts
+from domi_desktop.scheduler.burst import DEFAULT_LIMIT as DEFAULT_BURST
 from domi_desktop.store.paths import ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,33 @@ class AppSettings:
     """The zone a new schedule starts with: an IANA name or ``"local"``."""
     language: str = "en"
     """A key of ``LANGUAGES``."""
+    catch_up_burst: int = DEFAULT_BURST
+    """After a wake, at most this many catch-up runs at once; the rest follow in due order."""
+    alert_notify_every: int = 0
+    """The default alerts of a schedule without its own (0: off): a reminder every N failures."""
+    alert_cooldown_hours: int = 24
+    """A reminder of the same error once this many hours passed (0: never)."""
+    alert_notify_recovery: bool = True
+    alert_auto_pause_after: int = 0
+    """Pause a schedule after this many failures in a row (0: never)."""
+    alert_stale_after_hours: int = 0
+    """Notify when a schedule has not succeeded for this many hours (0: never)."""
+
+    def alerts(self) -> Alerts:
+        """The alerts of every schedule that has none of its own."""
+        return Alerts(
+            notify_every=self.alert_notify_every or None,
+            cooldown=(
+                timedelta(hours=self.alert_cooldown_hours) if self.alert_cooldown_hours else None
+            ),
+            notify_recovery=self.alert_notify_recovery,
+            auto_pause_after=self.alert_auto_pause_after or None,
+            stale_after=(
+                timedelta(hours=self.alert_stale_after_hours)
+                if self.alert_stale_after_hours
+                else None
+            ),
+        )
 
 
 def settings_path(data_dir: Path) -> Path:
@@ -111,6 +141,11 @@ def _anything(_value: Any) -> bool:
 
 
 _VALID: dict[str, Callable[[Any], bool]] = {
+    "catch_up_burst": lambda count: 1 <= count <= 1000,
+    "alert_notify_every": lambda count: count >= 0,
+    "alert_cooldown_hours": lambda hours: hours >= 0,
+    "alert_auto_pause_after": lambda count: count >= 0,
+    "alert_stale_after_hours": lambda hours: hours >= 0,
     "language": lambda code: code in LANGUAGES,
     "default_zone": known_zone,
 }

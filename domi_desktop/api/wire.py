@@ -20,14 +20,19 @@ from domi_desktop.errors import ActionError, CronError, ParamError, ZoneError
 from domi_desktop.model import (
     LOCAL_ZONE,
     Action,
+    Alerts,
     CatchUp,
     CommandAction,
+    Conditions,
     HttpAction,
+    OnDeadline,
     Overlap,
     Policies,
     Run,
     Schedule,
 )
+from domi_desktop.scheduler.alerts import check_alerts
+from domi_desktop.scheduler.conditions import check_conditions
 from domi_desktop.scheduler.simulate import EARLIEST, LATEST
 
 Json = dict[str, Any]
@@ -87,7 +92,108 @@ def policies_json(policies: Policies) -> Json:
         "retries": policies.retries,
         "retry_backoff": policies.retry_backoff.total_seconds(),
         "jitter": policies.jitter.total_seconds(),
+        **conditions_and_alerts_json(policies),
     }
+
+
+_EXTRA_POLICIES = ("conditions", "alerts")
+
+
+def conditions_and_alerts_json(policies: Policies) -> Json:
+    """``conditions`` when any is set, ``alerts`` when the schedule has its own."""
+
+    def seconds(value: timedelta | None) -> float | None:
+        return None if value is None else value.total_seconds()
+
+    found: Json = {}
+    c = policies.conditions
+    if c != Conditions():
+        found["conditions"] = {
+            "requires_network": c.requires_network,
+            "unmetered_only": c.unmetered_only,
+            "metered_after": seconds(c.metered_after),
+            "on_ac_power": c.on_ac_power,
+            "min_battery_percent": c.min_battery_percent,
+            "wait_at_most": seconds(c.wait_at_most),
+            "on_deadline": c.on_deadline.value,
+            "stop_if_lost": c.stop_if_lost,
+            "keep_awake": c.keep_awake,
+        }
+    a = policies.alerts
+    if a is not None:
+        found["alerts"] = {
+            "notify_every": a.notify_every,
+            "cooldown": seconds(a.cooldown),
+            "notify_recovery": a.notify_recovery,
+            "auto_pause_after": a.auto_pause_after,
+            "stale_after": seconds(a.stale_after),
+        }
+    return found
+
+
+def parse_conditions(value: Any, base: Conditions = Conditions()) -> Conditions:
+    """``policies.conditions``: the fields given change ``base``; null is the defaults."""
+    if value is None:
+        return Conditions()
+    p = "policies.conditions."
+    if not isinstance(value, dict):
+        raise ParamError("policies.conditions", "must be an object")
+    known = set(Conditions.__dataclass_fields__)
+    unknown = set(value) - known
+    if unknown:
+        raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a condition")
+    changes: dict[str, Any] = {}
+    for name in ("requires_network", "unmetered_only", "on_ac_power", "stop_if_lost", "keep_awake"):
+        if name in value:
+            flag = get_param(value, name, bool)
+            if flag is None and name != "requires_network":
+                raise ParamError(f"{p}{name}", "must be true or false")
+            changes[name] = flag
+    for name in ("metered_after", "wait_at_most"):
+        if name in value:
+            changes[name] = duration_param(value, name, p)
+    if "min_battery_percent" in value:
+        changes["min_battery_percent"] = get_param(value, "min_battery_percent", int)
+    raw = get_param(value, "on_deadline", str)
+    if raw is not None:
+        try:
+            changes["on_deadline"] = OnDeadline(raw)
+        except ValueError:
+            raise ParamError(f"{p}on_deadline", f"must be run or skip, not {raw!r}") from None
+    conditions = Conditions(**{**_fields(base), **changes})
+    check_conditions(conditions, "policies.conditions")
+    return conditions
+
+
+def parse_alerts(value: Any, base: Alerts | None = None) -> Alerts | None:
+    """``policies.alerts``: null means the app's defaults."""
+    if value is None:
+        return None
+    p = "policies.alerts."
+    if not isinstance(value, dict):
+        raise ParamError("policies.alerts", "must be an object or null")
+    unknown = set(value) - set(Alerts.__dataclass_fields__)
+    if unknown:
+        raise ParamError(f"{p}{sorted(unknown)[0]}", "is not an alert setting")
+    changes: dict[str, Any] = {}
+    for name in ("notify_every", "auto_pause_after"):
+        if name in value:
+            changes[name] = get_param(value, name, int)
+    for name in ("cooldown", "stale_after"):
+        if name in value:
+            changes[name] = duration_param(value, name, p)
+    if "notify_recovery" in value:
+        flag = get_param(value, "notify_recovery", bool)
+        if flag is None:
+            raise ParamError(f"{p}notify_recovery", "must be true or false")
+        changes["notify_recovery"] = flag
+    alerts = Alerts(**{**_fields(base or Alerts()), **changes})
+    check_alerts(alerts, "policies.alerts")
+    return alerts
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    return {name: getattr(value, name) for name in value.__dataclass_fields__}
 
 
 def run_json(run: Run) -> Json:
@@ -202,7 +308,7 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     if not isinstance(value, dict):
         raise ParamError("policies", "must be an object")
     p = "policies."
-    unknown = set(value) - set(policies_json(base))
+    unknown = set(value) - set(policies_json(base)) - set(_EXTRA_POLICIES)
     if unknown:
         raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
     changes: dict[str, Any] = {}
@@ -227,7 +333,12 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         if not 0 <= retries <= 100:
             raise ParamError(f"{p}retries", f"must be between 0 and 100, not {retries}")
         changes["retries"] = retries
-    fields = {name: getattr(base, name) for name in policies_json(base)}
+    if "conditions" in value:
+        changes["conditions"] = parse_conditions(value["conditions"], base.conditions)
+    if "alerts" in value:
+        changes["alerts"] = parse_alerts(value["alerts"], base.alerts)
+    fields = {name: getattr(base, name) for name in policies_json(Policies())}
+    fields.update(conditions=base.conditions, alerts=base.alerts)
     return Policies(**{**fields, **changes})
 
 

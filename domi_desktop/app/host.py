@@ -18,6 +18,7 @@ from domi_desktop import __version__
 from domi_desktop.api.dispatch import DEFER, Responder
 from domi_desktop.api.runtime import Runtime
 from domi_desktop.api.service import METHODS, Service
+from domi_desktop.api.settings import load_settings, settings_path
 from domi_desktop.api.wire import run_json
 from domi_desktop.api.worker import StoreWorker
 from domi_desktop.app.instance import lock_path, socket_name
@@ -26,8 +27,17 @@ from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.rpc import Connection, RpcServer
 from domi_desktop.app.socket_path import SocketDirError
 from domi_desktop.clock import SystemClock
-from domi_desktop.model import Event, RunFinished, Schedule, StoreProblem, WakeReason
-from domi_desktop.ports import SecretStore
+from domi_desktop.model import (
+    AlertEvent,
+    Event,
+    RunFinished,
+    Schedule,
+    StoreProblem,
+    WakeReason,
+)
+from domi_desktop.platform.conditions import condition_source_for_platform
+from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
+from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
@@ -65,13 +75,19 @@ class Host(QObject):
         gui: bool,
         secrets: SecretStore | None = None,
         parent: QObject | None = None,
+        conditions: ConditionSource | None = None,
+        inhibitor: SleepInhibitor | None = None,
     ) -> None:
+        """``conditions`` and ``inhibitor`` default to this OS's (network, power, sleep)."""
         super().__init__(parent)
         self.store = store
         self.gui = gui
         self.clock = SystemClock()
         self.loop = QtLoop(self)
         self.secrets = secrets or KeyringSecretStore()
+        # Read once here for the runtime's defaults (alerts, the catch-up burst); the tray reads
+        # the same file for what it shows.
+        settings = load_settings(settings_path(store.data_dir))
         self.runtime = Runtime(
             store,
             self.clock,
@@ -80,6 +96,10 @@ class Host(QObject):
             on_wake=self._on_wake,
             worker=StoreWorker(store, self.loop),
             slice_budget=SLICE_BUDGET,
+            conditions=conditions or condition_source_for_platform(),
+            inhibitor=inhibitor or sleep_inhibitor_for_platform(),
+            alerts=settings.alerts(),
+            burst=settings.catch_up_burst,
         )
         self.service = Service(
             store, self.clock, on_change=self._changed, next_fire=self.runtime.driver.next_fire
@@ -246,6 +266,8 @@ class Host(QObject):
             log.error("cannot write to the database: %s", event.message)
         log_event(event)
         self.rpc.broadcast(event.kind, event.to_json())
+        if isinstance(event, AlertEvent) and event.notice == "paused":
+            self.schedules_changed.emit(event.schedule_id)
         if isinstance(event, RunFinished):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))

@@ -229,7 +229,7 @@ def run_now(args: argparse.Namespace) -> int:
     if client is not None:
         result = client.call("schedule.run_now", {"id": args.id, "wait": True})
         return print_run_outcome(args, result)
-    from domi_desktop.api.runtime import run_here
+    from domi_desktop.api.jobs import run_here
     from domi_desktop.api.wire import run_json
     from domi_desktop.clock import SystemClock
     from domi_desktop.secrets import KeyringSecretStore

@@ -196,5 +196,42 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     parser.add_argument("--timeout", type=float, metavar="SEC")
     parser.add_argument("--retries", type=int, metavar="N")
     parser.add_argument("--jitter", type=float, metavar="SEC")
+    _condition_options(parser)
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(command=[])
+
+
+def _condition_options(parser: argparse.ArgumentParser) -> None:
+    """Conditions and alerts (issue 13): each given one changes only itself on ``edit``."""
+    group = parser.add_argument_group("conditions and alerts")
+    network = group.add_mutually_exclusive_group()
+    network.add_argument(
+        "--requires-network",
+        dest="requires_network",
+        action="store_const",
+        const=True,
+        help="wait for the network (HTTP jobs do by default)",
+    )
+    network.add_argument(
+        "--no-network",
+        dest="requires_network",
+        action="store_const",
+        const=False,
+        help="do not wait for the network, even for HTTP",
+    )
+    group.add_argument("--unmetered-only", action="store_const", const=True)
+    group.add_argument(
+        "--metered-after",
+        type=float,
+        metavar="DAYS",
+        help="with --unmetered-only: metered is fine after DAYS without a success",
+    )
+    group.add_argument("--on-ac-power", action="store_const", const=True)
+    group.add_argument("--min-battery", type=int, metavar="PCT")
+    group.add_argument("--wait-at-most", type=float, metavar="SEC")
+    group.add_argument("--on-deadline", choices=("run", "skip"))
+    group.add_argument("--stop-if-lost", action="store_const", const=True)
+    group.add_argument("--keep-awake", action="store_const", const=True)
+    group.add_argument("--notify-every", type=int, metavar="N")
+    group.add_argument("--auto-pause-after", type=int, metavar="K")
+    group.add_argument("--stale-after", type=float, metavar="SEC")

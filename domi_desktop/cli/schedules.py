@@ -61,9 +61,44 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
         value = getattr(args, name)
         if value is not None:
             policies[name] = value
+    policies.update(_conditions_and_alerts(args))
     if policies:
         params["policies"] = policies
     return params
+
+
+_CONDITIONS = {
+    "requires_network": "requires_network", "unmetered_only": "unmetered_only",
+    "on_ac_power": "on_ac_power", "min_battery": "min_battery_percent",
+    "wait_at_most": "wait_at_most", "on_deadline": "on_deadline",
+    "stop_if_lost": "stop_if_lost", "keep_awake": "keep_awake",
+}  # fmt: skip
+_ALERTS = {
+    "notify_every": "notify_every", "auto_pause_after": "auto_pause_after",
+    "stale_after": "stale_after",
+}  # fmt: skip
+
+
+def _conditions_and_alerts(args: argparse.Namespace) -> dict[str, Any]:
+    """The policies' ``conditions`` and ``alerts`` objects, with only the options given."""
+    found: dict[str, Any] = {}
+    conditions = {
+        field: getattr(args, option)
+        for option, field in _CONDITIONS.items()
+        if getattr(args, option, None) is not None
+    }
+    if getattr(args, "metered_after", None) is not None:
+        conditions["metered_after"] = args.metered_after * 86400
+    if conditions:
+        found["conditions"] = conditions
+    alerts = {
+        field: getattr(args, option)
+        for option, field in _ALERTS.items()
+        if getattr(args, option, None) is not None
+    }
+    if alerts:
+        found["alerts"] = alerts
+    return found
 
 
 def add_schedule(args: argparse.Namespace) -> int:

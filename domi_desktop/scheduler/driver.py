@@ -92,6 +92,9 @@ class Driver:
         """A wake's fires are being claimed; a wake meanwhile waits (``_again``) until they are."""
         self._again: WakeReason | None = None
         self._decided: dict[int, frozenset[datetime]] = {}
+        self.held_until: Callable[[datetime], datetime | None] | None = None
+        """When runs wait for their conditions: the latest instant of the next wake after ``now``
+        (the runtime's; ``None`` when nothing waits)."""
 
     def start(self) -> WakePlan:
         self._load()
@@ -217,6 +220,9 @@ class Driver:
         return plan
 
     def _wake_done(self, plan: WakePlan, reason: WakeReason) -> None:
+        held = None if self.held_until is None else self.held_until(plan.now)
+        if held is not None and held < plan.next_wake:
+            plan = replace(plan, next_wake=max(held, plan.now))
         self._arm(plan)
         if self._on_wake is not None:
             self._on_wake(plan, reason)

@@ -106,7 +106,7 @@ def write_transaction(db: Database) -> Iterator[Any]:
 
 
 def check_claim(claim: FireClaim) -> None:
-    if claim.status not in (RunStatus.running, RunStatus.skipped):
+    if claim.status not in (RunStatus.running, RunStatus.skipped, RunStatus.waiting):
         raise ValueError(f"a fire is recorded running or skipped, not {claim.status.value}")
     if claim.missed_count < len(claim.skipped):
         raise ValueError(

@@ -18,9 +18,12 @@ from typing import Any, TypeVar
 
 from domi_desktop.model import (
     Action,
+    Alerts,
     CatchUp,
     CommandAction,
+    Conditions,
     HttpAction,
+    OnDeadline,
     Overlap,
     Pairs,
     Policies,
@@ -114,8 +117,37 @@ def encode_policies(policies: Policies) -> str:
             "retries": policies.retries,
             "retry_backoff": _seconds(policies.retry_backoff),
             "jitter": _seconds(policies.jitter),
+            **_conditions_and_alerts(policies),
         }
     )
+
+
+def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
+    """Only what differs from the defaults, so rows written before conditions read the same."""
+    found: dict[str, Any] = {}
+    c = policies.conditions
+    if c != Conditions():
+        found["conditions"] = {
+            "requires_network": c.requires_network,
+            "unmetered_only": c.unmetered_only,
+            "metered_after": _optional_seconds(c.metered_after),
+            "on_ac_power": c.on_ac_power,
+            "min_battery_percent": c.min_battery_percent,
+            "wait_at_most": _optional_seconds(c.wait_at_most),
+            "on_deadline": c.on_deadline.value,
+            "stop_if_lost": c.stop_if_lost,
+            "keep_awake": c.keep_awake,
+        }
+    a = policies.alerts
+    if a is not None:
+        found["alerts"] = {
+            "notify_every": a.notify_every,
+            "cooldown": _optional_seconds(a.cooldown),
+            "notify_recovery": a.notify_recovery,
+            "auto_pause_after": a.auto_pause_after,
+            "stale_after": _optional_seconds(a.stale_after),
+        }
+    return found
 
 
 def _dumps(document: dict[str, Any]) -> str:
@@ -141,6 +173,30 @@ class _Reader:
                 f"{what} has shape version {found}, written by a newer domi-desktop "
                 f"(this one reads up to {version})"
             )
+
+    def part(self, key: str) -> _Reader | None:
+        """The reader of the object under ``key``; ``None`` when it is absent or null."""
+        if self._document.get(key) is None:
+            return None
+        inner = object.__new__(_Reader)
+        inner._document = self._get(key, dict)
+        inner._what = f"{self._what}.{key}"
+        return inner
+
+    def flag(self, key: str, default: bool) -> bool:
+        if key not in self._document:
+            return default
+        return self._get(key, bool)
+
+    def optional_flag(self, key: str) -> bool | None:
+        if self._document.get(key) is None:
+            return None
+        return self._get(key, bool)
+
+    def optional_integer(self, key: str) -> int | None:
+        if self._document.get(key) is None:
+            return None
+        return self._get(key, int)
 
     def _get(self, key: str, kind: type[_T]) -> _T:
         if key not in self._document:
@@ -251,6 +307,38 @@ def decode_policies(text: str) -> Policies:
         retries=reader.integer("retries", defaults.retries),
         retry_backoff=reader.duration("retry_backoff", defaults.retry_backoff),
         jitter=reader.duration("jitter", defaults.jitter),
+        conditions=_decode_conditions(reader.part("conditions")),
+        alerts=_decode_alerts(reader.part("alerts")),
+    )
+
+
+def _decode_conditions(reader: _Reader | None) -> Conditions:
+    defaults = Conditions()
+    if reader is None:
+        return defaults
+    return Conditions(
+        requires_network=reader.optional_flag("requires_network"),
+        unmetered_only=reader.flag("unmetered_only", defaults.unmetered_only),
+        metered_after=reader.optional_duration("metered_after"),
+        on_ac_power=reader.flag("on_ac_power", defaults.on_ac_power),
+        min_battery_percent=reader.optional_integer("min_battery_percent"),
+        wait_at_most=reader.optional_duration("wait_at_most"),
+        on_deadline=reader.member("on_deadline", OnDeadline, defaults.on_deadline),
+        stop_if_lost=reader.flag("stop_if_lost", defaults.stop_if_lost),
+        keep_awake=reader.flag("keep_awake", defaults.keep_awake),
+    )
+
+
+def _decode_alerts(reader: _Reader | None) -> Alerts | None:
+    if reader is None:
+        return None
+    defaults = Alerts()
+    return Alerts(
+        notify_every=reader.optional_integer("notify_every"),
+        cooldown=reader.optional_duration("cooldown"),
+        notify_recovery=reader.flag("notify_recovery", defaults.notify_recovery),
+        auto_pause_after=reader.optional_integer("auto_pause_after"),
+        stale_after=reader.optional_duration("stale_after"),
     )
 
 

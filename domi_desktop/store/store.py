@@ -48,6 +48,7 @@ from domi_desktop.store import (
     liveness,
     migrations,
     retention,
+    waiting,
 )
 from domi_desktop.store.models import RunRow, ScheduleRow, database
 from domi_desktop.store.paths import (
@@ -648,6 +649,50 @@ class Store:
         holds schedules or runs unless ``replace``."""
         with self._using():
             copy.load(self._db, snapshot, replace=replace, label=self.location)
+
+    # -- runs waiting for their conditions (``store.waiting``) ---------------------------------
+
+    def waiting_runs(self) -> list[Run]:
+        """The runs held back by their conditions, oldest first (to re-gate after a restart)."""
+        with self._using():
+            return waiting.waiting_runs()
+
+    def start_waiting(
+        self,
+        run_id: int,
+        started_at: datetime,
+        log_path: str | os.PathLike[str] | None,
+        *,
+        late: bool,
+        reason: str | None,
+    ) -> bool:
+        """A waiting run starts now (``running``, owned by this process, ``reason`` saying what
+        it waited for); False when it is no longer waiting."""
+        path = None if log_path is None else os.fspath(log_path)
+        with self._using(), claims.write_transaction(self._db):
+            return waiting.start_waiting(run_id, started_at, path, late=late, reason=reason)
+
+    def skip_waiting(self, run_id: int, finished_at: datetime, reason: str) -> bool:
+        """A waiting run is given up (its deadline passed); False when it is no longer waiting."""
+        with self._using(), claims.write_transaction(self._db):
+            return waiting.skip_waiting(run_id, finished_at, reason)
+
+    def record_waiting_run(
+        self,
+        schedule_id: int,
+        due: datetime | None,
+        fired_at: datetime,
+        reason: str,
+        resumed_from: int,
+    ) -> int:
+        """A ``waiting`` re-run (trigger ``resumed``) of a run stopped for a lost condition."""
+        with self._using(), claims.write_transaction(self._db):
+            return waiting.record_waiting(schedule_id, due, fired_at, reason, resumed_from)
+
+    def last_successes(self) -> dict[int, datetime]:
+        """Schedule id -> when its latest succeeded run finished."""
+        with self._using():
+            return waiting.last_successes()
 
     # -- internals -----------------------------------------------------------------------------
 

@@ -65,6 +65,7 @@ STATUS_LABELS = {
     RunStatus.timed_out: "timed out",
     RunStatus.interrupted: "interrupted",
     RunStatus.skipped: "skipped",
+    RunStatus.waiting: "waiting",
 }
 _TRIGGER_LABELS = {
     Trigger.scheduled: "scheduled",
@@ -101,6 +102,7 @@ register(
         "timed out": "超时",
         "interrupted": "已中断",
         "skipped": "已跳过",
+        "waiting": "等待条件",
         "scheduled": "按计划",
         "catch-up": "补运行",
         "manual": "手动",
@@ -383,7 +385,7 @@ def _foreground(run: Run, column: Column) -> QBrush | None:
     if column is Column.status:
         if run.status in _FAILURES:
             return QBrush(colors().error)
-        if run.late or run.status is RunStatus.interrupted:
+        if run.late or run.status in (RunStatus.interrupted, RunStatus.waiting):
             return QBrush(colors().late)
     # Skipped rows are the bulk after a long sleep; greyed, the runs that did run stand out.
     if run.status is RunStatus.skipped:

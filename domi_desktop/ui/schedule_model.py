@@ -51,6 +51,7 @@ register(
         "timed out": "超时",
         "interrupted": "被中断",
         "skipped": "已跳过",
+        "waiting": "等待条件",
         "never": "从未",
         "paused": "已暂停",
         "all paused": "全部暂停",
@@ -65,6 +66,7 @@ _STATUS = {
     RunStatus.timed_out: "timed out",
     RunStatus.interrupted: "interrupted",
     RunStatus.skipped: "skipped",
+    RunStatus.waiting: "waiting",
 }
 _COLORS = {
     RunStatus.running: QColor("#1f6fd1"),
@@ -73,6 +75,7 @@ _COLORS = {
     RunStatus.timed_out: QColor("#c62828"),
     RunStatus.interrupted: QColor("#b26a00"),
     RunStatus.skipped: QColor("#808080"),
+    RunStatus.waiting: QColor("#b26a00"),
 }
 _NOT_READ = object()
 

@@ -23,8 +23,21 @@ from PySide6.QtWidgets import (
 from domi_desktop import timefmt
 from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
-from domi_desktop.model import Event, FireEvent, RunStatus, Schedule, StoreProblem, WakeReason
+from domi_desktop.model import (
+    AlertEvent,
+    BurstEvent,
+    Event,
+    FireEvent,
+    RunFinished,
+    RunStatus,
+    RunWaiting,
+    Schedule,
+    StoreProblem,
+    WakeReason,
+)
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
+from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind, describe_notice
+from domi_desktop.scheduler.burst import burst_summary
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
@@ -98,6 +111,7 @@ class TrayApp(QObject):
         self.state = "idle"
         """What the icon shows: idle, running, paused, or attention (a late or failed run)."""
         self._late: list[FireEvent] = []
+        self._burst: BurstEvent | None = None
         self._windows: dict[str, QWidget] = {}
         self._history: HistoryWindow | None = None
         self.icons = {
@@ -397,9 +411,16 @@ class TrayApp(QObject):
         elif isinstance(event, FireEvent):
             if event.late and event.skipped is None:
                 self._late.append(event)
+        elif isinstance(event, AlertEvent):
+            self._alert(event)
+        elif isinstance(event, BurstEvent):
+            self._burst = event
+        elif isinstance(event, RunWaiting):
+            pass
         elif event.status in (RunStatus.failed, RunStatus.timed_out):
             self.attention = True
-            if self.settings.notify_failures:
+            # With alerts deciding (``alerted`` set), an AlertEvent follows when it is news.
+            if self.settings.notify_failures and event.alerted is None:
                 self.notifier.notify(
                     Notice(
                         tr("Run failed: {name}", name=event.name),
@@ -412,12 +433,32 @@ class TrayApp(QObject):
             self.notifier.notify(
                 Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
             )
-        if not isinstance(event, StoreProblem):
+        if isinstance(event, FireEvent | RunFinished | RunWaiting):
             if self._history is not None:
                 self._history.run_changed(event.run_id)
-            self.main_window.on_event(event)
+            if not isinstance(event, RunWaiting):
+                self.main_window.on_event(event)
             self.menu_changed()
         self.update_look()
+
+    def _alert(self, event: AlertEvent) -> None:
+        """One notification per piece of news (``scheduler.alerts``); a new failure reads as
+        the per-run notice always did."""
+        kind = NoticeKind(event.notice)
+        if kind is not NoticeKind.recovered:
+            self.attention = True
+        if not self.settings.notify_failures:
+            return
+        if kind is NoticeKind.failing:
+            title = tr("Run failed: {name}", name=event.name)
+            body = event.reason or event.error or ""
+        else:
+            notice = AlertNotice(kind, event.failures, event.error, event.stale_for)
+            title, body = describe_notice(
+                notice, event.name, event.schedule_id, self.settings.language
+            )
+        warning = kind is not NoticeKind.recovered
+        self.notifier.notify(Notice(title, body, warning=warning, run_id=event.run_id))
 
     def on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         """All catch-ups of one wake in one notification; the times in the menu move on."""
@@ -425,6 +466,13 @@ class TrayApp(QObject):
         self.menu_changed()
         self.update_look()
         late, self._late = self._late, []
+        burst, self._burst = self._burst, None
+        if burst is not None and self.settings.notify_late:
+            text = burst_summary(burst.total, burst.limit, self.settings.language)
+            self.attention = True
+            self.update_look()
+            self.notifier.notify(Notice(text or "", ""))
+            return
         if not late:
             return
         self.attention = True
