@@ -34,7 +34,7 @@ from domi_desktop.model import (
 )
 from domi_desktop.ports import ConditionSource, InhibitorHandle, SleepInhibitor
 from domi_desktop.scheduler import alerts as alerting
-from domi_desktop.scheduler.burst import DEFAULT_LIMIT, BurstQueue
+from domi_desktop.scheduler.burst import BurstQueue
 from domi_desktop.scheduler.conditions import (
     RECHECK,
     Gate,
@@ -87,7 +87,7 @@ class ConditionKeeper:
         inhibitor: SleepInhibitor | None,
         *,
         alerts: Alerts = Alerts(),
-        burst: int = DEFAULT_LIMIT,
+        burst: int,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
         self._rt = runtime

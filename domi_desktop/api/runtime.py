@@ -58,6 +58,7 @@ from domi_desktop.store.claims import Finish
 log = logging.getLogger(__name__)
 
 REPLACED = "stopped: replaced by a newer run"
+UNLIMITED = 1 << 31
 Listener = Callable[[Event], None]
 
 
@@ -102,7 +103,8 @@ class Runtime:
         with ``slice_budget`` (seconds) the loop's share of a wake is cut into slices of about
         that long, so a catch-up of thousands of schedules never blocks the loop. ``conditions``
         and ``inhibitor`` are the OS's (none: every run starts, sleep is not held off);
-        ``alerts`` the defaults of a schedule without its own; ``burst`` the catch-up limit."""
+        ``alerts`` the defaults of a schedule without its own; ``burst`` the catch-up limit
+        (the app's setting; ``None``: no limit)."""
         self.store = store
         self.clock = clock
         self.loop = loop
@@ -110,10 +112,10 @@ class Runtime:
         self.runner = runner or ActionRunner(clock)
         self.worker = worker or StoreWorker(store, loop, threaded=False)
         self._source = StoreSource(store)
-        self.keeper = ConditionKeeper(self, conditions, inhibitor, alerts=alerts, on_wake=on_wake)
+        self.keeper = ConditionKeeper(
+            self, conditions, inhibitor, alerts=alerts, on_wake=on_wake, burst=burst or UNLIMITED
+        )
         self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
-        if burst is not None:
-            self.keeper.burst.resize(burst)
         self.driver.held_until = self.keeper.held_until
         self._lanes: dict[str, _Lane] = {}
         self._listeners: list[Listener] = []
@@ -151,11 +153,15 @@ class Runtime:
         """Stop waking; running jobs are stopped and recorded ``interrupted`` (reason given)."""
         self.driver.stop()
         self.leases.stop()
+        parked = [active for active, _ in self._bursting.values()]
+        self._bursting.clear()  # a catch-up not admitted yet never starts now
         for lane in self._lanes.values():
             waiting, lane.waiting = lane.waiting, None
-            if waiting is not None:
+            for unstarted in [waiting] + [a for a in parked if lane.running.pop(a.run_id, None)]:
+                if unstarted is None:
+                    continue
                 self.store.finish_run(
-                    waiting.run_id,
+                    unstarted.run_id,
                     status=RunStatus.interrupted,
                     finished_at=self.clock.now(),
                     reason="stopped: domi-desktop quit before it started",
@@ -442,7 +448,8 @@ class Runtime:
             return
         lane.running.pop(active.run_id, None)
         for run_id in self.keeper.ended(active.run_id):
-            self._begin(*self._bursting.pop(run_id), frozenset())
+            if run_id in self._bursting:
+                self._begin(*self._bursting.pop(run_id), frozenset())
         if not lane.running and lane.waiting is not None:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
