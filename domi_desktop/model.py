@@ -98,6 +98,19 @@ class HttpAction:
 Action = CommandAction | HttpAction
 
 
+class Placement(Enum):
+    """Where a schedule may run when several machines share one store."""
+
+    anywhere = "anywhere"
+    """Any machine may claim a due; the first claim to commit wins (the default)."""
+    machines = "machines"
+    """Only the machines named in ``Policies.machines`` claim its dues and take over its runs."""
+    first_awake = "first_awake"
+    """Any machine, and said on purpose: the first machine awake at or after the due claims it
+    (the compare-and-set picks it) and the first awake takes over a run whose machine vanished.
+    Claims and take-overs are those of ``anywhere``; lists show the intent."""
+
+
 @dataclass(frozen=True, slots=True)
 class Policies:
     """Per-schedule policies; the defaults reproduce the seed's scheduler."""
@@ -114,6 +127,9 @@ class Policies:
     """Delay before the first retry; it doubles for each further one."""
     jitter: timedelta = timedelta(0)
     """A random delay in [0, jitter) added before the action starts (never to the recorded due)."""
+    placement: Placement = Placement.anywhere
+    machines: tuple[str, ...] = ()
+    """With ``Placement.machines``: the names (``--machine``) of the machines that may run it."""
 
 
 class OnDeadline(Enum):

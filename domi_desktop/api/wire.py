@@ -24,6 +24,7 @@ from domi_desktop.model import (
     CommandAction,
     HttpAction,
     Overlap,
+    Placement,
     Policies,
     Run,
     Schedule,
@@ -87,6 +88,8 @@ def policies_json(policies: Policies) -> Json:
         "retries": policies.retries,
         "retry_backoff": policies.retry_backoff.total_seconds(),
         "jitter": policies.jitter.total_seconds(),
+        "placement": policies.placement.value,
+        "machines": list(policies.machines),
     }
 
 
@@ -227,8 +230,49 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         if not 0 <= retries <= 100:
             raise ParamError(f"{p}retries", f"must be between 0 and 100, not {retries}")
         changes["retries"] = retries
+    changes.update(placement_params(value, base))
     fields = {name: getattr(base, name) for name in policies_json(base)}
     return Policies(**{**fields, **changes})
+
+
+MAX_MACHINES = 100
+"""Machines a schedule may name."""
+
+
+def placement_params(value: Mapping[str, Any], base: Policies) -> dict[str, Any]:
+    """``policies.placement`` and ``policies.machines``: named machines need at least one name,
+    and names only mean something with ``machines`` (switching away from it forgets them)."""
+    p = "policies."
+    placement = base.placement
+    raw = get_param(value, "placement", str)
+    if raw is not None:
+        try:
+            placement = Placement(raw)
+        except ValueError:
+            allowed = ", ".join(member.value for member in Placement)
+            raise ParamError(f"{p}placement", f"must be one of {allowed}, not {raw!r}") from None
+    listed = get_param(value, "machines", list)
+    if raw is None and listed:
+        placement = Placement.machines
+    names = base.machines if placement is Placement.machines else ()
+    if listed is not None:
+        if not all(isinstance(name, str) for name in listed):
+            raise ParamError(f"{p}machines", "must be a list of machine names")
+        names = tuple(dict.fromkeys(name.strip() for name in listed))
+        for name in names:
+            if not name or len(name) > 64 or not name.isprintable():
+                raise ParamError(
+                    f"{p}machines", f"{name!r} is not a machine name (1 to 64 printable characters)"
+                )
+        if len(names) > MAX_MACHINES:
+            raise ParamError(f"{p}machines", f"names at most {MAX_MACHINES} machines")
+    if placement is Placement.machines and not names:
+        raise ParamError(f"{p}machines", "must name at least one machine with placement machines")
+    if placement is not Placement.machines and names:
+        raise ParamError(
+            f"{p}placement", f"must be machines to name machines, not {placement.value!r}"
+        )
+    return {"placement": placement, "machines": names}
 
 
 def check_expr(expr: Any, param: str = "expr") -> str:

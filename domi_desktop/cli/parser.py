@@ -196,5 +196,31 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     parser.add_argument("--timeout", type=float, metavar="SEC")
     parser.add_argument("--retries", type=int, metavar="N")
     parser.add_argument("--jitter", type=float, metavar="SEC")
+    _placement_options(parser)
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(command=[])
+
+
+def _placement_options(parser: argparse.ArgumentParser) -> None:
+    """Where the schedule may run when machines share a store (``--store postgresql://…``)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--run-on",
+        action="append",
+        metavar="MACHINE",
+        help="run only on this machine (repeat for several)",
+    )
+    where.add_argument(
+        "--first-awake",
+        dest="placement",
+        action="store_const",
+        const="first_awake",
+        help="the first machine awake runs it",
+    )
+    where.add_argument(
+        "--run-anywhere",
+        dest="placement",
+        action="store_const",
+        const="anywhere",
+        help="any machine runs it (the default)",
+    )

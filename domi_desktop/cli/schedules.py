@@ -61,9 +61,18 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
         value = getattr(args, name)
         if value is not None:
             policies[name] = value
+    policies.update(_placement_params(args))
     if policies:
         params["policies"] = policies
     return params
+
+
+def _placement_params(args: argparse.Namespace) -> dict[str, Any]:
+    if args.run_on:
+        return {"placement": "machines", "machines": args.run_on}
+    if args.placement is not None:
+        return {"placement": args.placement}
+    return {}
 
 
 def add_schedule(args: argparse.Namespace) -> int:

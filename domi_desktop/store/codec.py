@@ -23,6 +23,7 @@ from domi_desktop.model import (
     HttpAction,
     Overlap,
     Pairs,
+    Placement,
     Policies,
 )
 
@@ -114,6 +115,9 @@ def encode_policies(policies: Policies) -> str:
             "retries": policies.retries,
             "retry_backoff": _seconds(policies.retry_backoff),
             "jitter": _seconds(policies.jitter),
+            # Rows written before placement existed lack both keys: they decode to anywhere.
+            "placement": policies.placement.value,
+            "machines": list(policies.machines),
         }
     )
 
@@ -251,6 +255,8 @@ def decode_policies(text: str) -> Policies:
         retries=reader.integer("retries", defaults.retries),
         retry_backoff=reader.duration("retry_backoff", defaults.retry_backoff),
         jitter=reader.duration("jitter", defaults.jitter),
+        placement=reader.member("placement", Placement, defaults.placement),
+        machines=reader.strings("machines"),
     )
 
 
