@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
+from datetime import datetime, timedelta
 
 from domi_desktop.api.source import StoreSource
 from domi_desktop.errors import DomiError, StoreError
@@ -25,6 +26,8 @@ from domi_desktop.store import Store
 log = logging.getLogger(__name__)
 
 UNREACHABLE = "shared store unreachable"
+CLOCK_SKEW = timedelta(minutes=2)
+"""How far apart the clocks of machines sharing a store may be without one seeming set back."""
 
 
 def secret_names(schedule: Schedule) -> tuple[str, ...]:
@@ -92,6 +95,14 @@ class PlacedSource(StoreSource):
         self._reachable()
         self._names = None
         return True if self._store.shared else super().changed()
+
+    def rebase(self, schedule_id: int, expected: datetime | None, last_due: datetime) -> bool:
+        """On a shared store a ``last_due`` a little ahead of this clock is another machine's
+        clock running ahead, not this one set back: left alone, it is planned from as it is."""
+        skewed = expected is not None and expected - last_due <= CLOCK_SKEW
+        if self._store.shared and skewed:
+            return False
+        return super().rebase(schedule_id, expected, last_due)
 
     def placed_here(self) -> Collection[int] | None:
         """The schedules whose expired runs this machine may take over; None: every one."""
