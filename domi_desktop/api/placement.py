@@ -69,7 +69,6 @@ class PlacedSource(StoreSource):
     # -- the source ---------------------------------------------------------------------------
 
     def load(self) -> tuple[list[Schedule], dict[int, str]]:
-        self._reachable()
         if not self._store.shared:
             schedules, broken = super().load()
         else:

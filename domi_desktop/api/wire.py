@@ -88,8 +88,12 @@ def policies_json(policies: Policies) -> Json:
         "retries": policies.retries,
         "retry_backoff": policies.retry_backoff.total_seconds(),
         "jitter": policies.jitter.total_seconds(),
-        "placement": policies.placement.value,
-        "machines": list(policies.machines),
+        # Only a placed schedule says where it runs (``PLACEMENT_KEYS``): anywhere is unsaid.
+        **(
+            {}
+            if policies.placement is Placement.anywhere
+            else {"placement": policies.placement.value, "machines": list(policies.machines)}
+        ),
     }
 
 
@@ -205,7 +209,7 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     if not isinstance(value, dict):
         raise ParamError("policies", "must be an object")
     p = "policies."
-    unknown = set(value) - set(policies_json(base))
+    unknown = set(value) - set(policies_json(base)) - PLACEMENT_KEYS
     if unknown:
         raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
     changes: dict[str, Any] = {}
@@ -235,6 +239,7 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     return Policies(**{**fields, **changes})
 
 
+PLACEMENT_KEYS = frozenset({"placement", "machines"})
 MAX_MACHINES = 100
 """Machines a schedule may name."""
 

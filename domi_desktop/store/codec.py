@@ -104,22 +104,23 @@ def encode_action(action: Action) -> str:
 
 
 def encode_policies(policies: Policies) -> str:
-    return _dumps(
-        {
-            "v": POLICIES_SHAPE_VERSION,
-            "catch_up": policies.catch_up.value,
-            "catch_up_within": _optional_seconds(policies.catch_up_within),
-            "overlap": policies.overlap.value,
-            "concurrency_key": policies.concurrency_key,
-            "timeout": _optional_seconds(policies.timeout),
-            "retries": policies.retries,
-            "retry_backoff": _seconds(policies.retry_backoff),
-            "jitter": _seconds(policies.jitter),
-            # Rows written before placement existed lack both keys: they decode to anywhere.
-            "placement": policies.placement.value,
-            "machines": list(policies.machines),
-        }
-    )
+    document: dict[str, Any] = {
+        "v": POLICIES_SHAPE_VERSION,
+        "catch_up": policies.catch_up.value,
+        "catch_up_within": _optional_seconds(policies.catch_up_within),
+        "overlap": policies.overlap.value,
+        "concurrency_key": policies.concurrency_key,
+        "timeout": _optional_seconds(policies.timeout),
+        "retries": policies.retries,
+        "retry_backoff": _seconds(policies.retry_backoff),
+        "jitter": _seconds(policies.jitter),
+    }
+    # Only a placed schedule carries its placement: rows without it (all those written before
+    # placement existed) decode to anywhere.
+    if policies.placement is not Placement.anywhere:
+        document["placement"] = policies.placement.value
+        document["machines"] = list(policies.machines)
+    return _dumps(document)
 
 
 def _dumps(document: dict[str, Any]) -> str:
