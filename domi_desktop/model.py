@@ -100,6 +100,19 @@ class HttpAction:
 Action = CommandAction | HttpAction
 
 
+class Placement(Enum):
+    """Where a schedule may run when several machines share one store."""
+
+    anywhere = "anywhere"
+    """Any machine may claim a due; the first claim to commit wins (the default)."""
+    machines = "machines"
+    """Only the machines named in ``Policies.machines`` claim its dues and take over its runs."""
+    first_awake = "first_awake"
+    """Any machine, and said on purpose: the first machine awake at or after the due claims it
+    (the compare-and-set picks it) and the first awake takes over a run whose machine vanished.
+    Claims and take-overs are those of ``anywhere``; lists show the intent."""
+
+
 class OnDeadline(Enum):
     """What a run that waited ``wait_at_most`` for its conditions does then."""
 
@@ -166,6 +179,9 @@ class Policies:
     """What must hold of the machine before a due run starts (``scheduler.conditions``)."""
     alerts: Alerts | None = None
     """When failures become notifications; ``None``: the app's defaults (its settings)."""
+    placement: Placement = Placement.anywhere
+    machines: tuple[str, ...] = ()
+    """With ``Placement.machines``: the names (``--machine``) of the machines that may run it."""
 
 
 class NetworkState(Enum):

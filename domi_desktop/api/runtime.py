@@ -32,7 +32,7 @@ from domi_desktop.api.catchup import (
 from domi_desktop.api.conditions_runtime import ConditionKeeper
 from domi_desktop.api.jobs import record_job, stop_orphaned_jobs
 from domi_desktop.api.leases import LeaseKeeper
-from domi_desktop.api.source import StoreSource
+from domi_desktop.api.placement import UNREACHABLE, PlacedSource
 from domi_desktop.api.worker import StoreWorker
 from domi_desktop.errors import DomiError
 from domi_desktop.model import (
@@ -111,7 +111,7 @@ class Runtime:
         self.secrets = secrets
         self.runner = runner or ActionRunner(clock)
         self.worker = worker or StoreWorker(store, loop, threaded=False)
-        self._source = StoreSource(store)
+        self._source = PlacedSource(store, secrets)
         self.keeper = ConditionKeeper(
             self, conditions, inhibitor, alerts=alerts, on_wake=on_wake, burst=burst or UNLIMITED
         )
@@ -128,7 +128,7 @@ class Runtime:
             running=self.running_runs,
             stop=self.stop_run,
             resume=self._resume,
-            placed_here=lambda: None,
+            placed_here=self._source.placed_here,
         )
         self._pruned_at: float | None = None
         self.started_at: datetime | None = None
@@ -145,9 +145,12 @@ class Runtime:
             # A second copy beside a job that would not die is what stopping it was to prevent.
             if orphan.id not in unstopped:
                 self._resume(orphan)
+        plan = self.driver.start()
         self.leases.start()
-        self.leases.tick()  # runs of machines that vanished while this one was off
-        return self.driver.start()
+        # Runs of machines that vanished while this one was off; after the first read of the
+        # schedules, which says which of them this machine may run.
+        self.leases.tick()
+        return plan
 
     def stop(self, *, wait: float = 5.0) -> None:
         """Stop waking; running jobs are stopped and recorded ``interrupted`` (reason given)."""
@@ -178,6 +181,20 @@ class Runtime:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
+
+    # -- this machine's share of a shared store (api/placement.py) -------------------------------
+
+    def link_lost(self, problem: str | None) -> None:
+        """The shared store is unreachable (``problem``) or back (None): no claim meanwhile."""
+        self._source.link_lost(problem)
+
+    @property
+    def link_problem(self) -> str | None:
+        return self._source.link_problem
+
+    def not_here(self) -> dict[int, str]:
+        """Schedule id -> why this machine does not claim it."""
+        return dict(self._source.not_here)
 
     def running_runs(self) -> list[int]:
         return sorted(run_id for lane in self._lanes.values() for run_id in lane.running)
@@ -222,6 +239,9 @@ class Runtime:
     ) -> None:
         """A wake's fires: decided here (busy or not), claimed on the worker in one transaction
         (their runs started in the next), then registered, announced and launched here."""
+        if self._source.link_problem is not None:
+            done([FireOutcome(d.schedule_id, False, error=UNREACHABLE) for d in decisions])
+            return
         pending = self.keeper.apply_gates(
             plan_claims(decisions, self._source.schedule, self._lanes, _key)
         )

@@ -27,6 +27,7 @@ from domi_desktop.model import (
     HttpAction,
     OnDeadline,
     Overlap,
+    Placement,
     Policies,
     Run,
     Schedule,
@@ -93,6 +94,12 @@ def policies_json(policies: Policies) -> Json:
         "retry_backoff": policies.retry_backoff.total_seconds(),
         "jitter": policies.jitter.total_seconds(),
         **conditions_and_alerts_json(policies),
+        # Only a placed schedule says where it runs (``PLACEMENT_KEYS``): anywhere is unsaid.
+        **(
+            {}
+            if policies.placement is Placement.anywhere
+            else {"placement": policies.placement.value, "machines": list(policies.machines)}
+        ),
     }
 
 
@@ -308,7 +315,7 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     if not isinstance(value, dict):
         raise ParamError("policies", "must be an object")
     p = "policies."
-    unknown = set(value) - set(policies_json(base)) - set(_EXTRA_POLICIES)
+    unknown = set(value) - set(policies_json(base)) - set(_EXTRA_POLICIES) - PLACEMENT_KEYS
     if unknown:
         raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
     changes: dict[str, Any] = {}
@@ -337,9 +344,56 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         changes["conditions"] = parse_conditions(value["conditions"], base.conditions)
     if "alerts" in value:
         changes["alerts"] = parse_alerts(value["alerts"], base.alerts)
+    changes.update(placement_params(value, base))
     fields = {name: getattr(base, name) for name in policies_json(Policies())}
-    fields.update(conditions=base.conditions, alerts=base.alerts)
+    fields.update(
+        conditions=base.conditions,
+        alerts=base.alerts,
+        placement=base.placement,
+        machines=base.machines,
+    )
     return Policies(**{**fields, **changes})
+
+
+PLACEMENT_KEYS = frozenset({"placement", "machines"})
+MAX_MACHINES = 100
+"""Machines a schedule may name."""
+
+
+def placement_params(value: Mapping[str, Any], base: Policies) -> dict[str, Any]:
+    """``policies.placement`` and ``policies.machines``: named machines need at least one name,
+    and names only mean something with ``machines`` (switching away from it forgets them)."""
+    p = "policies."
+    placement = base.placement
+    raw = get_param(value, "placement", str)
+    if raw is not None:
+        try:
+            placement = Placement(raw)
+        except ValueError:
+            allowed = ", ".join(member.value for member in Placement)
+            raise ParamError(f"{p}placement", f"must be one of {allowed}, not {raw!r}") from None
+    listed = get_param(value, "machines", list)
+    if raw is None and listed:
+        placement = Placement.machines
+    names = base.machines if placement is Placement.machines else ()
+    if listed is not None:
+        if not all(isinstance(name, str) for name in listed):
+            raise ParamError(f"{p}machines", "must be a list of machine names")
+        names = tuple(dict.fromkeys(name.strip() for name in listed))
+        for name in names:
+            if not name or len(name) > 64 or not name.isprintable():
+                raise ParamError(
+                    f"{p}machines", f"{name!r} is not a machine name (1 to 64 printable characters)"
+                )
+        if len(names) > MAX_MACHINES:
+            raise ParamError(f"{p}machines", f"names at most {MAX_MACHINES} machines")
+    if placement is Placement.machines and not names:
+        raise ParamError(f"{p}machines", "must name at least one machine with placement machines")
+    if placement is not Placement.machines and names:
+        raise ParamError(
+            f"{p}placement", f"must be machines to name machines, not {placement.value!r}"
+        )
+    return {"placement": placement, "machines": names}
 
 
 def check_expr(expr: Any, param: str = "expr") -> str:

@@ -16,6 +16,7 @@ from PySide6.QtCore import QLockFile, QObject, Signal
 
 from domi_desktop import __version__
 from domi_desktop.api.dispatch import DEFER, Responder
+from domi_desktop.api.placement import UNREACHABLE
 from domi_desktop.api.runtime import Runtime
 from domi_desktop.api.service import METHODS, Service
 from domi_desktop.api.settings import load_settings, settings_path
@@ -204,6 +205,20 @@ class Host(QObject):
             "schedules": self.store.count_schedules(),
             "running_runs": self.runtime.running_runs(),
             "paused": driver.paused,
+            **self._sharing_status(),
+        }
+
+    def _sharing_status(self) -> dict[str, Any]:
+        """This machine's name and share of the store: what it does not claim, and why."""
+        problem = self.runtime.link_problem
+        return {
+            "machine": self.store.machine,
+            "store": {
+                "shared": self.store.shared,
+                "location": self.store.location,
+                "problem": None if problem is None else UNREACHABLE,
+            },
+            "not_here": {str(key): why for key, why in sorted(self.runtime.not_here().items())},
         }
 
     @property
@@ -279,6 +294,7 @@ class Host(QObject):
 
     def _link_status(self, problem: str | None) -> None:
         """From the listener's thread: the shared store's link is lost (``problem``) or back."""
+        self.loop.call_soon(partial(self.runtime.link_lost, problem))
         if problem is None:
             log.info("listening to %s for other machines' edits", self.store.location)
             return

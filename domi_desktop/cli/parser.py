@@ -197,6 +197,7 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     parser.add_argument("--retries", type=int, metavar="N")
     parser.add_argument("--jitter", type=float, metavar="SEC")
     _condition_options(parser)
+    _placement_options(parser)
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(command=[])
 
@@ -235,3 +236,28 @@ def _condition_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--notify-every", type=int, metavar="N")
     group.add_argument("--auto-pause-after", type=int, metavar="K")
     group.add_argument("--stale-after", type=float, metavar="SEC")
+
+
+def _placement_options(parser: argparse.ArgumentParser) -> None:
+    """Where the schedule may run when machines share a store (``--store postgresql://…``)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--run-on",
+        action="append",
+        metavar="MACHINE",
+        help="run only on this machine (repeat for several)",
+    )
+    where.add_argument(
+        "--first-awake",
+        dest="placement",
+        action="store_const",
+        const="first_awake",
+        help="the first machine awake runs it",
+    )
+    where.add_argument(
+        "--run-anywhere",
+        dest="placement",
+        action="store_const",
+        const="anywhere",
+        help="any machine runs it (the default)",
+    )

@@ -62,6 +62,7 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
         if value is not None:
             policies[name] = value
     policies.update(_conditions_and_alerts(args))
+    policies.update(_placement_params(args))
     if policies:
         params["policies"] = policies
     return params
@@ -99,6 +100,14 @@ def _conditions_and_alerts(args: argparse.Namespace) -> dict[str, Any]:
     if alerts:
         found["alerts"] = alerts
     return found
+
+
+def _placement_params(args: argparse.Namespace) -> dict[str, Any]:
+    if args.run_on:
+        return {"placement": "machines", "machines": args.run_on}
+    if args.placement is not None:
+        return {"placement": args.placement}
+    return {}
 
 
 def add_schedule(args: argparse.Namespace) -> int:

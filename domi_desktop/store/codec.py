@@ -26,6 +26,7 @@ from domi_desktop.model import (
     OnDeadline,
     Overlap,
     Pairs,
+    Placement,
     Policies,
 )
 
@@ -106,20 +107,24 @@ def encode_action(action: Action) -> str:
 
 
 def encode_policies(policies: Policies) -> str:
-    return _dumps(
-        {
-            "v": POLICIES_SHAPE_VERSION,
-            "catch_up": policies.catch_up.value,
-            "catch_up_within": _optional_seconds(policies.catch_up_within),
-            "overlap": policies.overlap.value,
-            "concurrency_key": policies.concurrency_key,
-            "timeout": _optional_seconds(policies.timeout),
-            "retries": policies.retries,
-            "retry_backoff": _seconds(policies.retry_backoff),
-            "jitter": _seconds(policies.jitter),
-            **_conditions_and_alerts(policies),
-        }
-    )
+    document: dict[str, Any] = {
+        "v": POLICIES_SHAPE_VERSION,
+        "catch_up": policies.catch_up.value,
+        "catch_up_within": _optional_seconds(policies.catch_up_within),
+        "overlap": policies.overlap.value,
+        "concurrency_key": policies.concurrency_key,
+        "timeout": _optional_seconds(policies.timeout),
+        "retries": policies.retries,
+        "retry_backoff": _seconds(policies.retry_backoff),
+        "jitter": _seconds(policies.jitter),
+        **_conditions_and_alerts(policies),
+    }
+    # Only a placed schedule carries its placement: rows without it (all those written before
+    # placement existed) decode to anywhere.
+    if policies.placement is not Placement.anywhere:
+        document["placement"] = policies.placement.value
+        document["machines"] = list(policies.machines)
+    return _dumps(document)
 
 
 def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
@@ -307,6 +312,8 @@ def decode_policies(text: str) -> Policies:
         retries=reader.integer("retries", defaults.retries),
         retry_backoff=reader.duration("retry_backoff", defaults.retry_backoff),
         jitter=reader.duration("jitter", defaults.jitter),
+        placement=reader.member("placement", Placement, defaults.placement),
+        machines=reader.strings("machines"),
         conditions=_decode_conditions(reader.part("conditions")),
         alerts=_decode_alerts(reader.part("alerts")),
     )

@@ -1,0 +1,289 @@
+"""Three machines on one PostgreSQL store, for real: headless apps killed, restarted and stopped.
+
+Three ``python -m domi_desktop --headless`` processes (machines a, b and c, each with its own data
+dir and runtime dir) share a fresh database. Their clocks run ``SPEED`` times fast under
+libfaketime (one clock for all: every start continues it), so half an hour of ``* * * * *`` dues
+passes in a minute and a half. One machine at a time is killed (SIGKILL) and restarted; one is
+SIGSTOPped while it runs a long job, for longer than the lease, then SIGCONTed. The jobs do not
+inherit the fast clock (their environment is explicit): each appends ``<tag> <pid>`` to a file,
+and the pid on record names its run.
+
+Checked: no due claimed twice, no job of a due started twice, no due without its row; the stopped
+machine's run is taken over and re-run exactly once elsewhere, and the stopped machine records
+nothing more for it (superseded); a schedule placed on a and c never runs on b; an edit made
+through one machine's socket is planned by the others within 2 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from tests import faketime, pg
+from tests.fakes import wait_for
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals"),
+    pytest.mark.skipif(faketime.find_library() is None, reason="needs libfaketime"),
+]
+
+
+def _library() -> Path:
+    """The single-threaded build, as the kill soak uses: with the MT build a job's fork could
+    inherit its clock mutex held by another thread and hang before exec (seen: an app stuck at
+    quit waiting for such a child)."""
+    found = faketime.find_library()
+    assert found is not None
+    single = found.with_name(found.name.replace("libfaketimeMT", "libfaketime"))
+    return single if single.exists() else found
+
+
+SPEED = 20
+"""The apps' clocks run this many times faster than the real one."""
+LEASE = 40
+"""Seconds of the apps' clock (2 real seconds): renewed every 13 fake seconds."""
+MACHINES = ("a", "b", "c")
+SCHEDULES = 30
+LONG_SECONDS = 8
+"""Real seconds of the long job: 160 s of the apps' clock, across the SIGSTOP."""
+STOP_SECONDS = 5.0
+"""Real seconds a machine stays stopped: 100 s of its clock, more than the lease and a check."""
+
+
+@dataclass
+class Fleet:
+    url: str
+    root: Path
+    real0: float
+    fake0: datetime
+
+    def fake_now(self) -> datetime:
+        return self.fake0 + timedelta(seconds=(time.time() - self.real0) * SPEED)
+
+    def env(self, machine: str, *, fast: bool = True) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DOMI_", "FAKETIME"))}
+        data, runtime = self.root / machine / "data", self.root / machine / "run"
+        env.update(
+            DOMI_STORE=self.url,
+            DOMI_MACHINE=machine,
+            DOMI_LEASE=str(LEASE),
+            DOMI_DATA_DIR=str(data),
+            XDG_RUNTIME_DIR=str(runtime),
+            QT_QPA_PLATFORM="offscreen",
+            PYTHONFAULTHANDLER="1",
+            DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={data}/no-such-bus",
+        )
+        if fast:
+            library = _library()
+            # Every start continues one fast clock, not a new one from its own start.
+            env["LD_PRELOAD"] = str(library)
+            env["FAKETIME"] = f"@{self.fake_now():%Y-%m-%d %H:%M:%S} x{SPEED}"
+        return env
+
+    def cli(self, machine: str, *args: str) -> Any:
+        done = subprocess.run(
+            [sys.executable, "-m", "domi_desktop", *args],
+            capture_output=True, text=True, env=self.env(machine), timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout) if "--json" in args else done.stdout
+
+    def start(self, machine: str) -> subprocess.Popen[bytes]:
+        with (self.root / machine / "stderr").open("ab") as log:
+            return subprocess.Popen(
+                [sys.executable, "-m", "domi_desktop", "--headless"],
+                env=self.env(machine), stdout=subprocess.DEVNULL, stderr=log,
+            )  # fmt: skip
+
+    def log(self, machine: str) -> str:
+        path = self.root / machine / "data" / "domi-desktop.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def sql(self, statement: str, *params: object) -> list[tuple[Any, ...]]:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as db:
+            cursor = db.execute(statement, params)  # type: ignore[arg-type]
+            return cursor.fetchall() if cursor.description is not None else []
+
+
+@pytest.fixture
+def fleet(postgresql_dsn: str, tmp_path: Path) -> Iterator[Fleet]:
+    with pg.fresh_database(postgresql_dsn, f"fleet_{os.getpid()}") as url:
+        for machine in MACHINES:
+            (tmp_path / machine / "data").mkdir(parents=True)
+            (tmp_path / machine / "run").mkdir(mode=0o700)
+        fake0 = datetime.now(UTC).replace(second=50, microsecond=0)
+        yield Fleet(url, tmp_path, time.time(), fake0)
+        # Whatever a failing test left behind: the jobs carry the temp dir in their command.
+        for process in psutil.process_iter(["cmdline"]):
+            if str(tmp_path) in " ".join(process.info["cmdline"] or []):
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
+
+
+def _exit_code(app: subprocess.Popen[bytes]) -> int:
+    """Its exit code; one that does not quit in 60 s is made to dump its threads (SIGABRT)."""
+    try:
+        return app.wait(60)
+    except subprocess.TimeoutExpired:
+        app.send_signal(signal.SIGABRT)
+        return app.wait(10) or -1
+
+
+def _micros(when: datetime) -> int:
+    return int(when.timestamp()) * 1_000_000
+
+
+def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop(
+    fleet: Fleet,
+) -> None:
+    lines = fleet.root / "jobs.lines"
+    for n in range(SCHEDULES):
+        fleet.cli("a", "schedule", "add", f"job{n}", "--cron", "* * * * *", "--tz", "UTC",
+                  "--shell", "--", f"echo job{n} $$ >> {lines}")  # fmt: skip
+    long_id = SCHEDULES + 1
+    fleet.cli("a", "schedule", "add", "long", "--cron", "*/5 * * * *", "--tz", "UTC",
+              "--run-on", "a", "--run-on", "c", "--shell",
+              "--", f"echo long $$ >> {lines}; sleep {LONG_SECONDS}")  # fmt: skip
+    probe_id = SCHEDULES + 2
+    fleet.cli("a", "schedule", "add", "probe", "--cron", "0 0 1 1 *", "--tz", "UTC",
+              "--", "true")  # fmt: skip
+    # The fast clock starts now, at 50 s past a minute, where every schedule last fired.
+    fleet.real0 = time.time()
+    fleet.fake0 = datetime.now(UTC).replace(second=50, microsecond=0)
+    fleet.sql("UPDATE schedules SET last_due = %s", _micros(fleet.fake0))
+    first_due = fleet.fake0.replace(second=0) + timedelta(minutes=1)
+
+    apps = {machine: fleet.start(machine) for machine in MACHINES}
+    rng = random.Random(14)
+    kills = 0
+    try:
+        # Kills: one machine at a time, back after a moment; the others claim meanwhile.
+        while time.time() - fleet.real0 < 40:
+            time.sleep(rng.uniform(2, 5))
+            victim = rng.choice(MACHINES)
+            apps[victim].send_signal(signal.SIGKILL)
+            apps[victim].wait(10)
+            kills += 1
+            time.sleep(rng.uniform(0.5, 2))
+            apps[victim] = fleet.start(victim)
+
+        # The stop: the machine running the long job freezes for longer than its lease.
+        def long_running() -> tuple[int, str] | None:
+            rows = fleet.sql(
+                "SELECT id, machine FROM runs WHERE schedule_id = %s AND status = 'running' "
+                "AND started_at IS NOT NULL AND \"trigger\" = 'scheduled'",
+                long_id,
+            )
+            return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+        found = wait_for(long_running, 30, "a run of the long job")
+        assert isinstance(found, tuple)
+        stopped_run, stopped = found
+        apps[stopped].send_signal(signal.SIGSTOP)
+        time.sleep(STOP_SECONDS)
+        apps[stopped].send_signal(signal.SIGCONT)
+        wait_for(lambda: "superseded" in fleet.log(stopped), 15, "the stopped machine to yield")
+
+        # An edit through a's socket, planned by b and c.
+        before = {m: fleet.cli(m, "schedule", "show", str(probe_id), "--json") for m in "bc"}
+        edited_at = time.monotonic()
+        fleet.cli("a", "schedule", "edit", str(probe_id), "--cron", "0 0 1 7 *")
+        seen: dict[str, float] = {}
+        while len(seen) < 2 and time.monotonic() - edited_at < 10:
+            for machine in "bc":
+                if machine not in seen:
+                    shown = fleet.cli(machine, "schedule", "show", str(probe_id), "--json")
+                    if shown["next_run"] != before[machine]["next_run"]:
+                        seen[machine] = time.monotonic() - edited_at
+            time.sleep(0.05)
+        time.sleep(3)
+    finally:
+        for app in apps.values():
+            with contextlib.suppress(ProcessLookupError):
+                app.send_signal(signal.SIGCONT)
+                app.send_signal(signal.SIGTERM)
+        codes = {machine: _exit_code(app) for machine, app in apps.items()}
+
+    hung = {m: (fleet.root / m / "stderr").read_text()[-3000:] for m, c in codes.items() if c}
+    assert not hung, f"did not quit cleanly: {hung}"
+    assert kills >= 8
+    assert set(seen) == {"b", "c"}, f"the edit was not planned by {set('bc') - set(seen)}"
+    assert max(seen.values()) < 2.0, f"edit propagation: {seen}"
+
+    # No due claimed twice, none without its row.
+    dues = 0
+    for schedule_id in range(1, SCHEDULES + 1):
+        [(last_due,)] = fleet.sql("SELECT last_due FROM schedules WHERE id = %s", schedule_id)
+        rows = [
+            due
+            for (due,) in fleet.sql(
+                "SELECT due FROM runs WHERE schedule_id = %s AND due IS NOT NULL ORDER BY due",
+                schedule_id,
+            )
+        ]
+        assert len(rows) == len(set(rows)), f"schedule {schedule_id} claimed a due twice"
+        assert rows == list(range(_micros(first_due), last_due + 1, 60_000_000)), (
+            f"schedule {schedule_id} lost a due"
+        )
+        dues += len(rows)
+    assert dues >= SCHEDULES * 15
+
+    # No job of a due started twice: each line's pid names its run.
+    pids = Counter(line.split()[1] for line in lines.read_text().splitlines())
+    runs_by_pid = {
+        str(pid): (schedule_id, due)
+        for pid, schedule_id, due in fleet.sql(
+            "SELECT job_pid, schedule_id, due FROM runs WHERE job_pid IS NOT NULL"
+        )
+    }
+    started = Counter(runs_by_pid[pid] for pid in pids if pid in runs_by_pid)
+    assert not [key for key, count in started.items() if count > 1 and key[1] is not None]
+
+    # Every run that ended interrupted by a vanished machine was re-run exactly once.
+    interrupted = fleet.sql(
+        "SELECT id, reason FROM runs WHERE status = 'interrupted' AND \"trigger\" <> 'resumed' "
+        "AND reason NOT LIKE 'stopped: domi-desktop quit%%'"
+    )
+    for run_id, reason in interrupted:
+        reruns = fleet.sql("SELECT count(*) FROM runs WHERE resumed_from = %s", run_id)
+        assert reruns == [(1,)], f"run {run_id} ({reason}) re-run {reruns[0][0]} times"
+
+    # The stopped machine's run: taken over, re-run once elsewhere, nothing more recorded by it.
+    [(status, reason)] = fleet.sql("SELECT status, reason FROM runs WHERE id = %s", stopped_run)
+    assert (status, reason) == ("interrupted", f"lease expired on machine {stopped}")
+    [(machine,)] = fleet.sql("SELECT machine FROM runs WHERE resumed_from = %s", stopped_run)
+    assert machine != stopped
+    assert f"run {stopped_run}: superseded" in fleet.log(stopped)
+
+    # Placement: the long job never ran on b.
+    assert fleet.sql("SELECT DISTINCT machine FROM runs WHERE schedule_id = %s", long_id) in (
+        [("a",)],
+        [("c",)],
+        [("a",), ("c",)],
+        [("c",), ("a",)],
+    )
+    takeovers = fleet.sql("SELECT count(*) FROM runs WHERE reason LIKE 'lease expired%%'")[0][0]
+    total = fleet.sql("SELECT count(*) FROM runs")[0][0]
+    per_machine = fleet.sql("SELECT machine, count(*) FROM runs GROUP BY machine ORDER BY 1")
+    print(
+        f"fleet: {dues} dues, {total} runs {per_machine}, {kills} kills, {takeovers} take-overs, "
+        f"edit seen in {seen['b']:.2f} s (b) / {seen['c']:.2f} s (c)"
+    )
