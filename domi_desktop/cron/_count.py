@@ -17,6 +17,9 @@ from domi_desktop.cron._zones import zone_for
 
 _MINUTE = timedelta(minutes=1)
 _TICK = timedelta(microseconds=1)
+_LOOK_BACK = timedelta(hours=3)
+"""Longer than any DST shift (2 h at most, Antarctica/Troll): a fall-back's repeated hour that an
+interval starts inside began at most this long before it."""
 
 
 def count_between(expr: CronExpr | str, start: datetime, end: datetime, tz: str | tzinfo) -> int:
@@ -28,8 +31,8 @@ def count_between(expr: CronExpr | str, start: datetime, end: datetime, tz: str 
     if hi <= lo:
         return 0
     return sum(
-        _count_segment(e, seg_lo, seg_hi, offset, changed_from)
-        for seg_lo, seg_hi, offset, changed_from in _segments(zone, lo, hi)
+        _count_segment(e, seg_lo, seg_hi, offset, changed_from, changed_at)
+        for seg_lo, seg_hi, offset, changed_from, changed_at in _segments(zone, lo, hi)
     )
 
 
@@ -66,24 +69,29 @@ def _offset(zone: tzinfo, instant: datetime) -> timedelta:
 
 def _segments(
     zone: tzinfo, lo: datetime, hi: datetime
-) -> list[tuple[datetime, datetime, timedelta, timedelta | None]]:
-    """[lo, hi) cut where the UTC offset changes: (start, end, offset, offset before start or None).
+) -> list[tuple[datetime, datetime, timedelta, timedelta | None, datetime]]:
+    """[lo, hi) cut where the UTC offset changes: (start, end, offset, offset before the last
+    change or None, the instant of that change).
 
-    Probing every ``FAST_PATH_SPAN`` finds every change: no zone reverts an offset change that
-    quickly (tests/cron/test_zones.py checks the installed tz database), and a probe that sees a
-    change resumes right after it.
+    The first piece also looks back ``_LOOK_BACK``: an interval may start at a change (a
+    fixed-time job's gap fire lands there) or inside the repeated hour of a fall-back, whose first
+    copy lies before it. Probing every ``FAST_PATH_SPAN`` finds every change: no zone reverts an
+    offset change that quickly (tests/cron/test_zones.py checks the installed tz database), and a
+    probe that sees a change resumes right after it.
     """
     offset = _offset(zone, lo)
     before: timedelta | None = None
-    if lo.microsecond == 0:
-        # An interval may start exactly at a change (a fixed-time job's gap fire lands there);
-        # changes happen on whole seconds.
-        just_before = _offset(zone, lo - timedelta(seconds=1))
-        before = just_before if just_before != offset else None
+    changed_at = lo
+    back = lo.replace(microsecond=0) - _LOOK_BACK
+    back_offset = _offset(zone, back)
+    if back_offset != offset:
+        shift = _transition(_seconds(back), _seconds(lo.replace(microsecond=0)), zone, back_offset)
+        if shift.utcoffset() == offset:
+            before, changed_at = back_offset, _instant(shift)
     end_offset = _offset(zone, hi)
     if end_offset == offset and hi - lo <= FAST_PATH_SPAN:
-        return [(lo, hi, offset, before)]
-    pieces: list[tuple[datetime, datetime, timedelta, timedelta | None]] = []
+        return [(lo, hi, offset, before, changed_at)]
+    pieces: list[tuple[datetime, datetime, timedelta, timedelta | None, datetime]] = []
     seg_start, cursor = lo, lo
     while cursor < hi:
         probe = min(cursor + FAST_PATH_SPAN, hi)
@@ -95,31 +103,39 @@ def _segments(
         change = _instant(shift)
         if change >= hi:
             break
-        pieces.append((seg_start, change, offset, before))
+        pieces.append((seg_start, change, offset, before, changed_at))
         new_offset = shift.utcoffset()
         assert new_offset is not None
-        seg_start, before, cursor, offset = change, offset, change, new_offset
-    pieces.append((seg_start, hi, offset, before))
+        seg_start, before, cursor, offset, changed_at = change, offset, change, new_offset, change
+    pieces.append((seg_start, hi, offset, before, changed_at))
     return pieces
 
 
 def _count_segment(
-    e: CronExpr, lo: datetime, hi: datetime, offset: timedelta, before: timedelta | None
+    e: CronExpr,
+    lo: datetime,
+    hi: datetime,
+    offset: timedelta,
+    before: timedelta | None,
+    changed_at: datetime,
 ) -> int:
-    """Fires in [lo, hi), an interval of constant ``offset`` that starts at a change when
-    ``before``."""
+    """Fires in [lo, hi), an interval of constant ``offset``; when ``before``, the offset was
+    ``before`` until ``changed_at`` (at or before ``lo``)."""
     wall_lo, wall_hi = lo + offset, hi + offset
     count = _count_walls(e, wall_lo, wall_hi)
     if before is None or e.wildcard:
         return count
     if offset > before:
+        if changed_at != lo:
+            return count  # the gap's fire is at the change, before this interval
         # Spring forward: a fixed-time job whose time fell in the gap fires once, at the change.
         # It is one instant with a fire at the first wall time after the gap, if that matches.
         gap_fire = _count_walls(e, lo + before, wall_lo) > 0
         at_change = _count_walls(e, wall_lo, wall_lo + _MINUTE) > 0
         return count + (1 if gap_fire and not at_change else 0)
-    # Fall back: fixed-time jobs fired in the first copy of the repeated wall times.
-    repeat_end = min(wall_lo + (before - offset), wall_hi)
+    # Fall back: fixed-time jobs fired in the first copy of the repeated wall times, so none of
+    # the second copy (walls from the change on, for the length of the shift) counts again.
+    repeat_end = min(changed_at + before, wall_hi)
     return count - _count_walls(e, wall_lo, repeat_end)
 
 

@@ -51,6 +51,15 @@ def walked(expr: str, start: datetime, end: datetime, tz: str) -> list[datetime]
     seconds=0,
     from_a_fire=True,
 )  # starts at the gap fire itself, 03:00 EDT
+@example(
+    expr="15 1 * * *",
+    tz="America/New_York",
+    base=datetime(2024, 11, 3),
+    offset=360,
+    length=16,
+    seconds=0,
+    from_a_fire=False,
+)  # starts at the fall-back, inside the repeated 01:00-02:00 (01:15 ran in the first copy)
 def test_counting_agrees_with_walking_across_dst(
     expr: str, tz: str, base: datetime, offset: int, length: int, seconds: int, from_a_fire: bool
 ) -> None:
