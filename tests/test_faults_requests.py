@@ -144,7 +144,9 @@ def test_batches_of_heavy_simulations_never_hold_the_app(
         f"batches took {took:.1f}s, app.status answered in {max(latencies) * 1000:.0f} ms at most"
     )
     assert took > 1.5  # real work, still going while status was asked
-    assert max(latencies) < 0.25
+    # Without the worker pool the answer waited 7.6 s; with it, only the GIL's turn-taking with
+    # the pure-Python simulations stands between (tens of ms, a few hundred on a loaded CI).
+    assert max(latencies) < 1.0
 
 
 @pytest.mark.slow

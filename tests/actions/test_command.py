@@ -223,7 +223,13 @@ def test_a_timeout_kills_the_whole_tree_promptly(
     action = CommandAction(shell="sleep 300 & echo $! > child.pid; sleep 300", cwd=str(tmp_path))
     began = time.monotonic()
     running = runner.start(make_request(action, timeout=1), lambda _result: None)
-    wait_until(lambda: running.pid is not None and (tmp_path / "child.pid").exists())
+    # The shell creates the file before it writes the pid into it: wait for the whole line.
+    pid_file = tmp_path / "child.pid"
+    wait_until(
+        lambda: (
+            running.pid is not None and pid_file.exists() and pid_file.read_text().endswith("\n")
+        )
+    )
     assert running.pid is not None
     pids = [running.pid, int((tmp_path / "child.pid").read_text())]
     result = running.wait(10)
