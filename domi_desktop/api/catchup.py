@@ -203,9 +203,15 @@ class Results:
     refuses (a full disk), kept in memory and retried with backoff, one ``StoreProblem`` said."""
 
     def __init__(
-        self, worker: StoreWorker, loop: Loop, store: Store, emit: Callable[[Event], None]
+        self,
+        worker: StoreWorker,
+        loop: Loop,
+        store: Store,
+        emit: Callable[[Event], None],
+        slices: Slicer | None = None,
     ) -> None:
         self._worker = worker
+        self._slices = slices or Slicer(loop, None)
         self._loop = loop
         self._store = store
         self._emit = emit
@@ -275,8 +281,8 @@ class Results:
                 log.info("the database takes writes again")
             self.troubled = False
             self._retry = RETRY_FIRST
-        for event in events:
-            self._emit(event)
+        # A batch holds the results of hundreds of jobs after a catch-up: announced in slices.
+        self._slices.run(events, self._emit)
         if not isinstance(outcome, Exception):
             self.flush()
 
