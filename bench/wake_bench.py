@@ -216,6 +216,7 @@ def one_size(
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
             time.sleep(1.0)
+        marker.unlink(missing_ok=True)  # a job of the last minute before the sleep
         clock.jump(timedelta(days=3))
         began = time.perf_counter()
         logind.prepare_for_sleep(False)
@@ -264,12 +265,15 @@ def one_size(
 
 
 def cli_status(data: Path) -> dict[str, float]:
+    # As installed: with the bytecode cache (a test environment may turn writing it off).
+    env = {**os.environ, "DOMI_DATA_DIR": str(data)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
     def best(argv: list[str]) -> float:
         times = []
-        for _ in range(7):
+        for _ in range(8):
             began = time.perf_counter()
-            subprocess.run(argv, check=False, capture_output=True, cwd=ROOT,
-                           env={**os.environ, "DOMI_DATA_DIR": str(data)})  # fmt: skip
+            subprocess.run(argv, check=False, capture_output=True, cwd=ROOT, env=env)
             times.append(time.perf_counter() - began)
         return min(times)
 
