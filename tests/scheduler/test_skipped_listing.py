@@ -33,8 +33,7 @@ def test_it_lists_the_same_instants_as_walking_back(
     limit = min(count_between(expr, after, end, zone), MAX_LISTED_SKIPS)
     quick = _hourly_fires(expr, zone, after, end, limit)
     walked = tuple(
-        moment.astimezone(UTC)
-        for moment in fires_before(expr, end, zone, after=after, limit=limit)
+        moment.astimezone(UTC) for moment in fires_before(expr, end, zone, after=after, limit=limit)
     )
     if quick is not None:
         assert quick == walked
