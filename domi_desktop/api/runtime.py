@@ -120,7 +120,7 @@ class Runtime:
         self._lanes: dict[str, _Lane] = {}
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
-        self._results = Results(self.worker, loop, store, self._emit)
+        self._results = Results(self.worker, loop, store, self._emit, self._slices)
         self.leases = LeaseKeeper(
             store,
             clock,

@@ -16,6 +16,10 @@ from domi_desktop.errors import CronError, DomiError
 
 __all__ = ["main"]
 
+ZONE_FREE = (commands.status, commands.quit, commands.events)
+"""Commands that show no instant in a zone: they load neither tzlocal nor the cron engine (the
+time ``status`` takes with no app running is mostly imports)."""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
@@ -32,9 +36,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("'-- COMMAND' is only for 'schedule add' and 'schedule edit'")
         args.command = command
     handler: Handler | None = getattr(args, "handler", None)
-    from domi_desktop.platform.timezone import install_os_zone
+    if handler not in ZONE_FREE:
+        from domi_desktop.platform.timezone import install_os_zone
 
-    install_os_zone()
+        install_os_zone()
     try:
         store_cmd.apply_globals(args)
         if handler is None:

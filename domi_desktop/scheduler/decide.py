@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 
 from domi_desktop.cron import CronExpr, next_run, parse, prev_run, zone_for
 from domi_desktop.cron._count import count_between, fires_before
+from domi_desktop.cron._eval import FAST_PATH_SPAN
 from domi_desktop.errors import DomiError
 from domi_desktop.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
 
@@ -55,14 +56,62 @@ class FireDecision:
         """The latest 100 missed dues, oldest first (computed on demand: the store writes them)."""
         if self.missed_count == 0 or self.expected_last_due is None:
             return ()
+        limit = min(self.missed_count, MAX_LISTED_SKIPS)
+        quick = _hourly_fires(self.expr, self.zone, self.expected_last_due, self.due, limit)
+        if quick is not None:
+            return quick
         found = fires_before(
             self.expr,
             self.due,
             self.zone,
             after=self.expected_last_due,
-            limit=min(self.missed_count, MAX_LISTED_SKIPS),
+            limit=limit,
         )
         return tuple(moment.astimezone(UTC) for moment in found)
+
+
+_EVERY_HOUR = ("*", "*", "*", "*")
+_MINUTE = timedelta(minutes=1)
+_HOUR = timedelta(hours=1)
+
+
+def _hourly_fires(
+    expr: CronExpr, zone: tzinfo, after: datetime, end: datetime, limit: int
+) -> tuple[datetime, ...] | None:
+    """``fires_before`` by arithmetic for an expression that fires every hour (``* * * * *``,
+    ``*/5 * * * *``...), or None when it does not apply: a catch-up lists 100 instants per fire,
+    and walking ``prev_run`` back 100 times was most of a wake's write. Applies when the zone's
+    offset is a whole number of minutes and the same at both ends of a span no longer than
+    ``FAST_PATH_SPAN`` (then no DST change lies between: see ``cron._eval``)."""
+    if expr.fields[1:] != _EVERY_HOUR:
+        return None
+    offset = end.astimezone(zone).utcoffset()
+    if offset is None or offset.seconds % 60 or offset.microseconds:
+        return None
+    shift = (offset.days * 86400 + offset.seconds) // 60
+    minutes = sorted(((m - shift) % 60 for m in expr.minutes), reverse=True)
+    stop = end.astimezone(UTC)
+    floor = after.astimezone(UTC)
+    hour = stop.replace(minute=0, second=0, microsecond=0)
+    found: list[datetime] = []
+    while len(found) < limit:
+        for minute in minutes:
+            moment = hour + minute * _MINUTE
+            if moment >= stop:
+                continue
+            if moment <= floor or len(found) == limit:
+                break
+            found.append(moment)
+        else:
+            hour -= _HOUR
+            continue
+        break
+    if found and (
+        stop - found[-1] > FAST_PATH_SPAN or found[-1].astimezone(zone).utcoffset() != offset
+    ):
+        return None
+    found.reverse()
+    return tuple(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +150,21 @@ class Planner:
 
     def upsert(self, schedule: Schedule) -> None:
         """Add or replace a schedule (after an edit, an enable, or a fire changed ``last_due``)."""
-        self._entries.pop(schedule.id, None)
+        entry = self._entries.pop(schedule.id, None)
         self._errors.pop(schedule.id, None)
         if not schedule.enabled:
+            return
+        if entry is not None and (entry.schedule.expr, entry.schedule.tz) == (
+            schedule.expr,
+            schedule.tz,
+        ):
+            # A fire moved ``last_due``: a whole catch-up does this for every schedule at once.
+            self._entries[schedule.id] = _Entry(
+                schedule,
+                entry.expr,
+                entry.zone,
+                self._next_ts(entry.expr, entry.zone, schedule.last_due),
+            )
             return
         try:
             expr = parse(schedule.expr)
@@ -150,6 +211,7 @@ class Planner:
         """The OS zone changed: ``local`` schedules re-resolve it and re-plan."""
         for entry in list(self._entries.values()):
             if entry.schedule.tz == LOCAL_ZONE:
+                del self._entries[entry.schedule.id]  # not reused by ``upsert``: re-resolved
                 self.upsert(entry.schedule)
 
     def next_fire(self, schedule_id: int) -> datetime | None:

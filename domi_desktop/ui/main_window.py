@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -123,6 +123,11 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.table)
         self.setCentralWidget(central)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
+        # A catch-up brings an event per schedule: the running set and the actions are brought up
+        # to date once per turn of the event loop, not once per event.
+        self._events_timer = QTimer(self)
+        self._events_timer.setSingleShot(True)
+        self._events_timer.timeout.connect(self._after_events)
         self._update_actions()
 
     # -- building --------------------------------------------------------------------------------
@@ -237,12 +242,14 @@ class MainWindow(QMainWindow):
                 self.model.run_started(event.schedule_id)
             else:
                 self.model.run_finished(event.schedule_id, self._run(event.run_id), True)
-                self.model.set_running(set(self._host.running_by_schedule()))
         else:
-            running = self._host.running_by_schedule()
-            self.model.run_finished(
-                event.schedule_id, self._run(event.run_id), event.schedule_id in running
-            )
+            self.model.run_finished(event.schedule_id, self._run(event.run_id), True)
+        if not self._events_timer.isActive():
+            self._events_timer.start(0)
+
+    def _after_events(self) -> None:
+        if self.model.loaded:
+            self.model.set_running(set(self._host.running_by_schedule()))
         self._update_actions()
 
     def on_wake(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from functools import partial
@@ -93,6 +94,8 @@ register(
 )
 
 MENU_SCHEDULES = 20
+MENU_INTERVAL = 1.0
+"""Seconds between two rebuilds of the menu while events keep coming (a catch-up)."""
 
 
 def _zone_or_local(tz: str) -> tzinfo:
@@ -126,6 +129,10 @@ class TrayApp(QObject):
         self._menu_timer = QTimer(self)
         self._menu_timer.setSingleShot(True)
         self._menu_timer.timeout.connect(self.rebuild_menu)
+        self._menu_built = -MENU_INTERVAL
+        self._look_timer = QTimer(self)
+        self._look_timer.setSingleShot(True)
+        self._look_timer.timeout.connect(self.update_look)
         self.main_window = MainWindow(host, self)
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"))
         self.notifier.clicked.connect(self.open_run)
@@ -134,6 +141,7 @@ class TrayApp(QObject):
     def close(self) -> None:
         """On the way out: no more menu rebuilds, notifications or windows."""
         self._menu_timer.stop()
+        self._look_timer.stop()
         self.notifier.close()
         for window in self._windows.values():
             window.close()
@@ -190,8 +198,13 @@ class TrayApp(QObject):
             lines.append(tr("Attention: {what}", what=tr("a late or failed run")))
         self.tray.setToolTip("\n".join(lines))
 
+    def look_changed(self) -> None:
+        """Update the icon and tooltip soon: once per turn of the event loop for a burst."""
+        if not self._look_timer.isActive():
+            self._look_timer.start(0)
+
     def _next_fire(self) -> tuple[str, str] | None:
-        # Called on every event: the planner's cache answers without touching the database.
+        # The planner's cache answers without touching the database.
         soonest = self.host.soonest()
         if soonest is None:
             return None
@@ -201,12 +214,16 @@ class TrayApp(QObject):
     # -- the menu ------------------------------------------------------------------------------
 
     def menu_changed(self) -> None:
-        """Rebuild the menu soon, once for a burst of events."""
+        """Rebuild the menu soon, once for a burst of events: a rebuild (20 submenus, exported
+        over D-Bus) takes tens of milliseconds, so during a catch-up at most one a second."""
         if not self._menu_timer.isActive():
-            self._menu_timer.start(0)
+            wait = self._menu_built + MENU_INTERVAL - time.monotonic()
+            self._menu_timer.start(max(0, int(wait * 1000)))
 
     def rebuild_menu(self) -> None:
         """The 20 soonest fires from the planner's cache (no schedule decoded), then the rest."""
+        self._menu_timer.stop()
+        self._menu_built = time.monotonic()
         self.menu.clear()
         running = self.host.running_by_schedule()
         soonest = self.host.soonest_n(MENU_SCHEDULES)
@@ -439,7 +456,7 @@ class TrayApp(QObject):
             if not isinstance(event, RunWaiting):
                 self.main_window.on_event(event)
             self.menu_changed()
-        self.update_look()
+        self.look_changed()
 
     def _alert(self, event: AlertEvent) -> None:
         """One notification per piece of news (``scheduler.alerts``); a new failure reads as
@@ -461,25 +478,22 @@ class TrayApp(QObject):
         self.notifier.notify(Notice(title, body, warning=warning, run_id=event.run_id))
 
     def on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
-        """All catch-ups of one wake in one notification; the times in the menu move on."""
-        self.main_window.on_wake()
-        self.menu_changed()
-        self.update_look()
+        """All catch-ups of one wake in one notification (a summary when the burst limit held some
+        back); the times in the menu move on."""
         late, self._late = self._late, []
         burst, self._burst = self._burst, None
-        if burst is not None and self.settings.notify_late:
-            text = burst_summary(burst.total, burst.limit, self.settings.language)
+        if late or burst is not None:
             self.attention = True
-            self.update_look()
-            self.notifier.notify(Notice(text or "", ""))
-            return
-        if not late:
-            return
-        self.attention = True
-        self.update_look()
         if self.settings.notify_late:
-            # The signal carries the reason as a plain str.
-            self.notifier.notify(late_notice(late, plan.now, WakeReason(reason)))
+            if burst is not None:
+                text = burst_summary(burst.total, burst.limit, self.settings.language)
+                self.notifier.notify(Notice(text or "", ""))
+            elif late:
+                # The signal carries the reason as a plain str.
+                self.notifier.notify(late_notice(late, plan.now, WakeReason(reason)))
+        self.main_window.on_wake()
+        self.menu_changed()
+        self.look_changed()
 
 
 def soonest_first(
