@@ -70,17 +70,27 @@ def test_it_catches_up_a_thousand_schedules_without_blocking_the_loop(
         heartbeat.start()
         ticks.append(time.perf_counter())
         deadline = time.monotonic() + 120
+        woke = clock.now()
         loop.call_soon(runtime.start)
-        while len(finished) < SCHEDULES and time.monotonic() < deadline:
+        while (len(fired) < SCHEDULES or len(finished) < _ran(fired)) and (
+            time.monotonic() < deadline
+        ):
             app.processEvents()
             time.sleep(0.001)
         ticks.append(time.perf_counter())
         heartbeat.stop()
         runtime.stop()
 
-        assert len(fired) == SCHEDULES and len(finished) == SCHEDULES
+        # A minute may turn during the test: its fires (one row each, run or skipped as busy)
+        # come after the catch-up's.
+        later = [event for event in fired if event.due is not None and event.due > woke]
+        assert len(fired) - len(later) == SCHEDULES and len(finished) == _ran(fired)
         assert wakes and not wakes[0].errors
         gaps = [later - earlier for earlier, later in itertools.pairwise(ticks)]
         assert max(gaps) < BOUND, f"the loop stood still {max(gaps):.3f} s"
         # Three days: per 4 schedules 100 listed skips + the fire twice, 71 + 1, and 2 + 1.
-        assert store.count_runs() == SCHEDULES // 4 * (101 + 101 + 72 + 3)
+        assert store.count_runs() == SCHEDULES // 4 * (101 + 101 + 72 + 3) + len(later)
+
+
+def _ran(fired: list[FireEvent]) -> int:
+    return sum(event.skipped is None for event in fired)
