@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -17,7 +17,6 @@ from domi_desktop.actions import (
     ActionRequest,
     ActionResult,
     ActionRunner,
-    RunningAction,
 )
 from domi_desktop.api.catchup import (
     PRUNE_INTERVAL,
@@ -31,6 +30,7 @@ from domi_desktop.api.catchup import (
 )
 from domi_desktop.api.conditions_runtime import ConditionKeeper
 from domi_desktop.api.jobs import record_job, stop_orphaned_jobs
+from domi_desktop.api.lanes import REPLACED, Active, Lane, lane_key, manual_event
 from domi_desktop.api.leases import LeaseKeeper
 from domi_desktop.api.placement import UNREACHABLE, PlacedSource
 from domi_desktop.api.worker import StoreWorker
@@ -38,7 +38,6 @@ from domi_desktop.errors import DomiError
 from domi_desktop.model import (
     Alerts,
     Event,
-    FireEvent,
     FireOutcome,
     Overlap,
     Run,
@@ -57,27 +56,8 @@ from domi_desktop.store.claims import Finish
 
 log = logging.getLogger(__name__)
 
-REPLACED = "stopped: replaced by a newer run"
 UNLIMITED = 1 << 31
 Listener = Callable[[Event], None]
-
-
-@dataclass
-class _Active:
-    run_id: int
-    schedule: Schedule
-    trigger: Trigger
-    attempt: int = 0
-    handle: RunningAction | None = None
-    started_at: datetime | None = None
-
-
-@dataclass
-class _Lane:
-    """The runs of one concurrency key: those running and at most one waiting."""
-
-    running: dict[int, _Active] = field(default_factory=dict)
-    waiting: _Active | None = None
 
 
 class Runtime:
@@ -117,7 +97,7 @@ class Runtime:
         )
         self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
         self.driver.held_until = self.keeper.held_until
-        self._lanes: dict[str, _Lane] = {}
+        self._lanes: dict[str, Lane] = {}
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
         self._results = Results(self.worker, loop, store, self._emit, self._slices)
@@ -132,7 +112,7 @@ class Runtime:
         )
         self._pruned_at: float | None = None
         self.started_at: datetime | None = None
-        self._bursting: dict[int, tuple[_Active, Pending]] = {}
+        self._bursting: dict[int, tuple[Active, Pending]] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -243,7 +223,7 @@ class Runtime:
             done([FireOutcome(d.schedule_id, False, error=UNREACHABLE) for d in decisions])
             return
         pending = self.keeper.apply_gates(
-            plan_claims(decisions, self._source.schedule, self._lanes, _key)
+            plan_claims(decisions, self._source.schedule, self._lanes, lane_key)
         )
         pending = self.keeper.hold_back_catch_ups(pending)
         self.worker.submit(
@@ -269,8 +249,8 @@ class Runtime:
             outcome.seconds,
         )
         outcomes: list[FireOutcome] = []
-        launches: list[tuple[_Active, Pending]] = []
-        catch_ups: list[tuple[_Active, Pending]] = []
+        launches: list[tuple[Active, Pending]] = []
+        catch_ups: list[tuple[Active, Pending]] = []
 
         def claimed(item: tuple[Pending, int | None]) -> None:
             each, run_id = item
@@ -290,7 +270,7 @@ class Runtime:
                 return
             active = None
             if each.reason is None:
-                active = _Active(run_id, schedule, decision.trigger)
+                active = Active(run_id, schedule, decision.trigger)
                 self._register(active, each.queued)
                 if each.note is not None:
                     self.keeper.noted(run_id, each.note)
@@ -307,8 +287,8 @@ class Runtime:
 
         self._slices.run(list(zip(pending, outcome.run_ids, strict=True)), claimed, announced)
 
-    def _register(self, active: _Active, queued: bool) -> None:
-        lane = self._lanes.setdefault(_key(active.schedule), _Lane())
+    def _register(self, active: Active, queued: bool) -> None:
+        lane = self._lanes.setdefault(lane_key(active.schedule), Lane())
         if queued:
             lane.waiting = active
             return
@@ -318,8 +298,8 @@ class Runtime:
                     other.handle.stop(REPLACED)
         lane.running[active.run_id] = active
 
-    def _begin(self, active: _Active, pending: Pending, started: frozenset[int]) -> None:
-        lane = self._lanes.get(_key(active.schedule))
+    def _begin(self, active: Active, pending: Pending, started: frozenset[int]) -> None:
+        lane = self._lanes.get(lane_key(active.schedule))
         if lane is None or active.run_id not in lane.running:
             return  # stopped meanwhile
         if active.run_id in started:
@@ -354,8 +334,8 @@ class Runtime:
         schedule = self.store.get_schedule(schedule_id)
         run_id = self.store.record_manual_run(schedule_id, self.clock.now(), Trigger.manual)
         self._launch(
-            self._lanes.setdefault(_key(schedule), _Lane()),
-            _Active(run_id, schedule, Trigger.manual),
+            self._lanes.setdefault(lane_key(schedule), Lane()),
+            Active(run_id, schedule, Trigger.manual),
         )
         self._emit_manual(schedule, run_id, Trigger.manual)
         return run_id
@@ -373,34 +353,24 @@ class Runtime:
             "run %s was interrupted by a dead process; re-running it as run %s", orphan.id, run_id
         )
         self._launch(
-            self._lanes.setdefault(_key(schedule), _Lane()),
-            _Active(run_id, schedule, Trigger.resumed),
+            self._lanes.setdefault(lane_key(schedule), Lane()),
+            Active(run_id, schedule, Trigger.resumed),
         )
         self._emit_manual(schedule, run_id, Trigger.resumed)
 
     def _emit_manual(self, schedule: Schedule, run_id: int, trigger: Trigger) -> None:
-        self._emit(
-            FireEvent(
-                schedule_id=schedule.id,
-                run_id=run_id,
-                name=schedule.name,
-                tz=schedule.tz,
-                due=None,
-                fired_at=self.clock.now(),
-                trigger=trigger,
-            )
-        )
+        self._emit(manual_event(schedule, run_id, trigger, self.clock.now()))
 
     # -- starting and finishing ----------------------------------------------------------------
 
-    def _launch(self, lane: _Lane, active: _Active, *, delay: timedelta = timedelta(0)) -> None:
+    def _launch(self, lane: Lane, active: Active, *, delay: timedelta = timedelta(0)) -> None:
         lane.running[active.run_id] = active
         if delay > timedelta(0):
             self.loop.call_later(delay.total_seconds(), lambda: self._start(active))
         else:
             self._start(active)
 
-    def _start(self, active: _Active) -> None:
+    def _start(self, active: Active) -> None:
         now = self.clock.now()
         log_path = self.store.log_path_for(active.run_id)
         if not self.store.start_run(active.run_id, now, log_path, attempt=active.attempt):
@@ -409,7 +379,7 @@ class Runtime:
         active.started_at = active.started_at or now
         self._run_action(active, log_path)
 
-    def _run_action(self, active: _Active, log_path: Path) -> None:
+    def _run_action(self, active: Active, log_path: Path) -> None:
         self.keeper.started(active.run_id, active.schedule)
         request = ActionRequest(
             action=active.schedule.action,
@@ -462,8 +432,8 @@ class Runtime:
             ),
         )  # fmt: skip
 
-    def _release(self, active: _Active, result: ActionResult | None) -> None:
-        lane = self._lanes.get(_key(active.schedule))
+    def _release(self, active: Active, result: ActionResult | None) -> None:
+        lane = self._lanes.get(lane_key(active.schedule))
         if lane is None:
             return
         lane.running.pop(active.run_id, None)
@@ -493,17 +463,13 @@ class Runtime:
         return self._source.known
 
     def lane_free(self, schedule: Schedule) -> bool:
-        lane = self._lanes.get(_key(schedule))
+        lane = self._lanes.get(lane_key(schedule))
         return lane is None or not lane.running or schedule.policies.overlap is Overlap.parallel
 
     def launch_held(
         self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path
     ) -> None:
         """A waiting run whose row has just turned ``running``: its action starts."""
-        active = _Active(run_id, schedule, trigger, started_at=now)
-        self._lanes.setdefault(_key(schedule), _Lane()).running[run_id] = active
+        active = Active(run_id, schedule, trigger, started_at=now)
+        self._lanes.setdefault(lane_key(schedule), Lane()).running[run_id] = active
         self._run_action(active, log_path)
-
-
-def _key(schedule: Schedule) -> str:
-    return schedule.policies.concurrency_key or f"schedule:{schedule.id}"

@@ -1,0 +1,173 @@
+"""The store's core: the one connection, its lock and the transactions every part of ``Store``
+writes in (see ``store`` for the threading and process rules).
+
+``Store`` is ``StoreCore`` (this), ``RunStore`` (``runs``: the run rows) and the schedules
+(``store``); one class to callers, split here so that each idea reads on its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from peewee import Database, SqliteDatabase
+
+from domi_desktop.errors import StoreError
+from domi_desktop.model import RunStatus
+from domi_desktop.store import _open, _rows, backend, claims, listen, migrations, retention
+from domi_desktop.store.models import RunRow, database
+from domi_desktop.store.paths import DB_FILENAME, LOG_DIRNAME, ensure_private_dir
+
+_RUNNING = RunStatus.running.value
+
+OPEN_GUARD = threading.Lock()
+"""Held while the module-level database proxy is bound or unbound."""
+
+
+class StoreCore:
+    """The connection of a ``Store`` and what its methods share; not used on its own."""
+
+    def __init__(
+        self,
+        db: Database,
+        data_dir: Path,
+        migration_backup: Path | None,
+        target: backend.Target | None = None,
+        holder: claims.Holder | None = None,
+    ) -> None:
+        self._db = db
+        self.data_dir = data_dir
+        self.path = data_dir / DB_FILENAME
+        self.target = target or backend.Target(None, self.path)
+        self.location = self.target.label
+        """The file, or the PostgreSQL URL without its password: what messages name."""
+        self.holder = holder or claims.Holder(
+            backend.machine_name(), timedelta(seconds=backend.LEASE)
+        )
+        self.migration_backup = migration_backup
+        """The copy made before this open migrated the file, else None (to tell the user)."""
+        self._lock = threading.RLock()
+        self._closed = False
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            with OPEN_GUARD:
+                database.initialize(None)
+            self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        with self._using():
+            return migrations.read_version(self.location)
+
+    @property
+    def machine(self) -> str:
+        return self.holder.machine
+
+    @property
+    def shared(self) -> bool:
+        """True on PostgreSQL: other machines may claim from the same schedules."""
+        return self.target.shared
+
+    # -- logs ----------------------------------------------------------------------------------
+
+    @property
+    def log_dir(self) -> Path:
+        """Where run logs go; created (mode 0700) by ``log_path_for``."""
+        return self.data_dir / LOG_DIRNAME
+
+    def log_path_for(self, run_id: int) -> Path:
+        try:
+            ensure_private_dir(self.log_dir)
+        except OSError as exc:
+            raise StoreError(f"cannot create the log directory {self.log_dir}: {exc}") from exc
+        return self.log_dir / f"run-{run_id}.log"
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _delete_runs(self, doomed: Mapping[int, str | None]) -> int:
+        ids = sorted(doomed)
+        deleted = 0
+        for start in range(0, len(ids), retention.DELETE_CHUNK):
+            with self._using(), claims.write_transaction(self._db):
+                deleted += retention.delete(ids[start : start + retention.DELETE_CHUNK])
+        retention.remove_logs(self.log_dir, [path for path in doomed.values() if path])
+        return deleted
+
+    @contextmanager
+    def _using(self) -> Iterator[None]:
+        with self._lock, _open.translate_errors(self.location):
+            if self._closed:
+                raise StoreError(f"the store for {self.location} is closed")
+            yield
+
+    def _atomic(self) -> Any:
+        """A write transaction: SQLite's write lock up front; PostgreSQL locks rows as it goes."""
+        if isinstance(self._db, SqliteDatabase):
+            return self._db.atomic("IMMEDIATE")
+        return self._db.atomic()
+
+    def _changed(self) -> None:
+        """Inside a schedule write: the other instances hear of it when it commits."""
+        if self.target.url is not None:
+            self._db.execute_sql(listen.NOTIFY)  # type: ignore[no-untyped-call]
+
+    def listener(
+        self, on_change: Callable[[], None], on_status: Callable[[str | None], None]
+    ) -> listen.ChangeListener | None:
+        """A listener for the schedule changes of other instances (started by the caller), or
+        None on SQLite, where the per-wake re-read is how they are seen."""
+        if self.target.url is None:
+            return None
+        return listen.ChangeListener(self.target.url, on_change, on_status)
+
+    def _mine(self, condition: Any) -> Any:
+        """Runs of this machine (or of before machines were recorded): the ones whose owner's
+        liveness can be checked here. Another machine's runs are judged by their lease."""
+        return condition & (RunRow.machine.is_null() | (RunRow.machine == self.machine))
+
+    def _run_filter(self, schedule_id: int | None, status: RunStatus | None) -> Any:
+        condition: Any = RunRow.id.is_null(False)
+        if schedule_id is not None:
+            _rows.schedule_row(schedule_id)
+            condition &= RunRow.schedule_id == schedule_id
+        if status is not None:
+            condition &= RunRow.status == status.value
+        return condition
+
+    def _write_one(self, run_id: int, write: Callable[[Any, str], list[bool]]) -> bool:
+        with self._using(), claims.write_transaction(self._db) as cursor:
+            (done,) = write(cursor, self._db.param)
+            if not done:
+                _rows.run_row(run_id)
+            return done
+
+    def _update_running(self, run_id: int, changes: dict[Any, Any]) -> bool:
+        with self._using(), claims.write_transaction(self._db):
+            updated = (
+                RunRow.update(changes)
+                .where((RunRow.id == run_id) & (RunRow.status == _RUNNING))
+                .execute()
+            )
+            if not updated:
+                _rows.run_row(run_id)
+            return bool(updated)
