@@ -172,7 +172,8 @@ class ConditionsBox(QGroupBox):
             "on_ac_power": on_ac,
             "min_battery_percent": None if on_ac else self.min_battery.value() or None,
             "wait_at_most": self._wait() or None,
-            "on_deadline": self.on_deadline.currentData(),
+            # Without a wait there is no deadline: the default keeps "no conditions" equal to none.
+            "on_deadline": self.on_deadline.currentData() if self._wait() else "run",
             "stop_if_lost": self.stop_if_lost.isChecked(),
             "keep_awake": self.keep_awake.isChecked(),
         }

@@ -99,7 +99,7 @@ def gate_lines(wakes: list[SimulatedWake], policies: Policies, kind: str) -> tup
     lang = condition_language()
     first = gate(policies.conditions, kind, ON_BATTERY, wake.due, wake.at, None)
     if first.verdict is Verdict.run:
-        return tr("Runs on battery: none of its conditions is unmet."), []
+        return summarize(wakes), []
     reason = describe_gate(first, lang) or ""
     at, due = format_moment(wake.at), format_moment(wake.due)
     lines = [tr("{at}: the run due {due} waits: {reason}.", at=at, due=due, reason=reason)]
@@ -268,7 +268,6 @@ register(
         "the battery at {percent} %.": (
             "上次运行 {last}。笔记本在 {due} 时处于休眠，{wake} 被唤醒，未接电源，电量 {percent} %。"
         ),
-        "Runs on battery: none of its conditions is unmet.": "使用电池也会运行：所有条件都已满足。",
         "{at}: the run due {due} waits: {reason}.": "{at}：{due} 的运行在等待：{reason}。",
         "{at}: still on battery: {reason}.": "{at}：仍在使用电池：{reason}。",
         "It starts as soon as the charger is plugged in.": "一接上充电器就开始运行。",
