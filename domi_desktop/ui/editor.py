@@ -33,6 +33,7 @@ from domi_desktop.errors import DomiError, ParamError
 from domi_desktop.model import Policies
 from domi_desktop.ports import SecretStore
 from domi_desktop.ui.editor_action import ActionBox
+from domi_desktop.ui.editor_conditions import ConditionsBox
 from domi_desktop.ui.editor_policies import PoliciesBox
 from domi_desktop.ui.editor_preview import PreviewBox
 from domi_desktop.ui.editor_schedule import ScheduleBox
@@ -137,6 +138,7 @@ class EditorDialog(QDialog):
         self._errors["action"] = self.action.error
         self.policies = PoliciesBox(self.texts)
         self._errors["policies"] = self.policies.error
+        self.conditions = ConditionsBox(self.texts)
         self.sleep = SleepPanel()
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -154,6 +156,7 @@ class EditorDialog(QDialog):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.action, 1)
         right_layout.addWidget(self.policies)
+        right_layout.addWidget(self.conditions)
         content = QWidget()
         self._columns = QBoxLayout(QBoxLayout.Direction.LeftToRight, content)
         self._columns.setSpacing(12)
@@ -208,6 +211,7 @@ class EditorDialog(QDialog):
         self.name.textChanged.connect(self._name_edited)
         self.action.changed.connect(self._edited)
         self.policies.changed.connect(self._policies_edited)
+        self.conditions.changed.connect(self._policies_edited)
 
     def _fit_screen(self, content: QWidget) -> None:
         """As big as the form wants, within the screen: the rest scrolls."""
@@ -247,6 +251,7 @@ class EditorDialog(QDialog):
         self.zone.retranslate()
         self.action.retranslate()
         self.policies.update_help()
+        self.conditions.update_help()
         self.sleep.retranslate()
         self.schedule.show_expression()
         self.refresh_preview()
@@ -273,6 +278,7 @@ class EditorDialog(QDialog):
         self.zone.set_zone(schedule["tz"])
         self.action.load(schedule["action"])
         self.policies.load(schedule["policies"])
+        self.conditions.load(schedule["policies"])
 
     # -- reacting to edits ---------------------------------------------------------------------
 
@@ -306,6 +312,10 @@ class EditorDialog(QDialog):
 
     def _update(self, *, simulate: bool = False) -> None:
         form = self._collect()
+        kind = form.request["action"]["kind"]
+        # The conditions' default need of the network, and so the sleep panel, follow the kind.
+        simulate = simulate or kind != self.conditions.action_kind
+        self.conditions.set_action_kind(kind)
         for field, label in self._errors.items():
             message = form.problems.get(field)
             if field == "name" and not self._name_touched:
@@ -326,6 +336,7 @@ class EditorDialog(QDialog):
                 form.request["tz"] if schedule_ok else None,
                 form.policies,
                 self._now(),
+                kind,
             )
 
     # -- the request ---------------------------------------------------------------------------
@@ -358,6 +369,7 @@ class EditorDialog(QDialog):
             problems["action"] = action_problem
         policies: Policies | None = None
         policies_request = self.policies.policies_json()
+        policies_request["conditions"] = self.conditions.conditions_json()
         try:
             policies = parse_policies(policies_request)
         except ParamError as error:

@@ -12,8 +12,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from domi_desktop.cron import next_run, parse, prev_run, zone_for
-from domi_desktop.model import CatchUp, Policies
+from domi_desktop.model import CatchUp, Policies, SystemState
+from domi_desktop.scheduler.conditions import Verdict, describe_gate, gate
 from domi_desktop.scheduler.simulate import SimulatedWake, simulate
+from domi_desktop.ui.editor_conditions import condition_language
 from domi_desktop.ui.i18n import format_moment, register, tr
 
 
@@ -22,12 +24,15 @@ class Scenario(Enum):
     just_after = "Woke just after the due time"
     hour_late = "Woke an hour late"
     three_days = "Asleep three days"
+    on_battery = "Woke on battery"
 
 
 JUST_AFTER = timedelta(seconds=30)
 """Inside the scheduler's 60 s grace, so the run still counts as on time."""
 LISTED_SKIPS = 3
 """Skipped due times named in a line; more are counted, not listed."""
+ON_BATTERY = SystemState(on_ac=False, battery_percent=40)
+"""The machine of the "on battery" scenario: unplugged, at a middling charge, network as usual."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,7 @@ def build_story(scenario: Scenario, expr: str, tz: str, now: datetime) -> Story 
     wakes = {
         Scenario.before: (before, due),
         Scenario.just_after: (due + JUST_AFTER,),
+        Scenario.on_battery: (due + JUST_AFTER,),
         Scenario.hour_late: (due + timedelta(hours=1),),
         Scenario.three_days: (before + timedelta(days=3),),
     }[scenario]
@@ -76,8 +82,40 @@ def _story_text(scenario: Scenario, story: Story, zone_name: str) -> str:
         Scenario.hour_late: "Last run {last}. The laptop sleeps through {due} and wakes at "
         "{wake}, an hour late.",
         Scenario.three_days: "Last run {last}. The laptop sleeps from {sleep} to {wake}.",
+        Scenario.on_battery: "Last run {last}. The laptop sleeps through {due} and wakes at "
+        "{wake}, unplugged, with the battery at {percent} %.",
     }[scenario]
-    return tr(template, **values)
+    return tr(template, percent=ON_BATTERY.battery_percent, **values)
+
+
+def gate_lines(wakes: list[SimulatedWake], policies: Policies, kind: str) -> tuple[str, list[str]]:
+    """What the schedule's conditions make of a run that is due while on battery: the sentence,
+    and the detail lines (the wait, then what happens at its deadline if it has one)."""
+    runs = [wake for wake in wakes if wake.run and wake.due is not None]
+    if not runs:
+        return summarize(wakes), []
+    wake = runs[-1]
+    assert wake.due is not None
+    lang = condition_language()
+    first = gate(policies.conditions, kind, ON_BATTERY, wake.due, wake.at, None)
+    if first.verdict is Verdict.run:
+        return summarize(wakes), []
+    reason = describe_gate(first, lang) or ""
+    at, due = format_moment(wake.at), format_moment(wake.due)
+    lines = [tr("{at}: the run due {due} waits: {reason}.", at=at, due=due, reason=reason)]
+    if first.until is not None:
+        later = gate(policies.conditions, kind, ON_BATTERY, wake.due, first.until, None)
+        if later.verdict is not Verdict.wait:
+            lines.append(
+                tr(
+                    "{at}: still on battery: {reason}.",
+                    at=format_moment(first.until),
+                    reason=describe_gate(later, lang) or "",
+                )
+            )
+    else:
+        lines.append(tr("It starts as soon as the charger is plugged in."))
+    return tr("Does not run yet: {reason}.", reason=reason), lines
 
 
 def _skipped_phrase(count: int) -> str:
@@ -164,7 +202,7 @@ class SleepPanel(QGroupBox):
         layout.addLayout(form)
         layout.addWidget(self.result)
         layout.addWidget(self.details, 1)
-        self._inputs: tuple[str, str, Policies, datetime] | None = None
+        self._inputs: tuple[str, str, Policies, datetime, str] | None = None
         self.scenario.currentIndexChanged.connect(self._run)
         self.retranslate()
 
@@ -180,13 +218,18 @@ class SleepPanel(QGroupBox):
         return Scenario[self.scenario.currentData()]
 
     def show_for(
-        self, expr: str | None, tz: str | None, policies: Policies | None, now: datetime
+        self,
+        expr: str | None,
+        tz: str | None,
+        policies: Policies | None,
+        now: datetime,
+        action_kind: str = "command",
     ) -> None:
         """Re-run the scenario for the edited schedule; ``None`` parts mean they are invalid."""
         if expr is None or tz is None or policies is None:
             self._inputs = None
         else:
-            self._inputs = (expr, tz, policies, now)
+            self._inputs = (expr, tz, policies, now, action_kind)
         self._run()
 
     def _run(self) -> None:
@@ -194,7 +237,7 @@ class SleepPanel(QGroupBox):
             self.result.setText(tr("Fix the schedule above to see what would happen."))
             self.details.clear()
             return
-        expr, tz, policies, now = self._inputs
+        expr, tz, policies, now, kind = self._inputs
         scenario = self.current_scenario()
         story = build_story(scenario, expr, tz, now)
         if story is None:
@@ -202,8 +245,14 @@ class SleepPanel(QGroupBox):
             self.details.clear()
             return
         wakes = simulate(expr, tz, story.last_due, story.wakes, policies)
-        self.result.setText(summarize(wakes))
         lines = [f"• {_wake_line(wake, policies)}" for wake in wakes]
+        if scenario is Scenario.on_battery:
+            sentence, gated = gate_lines(wakes, policies, kind)
+            if gated:
+                lines = [f"• {line}" for line in gated]
+        else:
+            sentence = summarize(wakes)
+        self.result.setText(sentence)
         self.details.setText("\n".join([_story_text(scenario, story, tz), "", *lines]))
 
 
@@ -214,6 +263,15 @@ register(
         Scenario.just_after.value: "到期后刚刚唤醒",
         Scenario.hour_late.value: "晚了一小时才唤醒",
         Scenario.three_days.value: "休眠了三天",
+        Scenario.on_battery.value: "使用电池时唤醒",
+        "Last run {last}. The laptop sleeps through {due} and wakes at {wake}, unplugged, with "
+        "the battery at {percent} %.": (
+            "上次运行 {last}。笔记本在 {due} 时处于休眠，{wake} 被唤醒，未接电源，电量 {percent} %。"
+        ),
+        "{at}: the run due {due} waits: {reason}.": "{at}：{due} 的运行在等待：{reason}。",
+        "{at}: still on battery: {reason}.": "{at}：仍在使用电池：{reason}。",
+        "It starts as soon as the charger is plugged in.": "一接上充电器就开始运行。",
+        "Does not run yet: {reason}.": "暂不运行：{reason}。",
         "Last run {last}. The laptop is opened at {wake}, before the next due time ({due}), "
         "and stays on.": "上次运行 {last}。笔记本在 {wake} 打开，早于下次到期时间（{due}），之后一直开着。",
         "Last run {last}. The laptop sleeps through {due} and wakes at {wake}, just after it.": (
