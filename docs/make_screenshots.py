@@ -172,7 +172,7 @@ def notification_shot(app: QApplication, tray: Any) -> None:
     from jeepney.io.blocking import open_dbus_connection
 
     from domi_desktop.model import FireEvent
-    from domi_desktop.ui.tray import late_notice
+    from domi_desktop.ui.notices import late_notice
     from tests.desktop import realdesktop
 
     with tempfile.TemporaryDirectory() as temp, open_dbus_connection("SESSION") as conn:

@@ -10,6 +10,7 @@ from datetime import datetime
 from itertools import islice
 from typing import Any
 
+from domi_desktop.api.portable import export_document, parse_document
 from domi_desktop.api.wire import (
     MAX_PREVIEW,
     MAX_RUNS_PAGE,
@@ -18,13 +19,11 @@ from domi_desktop.api.wire import (
     check_expr,
     check_name,
     check_zone,
-    export_document,
     get_param,
     id_param,
     instant_param,
     iso,
     parse_action,
-    parse_document,
     parse_policies,
     policies_json,
     run_json,

@@ -26,7 +26,7 @@ def export(args: argparse.Namespace) -> int:
 
 
 def _export_to_scheduler(args: argparse.Namespace) -> int:
-    from domi_desktop.api.wire import schedule_from_json
+    from domi_desktop.api.portable import schedule_from_json
     from domi_desktop.export import ExportTarget, export_schedule
 
     if len(args.ids) != 1:

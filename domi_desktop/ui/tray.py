@@ -6,7 +6,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, tzinfo
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,8 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domi_desktop import timefmt
-from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.model import (
     AlertEvent,
@@ -44,6 +42,7 @@ from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.main_window import MainWindow
+from domi_desktop.ui.notices import late_notice
 
 if TYPE_CHECKING:
     from domi_desktop.ui.history import HistoryWindow
@@ -68,15 +67,8 @@ register(
         "Next: {name} · {when}": "下一次：{name} · {when}",
         "Nothing scheduled": "没有待运行的计划",
         "{count} running": "{count} 个正在运行",
-        "{name} ran late": "{name} 迟到运行",
-        "due {due}, ran {ran}": "应于 {due}，实际 {ran}",
-        "{count} earlier runs skipped": "跳过了之前的 {count} 次",
-        "1 earlier run skipped": "跳过了之前的 1 次",
-        "{count} schedules caught up after sleep": "睡眠后补运行了 {count} 个计划",
         "Run failed: {name}": "运行失败：{name}",
         "Run succeeded: {name}": "运行成功：{name}",
-        "{count} schedules caught up after the app was closed": "应用关闭期间错过的 {count} 个计划已补运行",
-        "{count} schedules caught up": "已补运行 {count} 个计划",
         "All schedules paused": "所有计划已暂停",
         "running": "运行中",
         "Running: {names}": "正在运行：{names}",
@@ -96,13 +88,6 @@ register(
 MENU_SCHEDULES = 20
 MENU_INTERVAL = 1.0
 """Seconds between two rebuilds of the menu while events keep coming (a catch-up)."""
-
-
-def _zone_or_local(tz: str) -> tzinfo:
-    try:
-        return zone_for(tz)
-    except DomiError:
-        return zone_for("local")
 
 
 class TrayApp(QObject):
@@ -500,43 +485,3 @@ def soonest_first(
     soonest: list[tuple[datetime, Schedule]],
 ) -> list[tuple[Schedule, datetime | None]]:
     return [(schedule, when) for when, schedule in soonest]
-
-
-def clock_time(moment: datetime, tz: str) -> str:
-    """``14:00`` on the local clock, ``14:00 (09:00 New York)`` when the schedule's differs."""
-    here = moment.astimezone(local_zone())
-    there = moment.astimezone(_zone_or_local(tz))
-    if there.utcoffset() == here.utcoffset():
-        return f"{here:%H:%M}"
-    return f"{here:%H:%M} ({there:%H:%M} {timefmt.zone_label(tz)})"
-
-
-def late_notice(
-    fires: list[FireEvent], now: datetime, reason: WakeReason = WakeReason.resume
-) -> Notice:
-    """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"."""
-    del now  # the fires carry their own times
-
-    def line(fire: FireEvent) -> str:
-        assert fire.due is not None  # only scheduled fires are late
-        text = tr(
-            "due {due}, ran {ran}",
-            due=clock_time(fire.due, fire.tz),
-            ran=clock_time(fire.fired_at, fire.tz),
-        )
-        if fire.missed_count == 1:
-            text += " · " + tr("1 earlier run skipped")
-        elif fire.missed_count > 1:
-            text += " · " + tr("{count} earlier runs skipped", count=fire.missed_count)
-        return text
-
-    if len(fires) == 1:
-        return Notice(tr("{name} ran late", name=fires[0].name), line(fires[0]),
-                      run_id=fires[0].run_id)  # fmt: skip
-    if reason is WakeReason.resume:
-        title = tr("{count} schedules caught up after sleep", count=len(fires))
-    elif reason is WakeReason.start:
-        title = tr("{count} schedules caught up after the app was closed", count=len(fires))
-    else:
-        title = tr("{count} schedules caught up", count=len(fires))
-    return Notice(title, "\n".join(f"{fire.name}: {line(fire)}" for fire in fires))

@@ -17,7 +17,8 @@ from domi_desktop.model import CommandAction, FireEvent, Trigger
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
-from domi_desktop.ui.tray import MENU_SCHEDULES, TrayApp, late_notice
+from domi_desktop.ui.notices import late_notice
+from domi_desktop.ui.tray import MENU_SCHEDULES, TrayApp
 
 
 @pytest.fixture
