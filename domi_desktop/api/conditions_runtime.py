@@ -13,7 +13,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from pathlib import Path
+from typing import Protocol, TypeVar
 
 from domi_desktop.api.catchup import Pending
 from domi_desktop.errors import DomiError
@@ -32,7 +33,7 @@ from domi_desktop.model import (
     Trigger,
     WakeReason,
 )
-from domi_desktop.ports import ConditionSource, InhibitorHandle, SleepInhibitor
+from domi_desktop.ports import Clock, ConditionSource, InhibitorHandle, Loop, SleepInhibitor
 from domi_desktop.scheduler import alerts as alerting
 from domi_desktop.scheduler.burst import BurstQueue
 from domi_desktop.scheduler.conditions import (
@@ -44,9 +45,30 @@ from domi_desktop.scheduler.conditions import (
     lost,
 )
 from domi_desktop.scheduler.decide import GRACE, WakePlan
+from domi_desktop.scheduler.driver import Driver
+from domi_desktop.store import Store
 
-if TYPE_CHECKING:
-    from domi_desktop.api.runtime import Runtime
+
+class KeeperHost(Protocol):
+    """What the keeper needs of the runtime that owns it (``api.runtime.Runtime``)."""
+
+    clock: Clock
+    loop: Loop
+    store: Store
+    driver: Driver
+
+    def emit(self, event: Event) -> None: ...
+
+    def known_schedules(self) -> dict[int, Schedule]: ...
+
+    def lane_free(self, schedule: Schedule) -> bool: ...
+
+    def launch_held(
+        self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path
+    ) -> None: ...
+
+    def stop_run(self, run_id: int, reason: str = ...) -> bool: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +104,7 @@ class _Watched:
 class ConditionKeeper:
     def __init__(
         self,
-        runtime: Runtime,
+        runtime: KeeperHost,
         source: ConditionSource | None,
         inhibitor: SleepInhibitor | None,
         *,
