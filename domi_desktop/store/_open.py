@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from peewee import PeeweeException
+from peewee import PeeweeException, SqliteDatabase
 
 from domi_desktop.errors import StoreError
 from domi_desktop.store import backend, migrations
@@ -141,3 +141,16 @@ def translate_errors(path: Path | str) -> Iterator[None]:
         raise StoreError(text) from exc
     except OSError as exc:
         raise StoreError(f"{exc.filename or path}: {exc.strerror or exc}") from exc
+
+
+def sqlite_database(path: Path) -> SqliteDatabase:
+    """A connection, not yet open, to the database file at ``path``, as every part of the store
+    opens it: foreign keys on, full fsync, waiting ``BUSY_TIMEOUT`` for another writer."""
+    return SqliteDatabase(
+        str(path),
+        pragmas=[("foreign_keys", "ON"), ("synchronous", "FULL")],
+        timeout=BUSY_TIMEOUT,
+        thread_safe=False,
+        autoconnect=False,
+        check_same_thread=False,
+    )

@@ -235,14 +235,7 @@ class Writer:
 
     @classmethod
     def sqlite(cls, path: Path, holder: Holder) -> Writer:
-        db = SqliteDatabase(
-            str(path),
-            pragmas=[("foreign_keys", "ON"), ("synchronous", "FULL")],
-            timeout=_open.BUSY_TIMEOUT,
-            thread_safe=False,
-            autoconnect=False,
-            check_same_thread=False,
-        )
+        db = _open.sqlite_database(path)
         with _open.translate_errors(path):
             db.connect()
         return cls(db, path, holder)

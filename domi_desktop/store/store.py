@@ -17,8 +17,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from peewee import SqliteDatabase
-
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import Action, Policies, Schedule
 from domi_desktop.store import (
@@ -101,14 +99,7 @@ class Store(RunStore):
                 raise StoreError(
                     f"cannot create the database {path}: {exc.strerror or exc}"
                 ) from exc
-            db = SqliteDatabase(
-                str(path),
-                pragmas=[("foreign_keys", "ON"), ("synchronous", "FULL")],
-                timeout=_open.BUSY_TIMEOUT,
-                thread_safe=False,
-                autoconnect=False,
-                check_same_thread=False,
-            )
+            db = _open.sqlite_database(path)
             database.initialize(db)
             try:
                 with _open.translate_errors(path):

@@ -14,6 +14,8 @@ from domi_desktop.platform.resume.base import PowerCallbacks
 LOGIND_SERVICE = "org.freedesktop.login1"
 LOGIND_PATH = "/org/freedesktop/login1"
 LOGIND_MANAGER = "org.freedesktop.login1.Manager"
+_SIGNAL = (LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "PrepareForSleep")
+_SLOT = "onPrepareForSleep(bool)"
 # libdbus's built-in address of the system bus, used when $DBUS_SYSTEM_BUS_ADDRESS is unset.
 DEFAULT_SYSTEM_BUS_ADDRESS = "unix:path=/var/run/dbus/system_bus_socket"
 
@@ -47,14 +49,7 @@ class LogindResumeSource(QObject):
             return False
         # PySide6 connects a D-Bus signal only to a QObject slot named by SLOT(), not to a callable;
         # its stub types that slot as bytes, but only SLOT()'s str is accepted at run time.
-        subscribed = bus.connect(  # type: ignore[call-overload]
-            LOGIND_SERVICE,
-            LOGIND_PATH,
-            LOGIND_MANAGER,
-            "PrepareForSleep",
-            self,
-            SLOT("onPrepareForSleep(bool)"),
-        )
+        subscribed = bus.connect(*_SIGNAL, self, SLOT(_SLOT))  # type: ignore[call-overload]
         if not subscribed:
             self.status = f"cannot listen to logind: {bus.lastError().message()}"
             QDBusConnection.disconnectFromBus(name)
@@ -67,14 +62,8 @@ class LogindResumeSource(QObject):
     def stop(self) -> None:
         if self._connection_name is not None:
             # Unhook the slot first: a signal in flight must not reach this object once it is freed.
-            QDBusConnection(self._connection_name).disconnect(  # type: ignore[call-overload]
-                LOGIND_SERVICE,
-                LOGIND_PATH,
-                LOGIND_MANAGER,
-                "PrepareForSleep",
-                self,
-                SLOT("onPrepareForSleep(bool)"),
-            )
+            bus = QDBusConnection(self._connection_name)
+            bus.disconnect(*_SIGNAL, self, SLOT(_SLOT))  # type: ignore[call-overload]
             QDBusConnection.disconnectFromBus(self._connection_name)
         self._connection_name = None
         self._callbacks = None
