@@ -23,18 +23,18 @@ def data_version() -> int:
 
 
 def rebase(schedule_id: int, expected: datetime | None, last_due: datetime) -> bool:
-    """Compare-and-set ``last_due`` (to an earlier instant); False when it was not ``expected``."""
+    """Compare-and-set ``last_due`` (to an earlier instant), inside the caller's write
+    transaction; False when it was not ``expected``."""
     unchanged = (
         ScheduleRow.last_due.is_null()
         if expected is None
         else ScheduleRow.last_due == codec.to_micros(expected)
     )
-    with database.atomic("IMMEDIATE"):
-        changed = (
-            ScheduleRow.update(last_due=codec.to_micros(last_due))
-            .where((ScheduleRow.id == schedule_id) & unchanged)
-            .execute()
-        )
+    changed = (
+        ScheduleRow.update(last_due=codec.to_micros(last_due))
+        .where((ScheduleRow.id == schedule_id) & unchanged)
+        .execute()
+    )
     return bool(changed)
 
 

@@ -17,6 +17,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from peewee import SqliteDatabase
+
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import Action, Policies, Schedule
 from domi_desktop.store import (
@@ -199,7 +201,10 @@ class Store(RunStore):
         return schedules, broken
 
     def data_version(self) -> int:
-        """A number that changes when another connection (another process) commits a change."""
+        """A number that changes when another connection (another process) commits a change; on
+        PostgreSQL always 0: changes arrive there by LISTEN/NOTIFY (``listener``)."""
+        if not isinstance(self._db, SqliteDatabase):
+            return 0
         with self._using():
             return _replan.data_version()
 
@@ -211,7 +216,7 @@ class Store(RunStore):
         For a wall clock set back behind ``last_due``: the scheduler plans from the clock again;
         the dues already decided stay recorded and ``decided_ahead`` names them.
         """
-        with self._using():
+        with self._using(), self._atomic():
             return _replan.rebase(schedule_id, expected, last_due)
 
     def decided_ahead(self) -> dict[int, frozenset[datetime]]:

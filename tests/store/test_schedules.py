@@ -177,3 +177,17 @@ def test_a_secret_is_stored_as_its_name_only(store: Store, schedule: Schedule, s
 def test_naive_datetimes_are_refused(store: Store) -> None:
     with pytest.raises(ValueError, match="naive"):
         store.create_schedule("x", "* * * * *", "UTC", CommandAction(), now=datetime(2026, 1, 1))
+
+
+def test_setting_last_due_back_is_a_compare_and_set_on_both_backends(
+    store: Store, now: datetime
+) -> None:
+    schedule = store.create_schedule(
+        "x", "* * * * *", "UTC", CommandAction(argv=("true",)), Policies(), now=now
+    )
+    earlier = now - timedelta(hours=1)
+    assert not store.rebase_last_due(schedule.id, now + timedelta(minutes=1), earlier)
+    assert store.get_schedule(schedule.id).last_due == now
+    assert store.rebase_last_due(schedule.id, now, earlier)
+    assert store.get_schedule(schedule.id).last_due == earlier
+    assert isinstance(store.data_version(), int)
