@@ -32,6 +32,7 @@ from domi_desktop.model import (
 from domi_desktop.scheduler.alerts import check_alerts
 from domi_desktop.scheduler.conditions import check_conditions
 from domi_desktop.scheduler.simulate import EARLIEST, LATEST
+from domi_desktop.store.codec import conditions_and_alerts
 
 Json = dict[str, Any]
 MAX_PREVIEW = 1000
@@ -103,36 +104,8 @@ def policies_json(policies: Policies) -> Json:
 _EXTRA_POLICIES = ("conditions", "alerts")
 
 
-def conditions_and_alerts_json(policies: Policies) -> Json:
-    """``conditions`` when any is set, ``alerts`` when the schedule has its own."""
-
-    def seconds(value: timedelta | None) -> float | None:
-        return None if value is None else value.total_seconds()
-
-    found: Json = {}
-    c = policies.conditions
-    if c != Conditions():
-        found["conditions"] = {
-            "requires_network": c.requires_network,
-            "unmetered_only": c.unmetered_only,
-            "metered_after": seconds(c.metered_after),
-            "on_ac_power": c.on_ac_power,
-            "min_battery_percent": c.min_battery_percent,
-            "wait_at_most": seconds(c.wait_at_most),
-            "on_deadline": c.on_deadline.value,
-            "stop_if_lost": c.stop_if_lost,
-            "keep_awake": c.keep_awake,
-        }
-    a = policies.alerts
-    if a is not None:
-        found["alerts"] = {
-            "notify_every": a.notify_every,
-            "cooldown": seconds(a.cooldown),
-            "notify_recovery": a.notify_recovery,
-            "auto_pause_after": a.auto_pause_after,
-            "stale_after": seconds(a.stale_after),
-        }
-    return found
+conditions_and_alerts_json = conditions_and_alerts
+"""The same shape in the store and on the wire (``store.codec``)."""
 
 
 def parse_conditions(value: Any, base: Conditions = Conditions()) -> Conditions:

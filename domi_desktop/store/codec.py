@@ -117,7 +117,7 @@ def encode_policies(policies: Policies) -> str:
         "retries": policies.retries,
         "retry_backoff": _seconds(policies.retry_backoff),
         "jitter": _seconds(policies.jitter),
-        **_conditions_and_alerts(policies),
+        **conditions_and_alerts(policies),
     }
     # Only a placed schedule carries its placement: rows without it (all those written before
     # placement existed) decode to anywhere.
@@ -127,8 +127,9 @@ def encode_policies(policies: Policies) -> str:
     return _dumps(document)
 
 
-def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
-    """Only what differs from the defaults, so rows written before conditions read the same."""
+def conditions_and_alerts(policies: Policies) -> dict[str, Any]:
+    """``conditions`` when any is set, ``alerts`` when the schedule has its own: only what differs
+    from the defaults, so rows written before conditions read the same. The wire shape too."""
     found: dict[str, Any] = {}
     c = policies.conditions
     if c != Conditions():
