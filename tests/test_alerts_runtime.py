@@ -248,3 +248,22 @@ def test_a_network_wait_that_times_out_is_one_run_and_at_most_one_notice(
     assert run.status is RunStatus.skipped
     assert run.reason == "skipped after waiting 1 hour for the network"
     assert Counter.hits == 0 and len(h.kinds("schedule.alert")) <= 1
+
+
+def test_a_failing_streak_from_before_a_restart_counts_toward_the_auto_pause(
+    make: Callable[..., Harness], tmp_path: Path
+) -> None:
+    h = make()
+    action, message = failing_job(tmp_path)
+    message.write_text("boom")
+    job = h.add(FIVE_MIN, action, alerts=Alerts(auto_pause_after=3))
+    before = h.clock.now() - timedelta(hours=1)
+    for status in (RunStatus.failed, RunStatus.succeeded, RunStatus.failed, RunStatus.failed):
+        run_id = h.store.record_manual_run(job.id, before)
+        h.store.finish_run(
+            run_id, status=status, finished_at=before, exit_code=None, reason="exit code 1"
+        )
+    h.runtime.start()
+    run_times(h, 1)
+    assert [e.notice for e in h.kinds("schedule.alert")] == ["paused"]
+    assert not h.store.get_schedule(job.id).enabled

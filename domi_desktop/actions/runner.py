@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import queue
 import threading
 from collections.abc import Callable
 from typing import overload
@@ -79,6 +80,8 @@ class ActionRunner:
         self._log_limits = log_limits
         self._lock = threading.Lock()
         self._running: set[RunningAction] = set()
+        self._to_start: queue.SimpleQueue[threading.Thread] = queue.SimpleQueue()
+        self._starter: threading.Thread | None = None
 
     def start(
         self,
@@ -110,8 +113,24 @@ class ActionRunner:
             name=f"domi-run-{request.run_id}",
             daemon=True,  # quitting the app must not wait for a job; it stops them first
         )
-        thread.start()
+        self._hand_over(thread)
         return running
+
+    def _hand_over(self, thread: threading.Thread) -> None:
+        # ``Thread.start`` waits until the new thread has run, which takes the GIL from every
+        # busy thread in turn: a catch-up launching hundreds of jobs froze the GUI that called
+        # it for tens of milliseconds at a time. One starter thread waits instead.
+        with self._lock:
+            if self._starter is None:
+                self._starter = threading.Thread(
+                    target=self._start_each, name="domi-run-starter", daemon=True
+                )
+                self._starter.start()
+        self._to_start.put(thread)
+
+    def _start_each(self) -> None:
+        while True:
+            self._to_start.get().start()
 
     def run(
         self,

@@ -442,7 +442,8 @@ class ConditionKeeper:
         self._rt.driver.reload(schedule.id)
 
     def _alert_state(self, schedule_id: int, skip_run: int | None) -> alerting.AlertState:
-        """Rebuilt from the schedule's recent runs the first time (notices dropped)."""
+        """Rebuilt the first time from the failures since the schedule's latest success (a
+        success starts the state afresh; notices dropped), the run being observed left out."""
         state = self._alerts.get(schedule_id)
         if state is not None:
             return state
@@ -452,14 +453,12 @@ class ConditionKeeper:
             return state
         alerts = self.alerts_of(schedule)
         try:
-            runs = self._rt.store.runs(schedule_id, limit=200)
+            failures = self._rt.store.failures_since_success(schedule_id, besides=skip_run)
         except DomiError:
-            runs = []
-        for run in reversed(runs):
-            if run.id == skip_run or run.finished_at is None:
-                continue
-            outcome = alerting.Outcome.of(run.status, run.reason)
-            state = alerting.on_result(state, outcome, run.finished_at, alerts).state
+            failures = []
+        for status, reason, finished_at in reversed(failures):
+            outcome = alerting.Outcome.of(status, reason)
+            state = alerting.on_result(state, outcome, finished_at, alerts).state
         self._alerts[schedule_id] = state
         return state
 

@@ -4,12 +4,14 @@ no app runs), and what a dead process left behind."""
 from __future__ import annotations
 
 import logging
+import threading
 
 from domi_desktop.actions import KILL_GRACE, ActionRequest, ActionResult, ActionRunner
 from domi_desktop.actions.leftovers import stop_leftovers
 from domi_desktop.model import Run, Trigger
 from domi_desktop.ports import Clock, SecretStore
 from domi_desktop.store import Store, liveness
+from domi_desktop.store.claims import Writer
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +31,31 @@ def record_job(store: Store, run_id: int, pid: int) -> None:
     """Called on the run's thread, not the loop's: the pid must be on record before the job gets
     far, and the store serialises its callers."""
     store.record_job(run_id, pid, liveness.start_marker(pid))
+
+
+class JobBook:
+    """The runtime's record of its jobs' processes, written by the runs' own threads (the pid
+    must be on record before the job gets far) on a connection of their own: a job's thread
+    waiting for the database's write lock (a wake's transaction) never holds the connection that
+    the loop thread reads with."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._writer: Writer | None = None
+
+    def record(self, run_id: int, pid: int) -> None:
+        started = liveness.start_marker(pid)
+        with self._lock:
+            if self._writer is None:
+                self._writer = self._store.writer()
+            self._writer.record_job(run_id, pid, started)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
 
 
 def stop_orphaned_jobs(store: Store) -> tuple[dict[int, str], set[int]]:

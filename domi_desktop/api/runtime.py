@@ -29,7 +29,7 @@ from domi_desktop.api.catchup import (
     write_wake,
 )
 from domi_desktop.api.conditions_runtime import ConditionKeeper
-from domi_desktop.api.jobs import record_job, stop_orphaned_jobs
+from domi_desktop.api.jobs import JobBook, stop_orphaned_jobs
 from domi_desktop.api.lanes import REPLACED, Active, Lane, lane_key, manual_event
 from domi_desktop.api.leases import LeaseKeeper
 from domi_desktop.api.placement import UNREACHABLE, PlacedSource
@@ -91,6 +91,7 @@ class Runtime:
         self.secrets = secrets
         self.runner = runner or ActionRunner(clock)
         self.worker = worker or StoreWorker(store, loop, threaded=False)
+        self._jobs = JobBook(store)
         self._source = PlacedSource(store, secrets)
         self.keeper = ConditionKeeper(
             self, conditions, inhibitor, alerts=alerts, on_wake=on_wake, burst=burst or UNLIMITED
@@ -155,6 +156,7 @@ class Runtime:
             if result is not None:
                 self._finished(running.run_id, result)
         self._results.write_now()
+        self._jobs.close()
         self.keeper.close()
         self.worker.close()
 
@@ -392,7 +394,7 @@ class Runtime:
             request,
             lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
             secrets=self.secrets,
-            on_started=lambda pid: record_job(self.store, run_id, pid),
+            on_started=lambda pid: self._jobs.record(run_id, pid),
         )
 
     def _finished(self, run_id: int, result: ActionResult) -> None:

@@ -256,6 +256,16 @@ class Writer:
         with self._writing() as cursor:
             return write_finishes(cursor, self._param, finishes)
 
+    def record_job(self, run_id: int, pid: int, started: str | None) -> bool:
+        """``Store.record_job`` on this connection: False if the run is not ``running``."""
+        with self._writing() as cursor:
+            cursor.execute(
+                f"UPDATE runs SET job_pid = {self._param}, job_started = {self._param} "
+                f"WHERE id = {self._param} AND status = {self._param}",
+                (pid, started, run_id, _RUNNING),
+            )
+            return bool(cursor.rowcount)
+
     def close(self) -> None:
         self._db.close()
 

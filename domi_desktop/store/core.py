@@ -53,6 +53,7 @@ class StoreCore:
         """The copy made before this open migrated the file, else None (to tell the user)."""
         self._lock = threading.RLock()
         self._closed = False
+        self._log_dir_made = False
 
     def close(self) -> None:
         with self._lock:
@@ -96,10 +97,14 @@ class StoreCore:
         return self.data_dir / LOG_DIRNAME
 
     def log_path_for(self, run_id: int) -> Path:
-        try:
-            ensure_private_dir(self.log_dir)
-        except OSError as exc:
-            raise StoreError(f"cannot create the log directory {self.log_dir}: {exc}") from exc
+        # Made once per open: a catch-up asks for a thousand paths on the GUI thread, and the
+        # job's own thread makes the directory again should it have gone since.
+        if not self._log_dir_made:
+            try:
+                ensure_private_dir(self.log_dir)
+            except OSError as exc:
+                raise StoreError(f"cannot create the log directory {self.log_dir}: {exc}") from exc
+            self._log_dir_made = True
         return self.log_dir / f"run-{run_id}.log"
 
     # -- internals -----------------------------------------------------------------------------

@@ -4,11 +4,11 @@ leases between machines and the runs waiting for their conditions (``Store`` inh
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime, timedelta
 from types import MappingProxyType
 
-from peewee import IntegrityError
+from peewee import IntegrityError, fn
 
 from domi_desktop.errors import StoreError
 from domi_desktop.model import PROCESS_DIED, FireClaim, Run, RunStatus, Trigger
@@ -17,6 +17,7 @@ from domi_desktop.store.core import StoreCore
 from domi_desktop.store.models import RunRow
 
 _RUNNING = RunStatus.running.value
+_FAILED = (RunStatus.failed.value, RunStatus.timed_out.value)
 EMPTY: Mapping[int, str] = MappingProxyType({})
 
 
@@ -159,6 +160,35 @@ class RunStore(StoreCore):
             if before_id is not None:
                 query = query.where(RunRow.id < before_id)
             return [_rows.run(row) for row in query.order_by(RunRow.id.desc()).limit(limit)]
+
+    def failures_since_success(
+        self, schedule_id: int, *, besides: int | None = None, limit: int = 200
+    ) -> list[tuple[RunStatus, str | None, datetime]]:
+        """The schedule's ended ``failed`` and ``timed_out`` runs after its latest success, newest
+        first (status, reason, finished at), run ``besides`` left out: all that its alerts' state
+        is made of."""
+        latest = RunRow.select(fn.MAX(RunRow.id)).where(
+            (RunRow.schedule_id == schedule_id) & (RunRow.status == RunStatus.succeeded.value)
+        )
+        with self._using():
+            query = (
+                RunRow.select(RunRow.status, RunRow.reason, RunRow.finished_at)
+                .where(
+                    (RunRow.schedule_id == schedule_id)
+                    & (RunRow.id > fn.COALESCE(latest, 0))
+                    & RunRow.status.in_(_FAILED)
+                    & RunRow.finished_at.is_null(False)
+                    & (RunRow.id != (besides or 0))
+                )
+                .order_by(RunRow.id.desc())
+                .limit(limit)
+                .tuples()
+            )
+            rows: Iterable[tuple[str, str | None, int]] = query  # type: ignore[assignment]
+            return [
+                (RunStatus(status), reason, codec.from_micros(finished))
+                for status, reason, finished in rows
+            ]
 
     def count_runs(self, schedule_id: int | None = None, status: RunStatus | None = None) -> int:
         with self._using():
