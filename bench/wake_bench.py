@@ -12,7 +12,8 @@ private system bus, a 10 ms heartbeat QTimer in its GUI thread, and libfaketime:
                 the catch-up's rows per second as the app wrote them (the worker's whole write,
                 skipped instants computed) against raw ``sqlite3`` writing the same rows into a
                 copy of the same file in this run (>= 0.5)
-  rss_mb        the app's RSS after the catch-up (<= 100 at 10,000)
+  rss_idle_mb   the app's RSS before the sleep, its start-up catch-up done (<= 100 at 10,000)
+  rss_mb        the app's RSS after the catch-up
   jobs_finished jobs ended a few seconds after the wake (the gap is measured over that time)
   status_ms     ``app.status`` over the socket, median of 20 (<= 20 at 10,000)
 Then ``domi-desktop status`` with no app against ``python -c pass`` (<= 2x), best of 7.
@@ -233,6 +234,7 @@ def one_size(
         while not 8 <= time.time() % 60 <= 20:
             time.sleep(0.2)
         notified = len(desktop.calls("Notify"))
+        rss_idle = rss_mb(app.pid)
         (beat.parent / (beat.name + ".reset")).touch()
         time.sleep(0.3)
         logind.prepare_for_sleep(True)
@@ -288,7 +290,8 @@ def one_size(
         "notify_s": None if notify is None else round(notify, 3),
         "fires": int(fires), "rows": int(rows), "write_rows_per_s": round(write),
         "raw_rows_per_s": round(raw), "write_ratio": round(write / raw, 2),
-        "rss_mb": round(rss, 1), "status_ms": round(status, 2), "jobs_finished": finished,
+        "rss_idle_mb": round(rss_idle, 1), "rss_mb": round(rss, 1),
+        "status_ms": round(status, 2), "jobs_finished": finished,
     }  # fmt: skip
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
+import errno
+import functools
 import logging
 import os
 import shutil
@@ -11,7 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import IO
 
 import psutil
@@ -52,7 +53,7 @@ def run_command(
         return Outcome(RunStatus.failed, f"the working directory does not exist: {cwd}")
     try:
         process = subprocess.Popen(
-            _command_line(action, env),
+            _die_with_app(_command_line(action, env), env, cwd),
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL if action.stdin is None else subprocess.PIPE,
@@ -61,8 +62,6 @@ def run_command(
             # Its own process group (session), so the whole tree can be stopped at once.
             start_new_session=sys.platform != "win32",
             creationflags=_CREATION_FLAGS,
-            # Safe with threads here: the child only makes system calls, takes no lock.
-            preexec_fn=_die_with_app(),  # noqa: PLW1509
         )
     except OSError as error:
         return Outcome(RunStatus.failed, f"could not start: {_describe(error, action, env)}")
@@ -180,32 +179,67 @@ def _kill_descendants(pid: int) -> None:
 
 
 if sys.platform == "linux":
-    _libc = ctypes.CDLL(None, use_errno=True)
-    _PR_SET_PDEATHSIG = 1
 
-    def _die_with_app() -> Callable[[], None]:
-        """Run in the child before it execs: SIGTERM to the job when the app dies.
+    def _die_with_app(
+        command: str | list[str], env: Mapping[str, str], cwd: str
+    ) -> str | list[str]:
+        """The job gets SIGTERM when the app dies: util-linux's ``setpriv --pdeathsig`` asks the
+        kernel for it and execs the job (the same process, so its pid is the job's).
 
-        The kernel sends it when the THREAD that started the job exits, not the process: that is
-        the run's worker thread, which lives until the job has been waited for, so it fires only
-        when the app dies. It reaches the job's own process only, not what that one started: the
-        next start of the app stops those (``leftovers``).
+        Not Python's ``preexec_fn``: with it, every start forks the whole app (page tables of
+        100+ MB, the GIL held throughout) instead of vfork, and a child of a threaded process can
+        hang before its exec (seen under libfaketime); hundreds of starts at a minute boundary
+        froze the GUI. The kernel sends the signal when the THREAD that started the job exits:
+        the run's worker thread, which lives until the job has been waited for. It reaches the
+        job's own process, not what that one started: the next start of the app stops those
+        (``leftovers``). Without a setpriv that knows ``--pdeathsig``, jobs start without it.
         """
-        parent = os.getpid()
+        setpriv = _setpriv()
+        if setpriv is None or isinstance(command, str):
+            return command
+        # Resolved here, as exec would, so that a missing program is still "could not start"
+        # (an OSError from Popen) rather than setpriv's exit code 127.
+        program = _resolve(command[0], env.get("PATH", os.defpath), cwd)
+        return [setpriv, "--pdeathsig", "TERM", "--", program, *command[1:]]
 
-        def child() -> None:
-            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-            # The app died before the request took hold: nobody would send the signal.
-            if os.getppid() != parent:
-                os.kill(os.getpid(), signal.SIGTERM)
+    @functools.cache
+    def _setpriv() -> str | None:
+        found = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
+        if found is None:
+            return None
+        try:
+            probe = subprocess.run(
+                [found, "--pdeathsig", "TERM", "--", "/bin/true"],
+                capture_output=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return found if probe.returncode == 0 else None
 
-        return child
+    def _resolve(program: str, search: str, cwd: str) -> str:
+        """``program`` as ``execvp`` finds it (relative to the job's ``cwd``), or the OSError that
+        it would raise."""
+        if os.sep in program:
+            candidates = [os.path.join(cwd, program)]
+        else:
+            candidates = [os.path.join(cwd, d, program) for d in search.split(os.pathsep)]
+        refused = False
+        for candidate in candidates:
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                return candidate
+            refused = refused or os.path.exists(candidate)
+        code = errno.EACCES if refused else errno.ENOENT
+        raise OSError(code, os.strerror(code), program)
 
 else:
 
-    def _die_with_app() -> Callable[[], None] | None:
+    def _die_with_app(
+        command: str | list[str], env: Mapping[str, str], cwd: str
+    ) -> str | list[str]:
         """Windows: the Job Object does this. macOS has no such request of its own."""
-        return None
+        return command
 
 
 def _working_directory(cwd: str | None, home: str) -> str:

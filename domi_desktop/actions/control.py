@@ -41,12 +41,25 @@ class RunControl:
         self._cond = threading.Condition()
         self._stop_reason: str | None = None
         self._on_started = on_started
+        self._slot: threading.Semaphore | None = None
         self.pid: int | None = None
         """The job's process id once it has started (commands only)."""
+
+    def take_start_slot(self, slots: threading.Semaphore) -> None:
+        """Wait for one of ``slots`` to start the job in; given back by ``started`` (or by
+        ``release_start_slot`` when the start goes no further). On the run's thread only."""
+        slots.acquire()
+        self._slot = slots
+
+    def release_start_slot(self) -> None:
+        slot, self._slot = self._slot, None
+        if slot is not None:
+            slot.release()
 
     def started(self, pid: int) -> None:
         """The job's process is running: note its pid and tell ``on_started`` (on this thread,
         at once, so the pid is on record before the job has done much)."""
+        self.release_start_slot()
         self.pid = pid
         if self._on_started is None:
             return

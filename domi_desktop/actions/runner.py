@@ -22,6 +22,11 @@ log = logging.getLogger(__name__)
 
 KILL_GRACE = 3.0
 """Seconds between asking a job's processes to stop (SIGTERM) and killing them (SIGKILL)."""
+START_SLOTS = 4
+"""Jobs being started at once. Starting one is Python work (its environment, its log, the
+fork and exec): hundreds started together at a wake or a minute boundary kept hundreds of
+threads asking for the GIL, and the GUI thread waited behind all of them; the others wait on a
+semaphore, which costs nothing."""
 
 OnFinished = Callable[[ActionResult], None]
 OnStarted = Callable[[int], None]
@@ -81,6 +86,7 @@ class ActionRunner:
         self._lock = threading.Lock()
         self._running: set[RunningAction] = set()
         self._to_start: queue.SimpleQueue[threading.Thread] = queue.SimpleQueue()
+        self._start_slots = threading.Semaphore(START_SLOTS)
         self._starter: threading.Thread | None = None
 
     def start(
@@ -177,6 +183,7 @@ class ActionRunner:
             running._result = result
             on_finished(result)
         finally:
+            running._control.release_start_slot()
             with self._lock:
                 self._running.discard(running)
             running._done.set()
@@ -197,6 +204,7 @@ class ActionRunner:
         except SecretError as error:
             failure = f"secret unavailable: {error}"
         masker = Masker(request.secrets.values())
+        control.take_start_slot(self._start_slots)
         try:
             capture = OutputCapture(request.log_path, masker, self._log_limits)
         except OSError as error:
@@ -245,5 +253,6 @@ class ActionRunner:
         # urllib pulls in http.client, email and ssl: ~8 MB an idle tray app has no use for.
         from domi_desktop.actions.http import run_http
 
+        control.release_start_slot()  # a request's whole wait must not hold a start slot
         limit = action.timeout if limit is None else min(limit, action.timeout)
         return run_http(action, request.secrets, capture, control, timeout=limit)

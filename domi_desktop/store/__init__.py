@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from domi_desktop.store import _driver  # noqa: F401  (first: Peewee without psycopg)
 from domi_desktop.store.paths import DATA_DIR_ENV, DB_FILENAME, resolve_data_dir
 
 if TYPE_CHECKING:

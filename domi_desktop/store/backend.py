@@ -26,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 from peewee import Database, PostgresqlDatabase, SqliteDatabase
 
 from domi_desktop.errors import StoreError
+from domi_desktop.store import _driver
 
 STORE_ENV = "DOMI_STORE"
 MACHINE_ENV = "DOMI_MACHINE"
@@ -101,7 +102,7 @@ def check_machine_name(value: str, where: str) -> None:
 def postgresql(url: str) -> PostgresqlDatabase:
     """A Peewee database on psycopg 3, in autocommit: the store begins its own transactions."""
     try:
-        import psycopg  # noqa: F401  (fails here, with a message, rather than at connect)
+        _driver.with_psycopg()  # fails here, with a message, rather than at connect
     except ImportError as exc:
         raise StoreError(
             "--store postgresql://… needs psycopg 3: pip install 'psycopg[binary]'"

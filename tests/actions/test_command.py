@@ -166,6 +166,37 @@ def test_a_missing_program_is_a_failed_result_not_an_exception(
     assert result.output_tail == f"[domi-desktop] {result.reason}\n"
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_on_linux_the_job_itself_gets_sigterm_when_the_app_dies(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    # PR_GET_PDEATHSIG (2) of the job's own process: the signal the kernel sends it when the
+    # thread that started it exits.
+    asks = (
+        "import ctypes, os, sys; s = ctypes.c_int(); "
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(s), 0, 0, 0); print(s.value, os.getpid())"
+    )
+    running = runner.start(make_request(CommandAction(argv=(sys.executable, "-c", asks))), print)
+    result = running.wait(30)
+    assert result is not None and result.status is RunStatus.succeeded, result
+    signal_number, pid = result.output_tail.split()
+    assert int(signal_number) == signal.SIGTERM
+    assert int(pid) == running.pid  # the job's own process, not a wrapper around it
+
+
+def test_a_program_that_is_not_executable_is_refused_by_name(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    result = runner.run(make_request(CommandAction(argv=("./job.sh",), cwd=str(tmp_path))))
+    assert result.status is RunStatus.failed
+    assert result.reason == "could not start: Permission denied: './job.sh'"
+    script.chmod(0o700)
+    result = runner.run(make_request(CommandAction(argv=("./job.sh",), cwd=str(tmp_path))))
+    assert (result.status, result.output_tail) == (RunStatus.succeeded, "hi\n")
+
+
 def test_the_log_file_has_the_output_and_mode_0600(
     runner: ActionRunner, make_request: MakeRequest
 ) -> None:
