@@ -141,8 +141,9 @@ class TrayApp(QObject):
 
     def show(self) -> None:
         if QSystemTrayIcon.isSystemTrayAvailable():
+            # The Schedules window's rows are made when it first opens, not here: at 10,000
+            # schedules they are seconds of start-up and tens of MB the tray alone never uses.
             self.tray.show()
-            self.main_window.ensure_loaded()
             self.rebuild_menu()
             self.update_look()
         else:
@@ -214,9 +215,11 @@ class TrayApp(QObject):
         soonest = self.host.soonest_n(MENU_SCHEDULES)
         shown: list[tuple[Schedule, datetime | None]] = list(soonest_first(soonest))
         model = self.main_window.model
-        total = model.rowCount() if model.loaded else len(shown)
-        if len(shown) < MENU_SCHEDULES and model.loaded and total > len(shown):
-            # Paused schedules are not in the planner: after the scheduled ones, from the model.
+        total = model.rowCount() if model.loaded else self.host.service.store.count_schedules()
+        if len(shown) < MENU_SCHEDULES and total > len(shown):
+            # Paused schedules are not in the planner: after the scheduled ones, from the model
+            # (loaded for this only when fewer than 20 schedules are scheduled).
+            self.main_window.ensure_loaded()
             ids = {schedule.id for schedule, _when in shown}
             rest = [s for s in model.schedules() if s.id not in ids]
             shown += [(s, None) for s in rest[: MENU_SCHEDULES - len(shown)]]
