@@ -13,6 +13,7 @@ PostgreSQL the row locks of the conditional updates serialise machines (``claims
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,18 @@ class Store(RunStore):
     def get_schedule(self, schedule_id: int) -> Schedule:
         with self._using():
             return self._schedule(_rows.schedule_row(schedule_id))
+
+    def paused_schedules(self, limit: int) -> list[Schedule]:
+        """The first ``limit`` readable disabled schedules by id: what the tray's menu shows
+        after the scheduled ones, without decoding every schedule."""
+        paused: list[Schedule] = []
+        with self._using():
+            for row in ScheduleRow.select().where(~ScheduleRow.enabled).order_by(ScheduleRow.id):
+                if len(paused) == limit:
+                    break
+                with suppress(StoreError):
+                    paused.append(self._schedule(row))
+        return paused
 
     def list_schedules(self) -> list[Schedule]:
         """The schedules that can be read, by id; ``read_schedules`` also names the others."""

@@ -214,15 +214,12 @@ class TrayApp(QObject):
         running = self.host.running_by_schedule()
         soonest = self.host.soonest_n(MENU_SCHEDULES)
         shown: list[tuple[Schedule, datetime | None]] = list(soonest_first(soonest))
-        model = self.main_window.model
-        total = model.rowCount() if model.loaded else self.host.service.store.count_schedules()
+        store = self.host.service.store
+        total = store.count_schedules()
         if len(shown) < MENU_SCHEDULES and total > len(shown):
-            # Paused schedules are not in the planner: after the scheduled ones, from the model
-            # (loaded for this only when fewer than 20 schedules are scheduled).
-            self.main_window.ensure_loaded()
-            ids = {schedule.id for schedule, _when in shown}
-            rest = [s for s in model.schedules() if s.id not in ids]
-            shown += [(s, None) for s in rest[: MENU_SCHEDULES - len(shown)]]
+            # Paused schedules are not in the planner: after the scheduled ones.
+            paused = store.paused_schedules(MENU_SCHEDULES - len(shown))
+            shown += [(schedule, None) for schedule in paused]
         if not shown:
             self.menu.addAction(tr("No schedules yet")).setEnabled(False)
         for schedule, upcoming in shown:

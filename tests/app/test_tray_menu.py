@@ -107,6 +107,25 @@ def test_a_long_list_is_cut_to_the_soonest_with_a_way_to_all(tray: TrayApp) -> N
     assert f"All {MENU_SCHEDULES + 7} schedules…" in texts(tray.menu)
 
 
+def test_paused_schedules_follow_the_scheduled_ones_without_loading_the_window(
+    tray: TrayApp,
+) -> None:
+    now = datetime.now(UTC)
+    for i in range(MENU_SCHEDULES + 3):
+        job = tray.host.store.create_schedule(
+            f"paused {i:02}", "0 3 * * *", "UTC", CommandAction(argv=("true",)), now=now
+        )
+        tray.host.store.set_enabled(job.id, False, now)
+    tray.host.runtime.driver.reload()
+    tray.rebuild_menu()
+    schedules = [a.text() for a in tray.menu.actions() if a.menu() is not None]
+    assert schedules[0].startswith("Every minute · ")
+    assert schedules[1].startswith("Rate-limit report · ")
+    assert schedules[2:] == [f"paused {i:02} · paused" for i in range(MENU_SCHEDULES - 2)]
+    assert f"All {MENU_SCHEDULES + 5} schedules…" in texts(tray.menu)
+    assert not tray.main_window.model.loaded
+
+
 def test_without_a_tray_the_main_window_opens_and_lists_everything(tray: TrayApp) -> None:
     assert not QSystemTrayIcon.isSystemTrayAvailable()  # offscreen has none
     tray.show()
