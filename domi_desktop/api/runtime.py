@@ -435,7 +435,8 @@ class Runtime:
         )  # fmt: skip
 
     def _release(self, active: Active, result: ActionResult | None) -> None:
-        lane = self._lanes.get(lane_key(active.schedule))
+        key = lane_key(active.schedule)
+        lane = self._lanes.get(key)
         if lane is None:
             return
         lane.running.pop(active.run_id, None)
@@ -445,6 +446,10 @@ class Runtime:
         if not lane.running and lane.waiting is not None:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
+        elif not lane.running and self._lanes.get(key) is lane:
+            # An idle lane goes: after a catch-up of 10,000 schedules, asking what runs would
+            # otherwise walk 10,000 empty lanes.
+            del self._lanes[key]
 
     def _emit(self, event: Event) -> None:
         alerts = self.keeper.observe(event)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from domi_desktop.app.host import AlreadyRunning, Host, wait_for_primary
 from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.platform.memory import limit_arenas
 from domi_desktop.store import Store
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.palette import follow_system
@@ -52,6 +53,7 @@ def run_tray(data_dir: str | Path | None) -> int:
         from domi_desktop.app.headless import run_headless
 
         return run_headless(data_dir)
+    limit_arenas()  # before Qt's threads and ours
     with Store.open(data_dir, now=SystemClock().now()) as store:
         setup_logging(store.data_dir)
         app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -18,12 +18,14 @@ from domi_desktop.app.host import AlreadyRunning, Host
 from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.clock import SystemClock
+from domi_desktop.platform.memory import limit_arenas
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
 
 
 def run_headless(data_dir: str | Path | None) -> int:
+    limit_arenas()  # before Qt's threads and ours
     with Store.open(data_dir, now=SystemClock().now()) as store:
         return _serve(store)
 

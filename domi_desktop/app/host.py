@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLockFile, QObject, Signal
+from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 
 from domi_desktop import __version__
 from domi_desktop.api.dispatch import DEFER, Responder
@@ -38,6 +38,7 @@ from domi_desktop.model import (
 )
 from domi_desktop.platform.conditions import condition_source_for_platform
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
+from domi_desktop.platform.memory import give_back
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
@@ -47,6 +48,8 @@ log = logging.getLogger("domi_desktop")
 
 SLICE_BUDGET = 0.01
 """Seconds of a wake's work on the GUI thread between two turns of its event loop."""
+GIVE_BACK_AFTER = 5000
+"""Milliseconds after the last run of a burst ended until freed memory is handed back."""
 OFF_LOOP = ("schedule.preview", "schedule.simulate")
 """Pure methods whose work grows with their parameters: run on worker threads, so that a batch of
 them never holds the loop that wakes the scheduler and answers everyone else."""
@@ -125,6 +128,10 @@ class Host(QObject):
             self,
         )
         self.runtime.subscribe(self._on_event)
+        self._give_back = QTimer(self)
+        self._give_back.setSingleShot(True)
+        self._give_back.setInterval(GIVE_BACK_AFTER)
+        self._give_back.timeout.connect(lambda: self._workers.submit(give_back))
         self._lock = QLockFile(str(lock_path(store.data_dir)))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone
         self._waiting: dict[int, list[Responder]] = {}
@@ -286,6 +293,7 @@ class Host(QObject):
         if isinstance(event, RunFinished):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))
+            self._give_back.start()  # again: counted from the last run of a burst
         self.runtime_event.emit(event)
 
     def _heard_change(self) -> None:

@@ -1,0 +1,44 @@
+"""Giving memory back after a burst of jobs (glibc; elsewhere the allocator does its own).
+
+Every thread that allocates gets a malloc arena of its own, up to eight per core, and what a
+catch-up's hundreds of job threads freed stays in them: the tray measured 141 MB idle and 201 MB
+after a catch-up at 10,000 schedules. Two arenas are plenty for a process whose threads mostly
+wait, and ``malloc_trim`` hands the free pages back once the burst is over.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+_M_ARENA_MAX = -8
+ARENAS = 2
+
+
+def _glibc() -> ctypes.CDLL | None:
+    if sys.platform != "linux":
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        libc.gnu_get_libc_version  # noqa: B018  (musl has no such symbol: leave its malloc be)
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+_LIBC = _glibc()
+
+
+def limit_arenas() -> bool:
+    """At start-up, before the threads: at most ``ARENAS`` malloc arenas. False if not glibc."""
+    if _LIBC is None:
+        return False
+    return bool(_LIBC.mallopt(_M_ARENA_MAX, ARENAS))
+
+
+def give_back() -> bool:
+    """Return the allocator's free pages to the OS (after a burst). False if not glibc."""
+    if _LIBC is None:
+        return False
+    _LIBC.malloc_trim.argtypes = [ctypes.c_size_t]
+    return bool(_LIBC.malloc_trim(0))
