@@ -18,7 +18,9 @@ private system bus, a 10 ms heartbeat QTimer in its GUI thread, and libfaketime:
   status_ms     ``app.status`` over the socket, median of 20 (<= 20 at 10,000)
 Then ``domi-desktop status`` with no app against ``python -c pass`` (<= 2x), best of 7.
 
-Usage: python bench/wake_bench.py [--sizes 20,100,1000,10000] [--json]
+Then the same with the History window open (``--history-sizes``, default 1,000).
+
+Usage: python bench/wake_bench.py [--sizes 20,100,1000,10000] [--history-sizes 1000] [--json]
 Needs dbus-daemon, Xvfb and libfaketime (Debian: dbus, xvfb, libfaketime); without a display
 and a session bus it re-runs itself under ``dbus-run-session -- xvfb-run``.
 """
@@ -108,11 +110,18 @@ def watch_gaps(path):
 if os.environ.get("GAPS"):
     threading.Thread(target=watch_gaps, args=(os.environ["GAPS"],), daemon=True).start()
 original = QApplication.exec
+def open_history():
+    import gc
+    from domi_desktop.ui.tray import TrayApp
+    tray = next(o for o in gc.get_objects() if isinstance(o, TrayApp))
+    tray.open_history(None)
 def exec_with_heartbeat(*args):
     timer = QTimer()
     timer.setTimerType(Qt.TimerType.PreciseTimer)
     timer.timeout.connect(tick)
     timer.start(10)
+    if os.environ.get("BENCH_HISTORY"):
+        QTimer.singleShot(300, open_history)
     return original()
 QApplication.exec = exec_with_heartbeat
 sys.argv[0] = "domi-desktop"
@@ -205,19 +214,21 @@ def status_ms(data: Path) -> float:
 
 
 def one_size(
-    count: int, work: Path, bus: str, desktop: FakeDesktop, logind: FakeLogind
+    count: int, work: Path, bus: str, desktop: FakeDesktop, logind: FakeLogind, history: bool
 ) -> dict[str, Any]:
-    data = work / f"data-{count}"
-    marker = work / f"ran-{count}"
+    name = f"{count}{'-history' if history else ''}"
+    data = work / f"data-{name}"
+    marker = work / f"ran-{name}"
     make_data(data, count, marker)
-    (work / f"clock-{count}").mkdir()
-    clock = fake_clock(work / f"clock-{count}")
-    beat = work / f"beat-{count}.json"
+    (work / f"clock-{name}").mkdir()
+    clock = fake_clock(work / f"clock-{name}")
+    beat = work / f"beat-{name}.json"
     launcher = work / "launcher.py"
     launcher.write_text(LAUNCHER)
     env = {
         **os.environ, **clock.env, "DOMI_DATA_DIR": str(data), "QT_QPA_PLATFORM": "xcb",
         "DBUS_SYSTEM_BUS_ADDRESS": bus, "PYTHONPATH": str(ROOT),
+        **({"BENCH_HISTORY": "1"} if history else {}),
     }  # fmt: skip
     log = data / "domi-desktop.log"
     app = subprocess.Popen(
@@ -285,7 +296,7 @@ def one_size(
     raw = raw_rows_per_s(data, work)
     write = int(rows) / float(seconds)
     return {
-        "schedules": count, "gap_ms": round(gap * 1000, 1),
+        "schedules": count, "history_open": history, "gap_ms": round(gap * 1000, 1),
         "first_job_s": None if first_job is None else round(first_job, 3),
         "notify_s": None if notify is None else round(notify, 3),
         "fires": int(fires), "rows": int(rows), "write_rows_per_s": round(write),
@@ -317,6 +328,7 @@ def cli_status(data: Path) -> dict[str, float]:
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--sizes", default="20,100,1000,10000")
+    options.add_argument("--history-sizes", default="1000", help="the same with History open")
     options.add_argument("--json", action="store_true")
     args = options.parse_args()
     if not os.environ.get("DISPLAY") or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
@@ -343,11 +355,13 @@ def main() -> int:
     )  # fmt: skip
     results: list[dict[str, Any]] = []
     try:
-        for size in (int(s) for s in args.sizes.split(",")):
-            results.append(one_size(size, work, bus, desktop, logind))
+        runs = [(int(s), False) for s in args.sizes.split(",") if s]
+        runs += [(int(s), True) for s in args.history_sizes.split(",") if s]
+        for size, history in runs:
+            results.append(one_size(size, work, bus, desktop, logind, history))
             if not args.json:
                 print(results[-1], flush=True)
-        cli = cli_status(work / f"data-{results[-1]['schedules']}")
+        cli = cli_status(work / f"data-{results[0]['schedules']}")
     finally:
         desktop.child.stop()
         logind.child.stop()

@@ -7,7 +7,7 @@ sources of ``platform/``). Nothing here does I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
@@ -113,6 +113,16 @@ class RunReader(Protocol):
     ) -> int: ...
 
     def get_run(self, run_id: int) -> Run: ...
+
+    def runs_by_id(self, run_ids: Collection[int]) -> dict[int, Run]:
+        """The runs of these ids that exist, in a few reads."""
+        ...
+
+    def schedule_labels(
+        self, schedule_ids: Collection[int] | None = None
+    ) -> dict[int, tuple[str, str]]:
+        """Id -> (name, zone) of every schedule or of these, without decoding them."""
+        ...
 
     def list_schedules(self) -> list[Schedule]: ...
 

@@ -13,6 +13,7 @@ PostgreSQL the row locks of the conditional updates serialise machines (``claims
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Iterable
 from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -178,6 +179,27 @@ class Store(RunStore):
     def get_schedule(self, schedule_id: int) -> Schedule:
         with self._using():
             return self._schedule(_rows.schedule_row(schedule_id))
+
+    def schedule_labels(
+        self, schedule_ids: Collection[int] | None = None
+    ) -> dict[int, tuple[str, str]]:
+        """Id -> (name, zone) of every schedule, or of those of ``schedule_ids``, by id: what
+        the History shows of a schedule, without decoding its action and policies."""
+        query = ScheduleRow.select(ScheduleRow.id, ScheduleRow.name, ScheduleRow.tz)
+        if schedule_ids is None:
+            chunks = [query.order_by(ScheduleRow.id)]
+        else:
+            ids = sorted(set(schedule_ids))
+            chunks = [
+                query.where(ScheduleRow.id.in_(ids[start : start + 500]))
+                for start in range(0, len(ids), 500)
+            ]
+        labels: dict[int, tuple[str, str]] = {}
+        with self._using():
+            for chunk in chunks:
+                rows: Iterable[tuple[int, str, str]] = chunk.tuples()  # type: ignore[assignment]
+                labels.update((id_, (name, tz)) for id_, name, tz in rows)
+        return labels
 
     def paused_schedules(self, limit: int) -> list[Schedule]:
         """The first ``limit`` readable disabled schedules by id: what the tray's menu shows

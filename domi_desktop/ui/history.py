@@ -254,8 +254,8 @@ class HistoryWindow(QWidget):
         with QSignalBlocker(self.schedule_filter):
             self.schedule_filter.clear()
             self.schedule_filter.addItem(tr("All schedules"), None)
-            for schedule in self._store.list_schedules():
-                self.schedule_filter.addItem(schedule.name, schedule.id)
+            for schedule_id, (name, _zone) in self._store.schedule_labels().items():
+                self.schedule_filter.addItem(name, schedule_id)
             self.schedule_filter.setCurrentIndex(max(0, self.schedule_filter.findData(chosen)))
 
     def _apply_filter(self) -> None:

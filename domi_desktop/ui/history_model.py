@@ -194,16 +194,15 @@ class RunsModel(QAbstractTableModel):
         """Show the current state of these runs: the rows of loaded runs are updated (or removed
         when they left the filter), new matching runs are inserted where they belong.
 
-        Costs a read per run and never resets the model, so a burst of ended runs leaves the
-        selection and the scroll position alone.
+        Costs two reads for the whole batch (the runs, their schedules' names and zones) and
+        never resets the model, so a burst of ended runs leaves the selection and the scroll
+        position alone.
         """
-        self._read_context()
+        found = self._store.runs_by_id(run_ids)
+        self._learn_labels({run.schedule_id for run in found.values()})
         for run_id in sorted(run_ids, reverse=True):
             row = self.row_of(run_id)
-            try:
-                run = self._store.get_run(run_id)
-            except NotFoundError:
-                run = None
+            run = found.get(run_id)
             matches = run is not None and self._matches(run)
             if row is not None and run is not None and matches:
                 self._runs[row] = run
@@ -220,7 +219,7 @@ class RunsModel(QAbstractTableModel):
                     self._runs.insert(position, run)
                     self.endInsertRows()
         if self._runs:
-            # Schedule names and zones may have changed too.
+            # The names and zones of these runs' schedules may have changed too.
             last = len(self._runs) - 1
             self.dataChanged.emit(self.index(0, Column.schedule), self.index(last, Column.schedule))
 
@@ -337,9 +336,13 @@ class RunsModel(QAbstractTableModel):
         return "\n".join(line for line in lines if line)
 
     def _read_context(self) -> None:
-        schedules = self._store.list_schedules()
-        self._names = {schedule.id: schedule.name for schedule in schedules}
-        self._zones = {schedule.id: schedule.tz for schedule in schedules}
+        self._names, self._zones = {}, {}
+        self._learn_labels(None)
+
+    def _learn_labels(self, schedule_ids: Collection[int] | None) -> None:
+        for schedule_id, (name, zone) in self._store.schedule_labels(schedule_ids).items():
+            self._names[schedule_id] = name
+            self._zones[schedule_id] = zone
 
     def _reload(self) -> None:
         self.beginResetModel()

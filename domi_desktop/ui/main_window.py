@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domi_desktop.errors import DomiError, NotFoundError
+from domi_desktop.errors import DomiError, NotFoundError, StoreError
 from domi_desktop.model import FireEvent, RunFinished, Schedule
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import register, tr
@@ -127,6 +127,8 @@ class MainWindow(QMainWindow):
         # to date once per turn of the event loop, not once per event.
         self._events_timer = QTimer(self)
         self._events_timer.setSingleShot(True)
+        self._last_runs: dict[int, int] = {}
+        """Schedule id -> its latest run that ended (or was skipped), not read yet."""
         self._events_timer.timeout.connect(self._after_events)
         self._update_actions()
 
@@ -237,18 +239,23 @@ class MainWindow(QMainWindow):
     def on_event(self, event: FireEvent | RunFinished) -> None:
         if not self.model.loaded:
             return
-        if isinstance(event, FireEvent):
-            if event.skipped is None:
-                self.model.run_started(event.schedule_id)
-            else:
-                self.model.run_finished(event.schedule_id, self._run(event.run_id), True)
+        if isinstance(event, FireEvent) and event.skipped is None:
+            self.model.run_started(event.schedule_id)
         else:
-            self.model.run_finished(event.schedule_id, self._run(event.run_id), True)
+            # Read with the others of this turn of the loop (a catch-up ends hundreds at once).
+            self._last_runs[event.schedule_id] = event.run_id
         if not self._events_timer.isActive():
             self._events_timer.start(0)
 
     def _after_events(self) -> None:
+        last, self._last_runs = self._last_runs, {}
         if self.model.loaded:
+            try:
+                runs = self._host.runs.runs_by_id(last.values()) if last else {}
+            except StoreError:  # closed: the app is quitting, its last events are not shown
+                return
+            for schedule_id, run_id in last.items():
+                self.model.run_finished(schedule_id, runs.get(run_id), True)
             self.model.set_running(set(self._host.running_by_schedule()))
         self._update_actions()
 
@@ -264,12 +271,6 @@ class MainWindow(QMainWindow):
         self.model.paused_all = self._host.paused
         self.model.set_running(set(self._host.running_by_schedule()))
         self._update_actions()
-
-    def _run(self, run_id: int) -> Any:
-        try:
-            return self._host.runs.get_run(run_id)
-        except NotFoundError:
-            return None
 
     # -- the selection and its actions -----------------------------------------------------------
 
