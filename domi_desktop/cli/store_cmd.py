@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 from domi_desktop.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from domi_desktop.cli.parser import Subcommands
 
 SQLITE = "sqlite"
 
@@ -60,14 +63,9 @@ def _url(value: str) -> str | None:
     return resolve_url(value)
 
 
-def add_parser(
-    subcommands: argparse._SubParsersAction[Any],
-    parser_class: type[argparse.ArgumentParser],
-) -> None:
+def add_parser(subcommands: Subcommands) -> None:
     store = subcommands.add_parser("store", help="the store itself: copy it to or from PostgreSQL")
-    actions = store.add_subparsers(
-        dest="store_action", metavar="ACTION", parser_class=parser_class, required=True
-    )
+    actions = store.add_subparsers(dest="store_action", metavar="ACTION", required=True)
     migrate_ = actions.add_parser(
         "migrate",
         help="copy schedules, history and last_due into another store (postgresql://… or sqlite)",
@@ -77,4 +75,4 @@ def add_parser(
     migrate_.add_argument(
         "--force", action="store_true", help="replace what the target holds (refused otherwise)"
     )
-    migrate_.set_defaults(handler=migrate)
+    migrate_.set_defaults(handler="store_cmd.migrate")

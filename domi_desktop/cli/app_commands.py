@@ -1,0 +1,83 @@
+"""The commands that only talk to the running app: ``status``, ``quit``, ``events``.
+
+Kept light: with no app running, ``status`` is an interpreter start plus this, so nothing here
+imports the store, the cron engine, ``json`` or ``datetime`` before it is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from domi_desktop.cli.exits import EXIT_NOT_RUNNING
+from domi_desktop.cli.reach import app_client, unreachable_reason
+
+
+def status(args: argparse.Namespace) -> int:
+    reason = unreachable_reason()
+    client = None if reason else app_client(args)
+    if client is None:
+        from domi_desktop.paths import resolve_data_dir
+
+        data_dir = str(resolve_data_dir(args.data_dir))
+        if args.json:
+            import json
+
+            shown = {"running": False, "data_dir": data_dir}
+            if reason:
+                shown = {"running": None, "unreachable": reason, "data_dir": data_dir}
+            print(json.dumps(shown))
+        elif reason:
+            print(f"domi-desktop cannot be reached: {reason}")
+        else:
+            print(f"domi-desktop is not running (data dir {data_dir})")
+        return EXIT_NOT_RUNNING
+    try:
+        state = client.call("app.status", {})
+    finally:
+        client.close()
+    if args.json:
+        import json
+
+        print(json.dumps(state, ensure_ascii=False))
+        return 0
+    from domi_desktop.cli.render import when
+
+    last = state["last_wake"] or {}
+    print(f"domi-desktop {state['version']} running, pid {state['pid']}")
+    print(f"  data dir   {state['data_dir']}")
+    print(f"  socket     {state['socket']}")
+    print(f"  schedules  {state['schedules']}, running runs {state['running_runs'] or 'none'}")
+    print(f"  last wake  {when(last.get('at'))} ({last.get('reason', '-')})")
+    print(f"  next wake  {when(state['next_wake'])}")
+    return 0
+
+
+def quit(args: argparse.Namespace) -> int:
+    client = app_client(args)
+    if client is None:
+        print("domi-desktop is not running")
+        return EXIT_NOT_RUNNING
+    try:
+        client.call("app.quit", {})
+    finally:
+        client.close()
+    print("domi-desktop is stopping")
+    return 0
+
+
+def events(args: argparse.Namespace) -> int:
+    client = app_client(args)
+    if client is None:
+        print("domi-desktop is not running", file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    import json
+
+    try:
+        for event in client.events():
+            print(json.dumps({"event": event["method"], **event.get("params", {})}), flush=True)
+            if not args.follow:
+                break
+    finally:
+        client.close()
+    return 0
