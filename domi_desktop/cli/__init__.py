@@ -4,18 +4,20 @@ Schedule commands go through one backend: the running app over its socket when o
 sees edits at once), else the store opened directly. Both end in ``api.service.METHODS``.
 
 Only the named command's parser is built and only its module imported (``cli.parser``):
-``status`` with no app running loads argparse, ``app_commands`` and the socket directory check.
+``status`` with no app running loads argparse, ``app_commands`` and ``app.instance``.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 from domi_desktop.cli.exits import EXIT_USAGE
 from domi_desktop.cli.parser import TAKES_COMMAND, build_parser, handler_of, parse
-from domi_desktop.cli.store_cmd import apply_globals
 from domi_desktop.errors import CronError, DomiError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 
@@ -42,7 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         install_os_zone()
     try:
-        apply_globals(args)
+        if args.store is not None or args.machine is not None:
+            from domi_desktop.cli.store_cmd import apply_globals
+
+            apply_globals(args)
         handler = handler_of(args)
         if handler is None:
             from domi_desktop.cli.commands import start_app

@@ -1,7 +1,10 @@
-"""The commands that only talk to the running app: ``status``, ``quit``, ``events``.
+"""The commands that only talk to the running app (``status``, ``quit``, ``events``), and how
+every command reaches it (``app_client``).
 
 Kept light: with no app running, ``status`` is an interpreter start plus this, so nothing here
-imports the store, the cron engine, ``json`` or ``datetime`` before it is needed.
+imports the store, the cron engine, ``json``, ``typing`` or ``datetime`` before it is needed. The
+socket client (``json``, ``socket``, the peer check) is imported only once the app's socket exists
+(``instance.app_socket``).
 """
 
 from __future__ import annotations
@@ -9,8 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from domi_desktop.app.socket_path import SocketDirError
 from domi_desktop.cli.exits import EXIT_NOT_RUNNING
-from domi_desktop.cli.reach import app_client, unreachable_reason
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
+if TYPE_CHECKING:
+    from domi_desktop.app.rpc_client import RpcClient
 
 
 def status(args: argparse.Namespace) -> int:
@@ -81,3 +88,37 @@ def events(args: argparse.Namespace) -> int:
     finally:
         client.close()
     return 0
+
+
+def app_client(args: argparse.Namespace) -> RpcClient | None:
+    """The running app's RPC client, if an instance runs for this data dir and can be reached.
+
+    A socket directory refused as unsafe (another user's, mode 0777, a link) is said in one line
+    on stderr; schedule commands then use the database directly, which the app re-reads.
+    """
+    from domi_desktop.app.instance import app_socket
+    from domi_desktop.paths import resolve_data_dir
+
+    try:
+        name = app_socket(resolve_data_dir(args.data_dir))
+        if name is None:
+            return None
+        from domi_desktop.app.rpc_client import connect
+
+        return connect(name)
+    except SocketDirError as error:
+        print(f"domi-desktop: {error}; using the database directly", file=sys.stderr)
+        return None
+
+
+def unreachable_reason() -> str | None:
+    """Why no app can be reached whatever runs: the socket directory is refused; else None."""
+    if sys.platform == "win32":
+        return None
+    from domi_desktop.app.socket_path import socket_dir
+
+    try:
+        socket_dir()
+    except SocketDirError as error:
+        return str(error)
+    return None

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from domi_desktop.cli.reach import app_client
+from domi_desktop.cli.app_commands import app_client
 
 if TYPE_CHECKING:
     from domi_desktop.store import Store

@@ -10,8 +10,8 @@ from datetime import datetime, tzinfo
 from itertools import islice
 from typing import Any
 
+from domi_desktop.cli.app_commands import app_client
 from domi_desktop.cli.backend import backend, open_store
-from domi_desktop.cli.reach import app_client
 from domi_desktop.cli.render import emit, print_run_outcome, table, when
 from domi_desktop.errors import UsageError
 from domi_desktop.timefmt import with_offset

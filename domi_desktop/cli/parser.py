@@ -11,16 +11,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable
 
 from domi_desktop import __version__
 from domi_desktop.cli.exits import EXIT_USAGE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import NoReturn, TypeAlias
 
-Handler = Callable[[argparse.Namespace], int]
+    Handler: TypeAlias = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -16,10 +16,9 @@ SQLITE = "sqlite"
 
 def apply_globals(args: argparse.Namespace) -> None:
     """``--store`` and ``--machine`` become the environment every later open reads (the app, its
-    store worker, the commands), so they mean the same wherever a store is opened."""
-    store, machine = getattr(args, "store", None), getattr(args, "machine", None)
-    if store is None and machine is None:
-        return  # ``status`` and friends load no database code
+    store worker, the commands), so they mean the same wherever a store is opened. Called only
+    when one is given: ``status`` and friends load no database code."""
+    store, machine = args.store, args.machine
     from domi_desktop.store.backend import MACHINE_ENV, STORE_ENV, machine_name, resolve_url
 
     if store is not None:
