@@ -29,21 +29,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-class _Retry(Exception):
-    """The parser of one command refused the words: the full parser is to say why."""
-
-
-class _TrialParser(_Parser):
-    def error(self, message: str) -> NoReturn:
-        raise _Retry(message)
-
-
 if TYPE_CHECKING:
     Subcommands: TypeAlias = argparse._SubParsersAction[_Parser]
 
 
-def _top(parser_class: type[_Parser]) -> _Parser:
-    parser = parser_class(
+def _top() -> _Parser:
+    parser = _Parser(
         prog="domi-desktop",
         description="Run recurring jobs on cron schedules, honestly across sleep. "
         "With no command, start the tray app.",
@@ -71,10 +62,9 @@ GLOBAL_WITH_VALUE = ("--data-dir", "--store", "--machine")
 GLOBAL_FLAGS = ("--headless", "--version")
 
 
-def build_parser(only: str | None = None, *, parser_class: type[_Parser] = _Parser) -> _Parser:
+def build_parser(only: str | None = None) -> _Parser:
     """The whole grammar, or with ``only`` the global options and that one command."""
-    parser = _top(parser_class)
-    # Nested sub-parsers take the class of their parent: a trial parser's all refuse alike.
+    parser = _top()
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, add in COMMANDS.items():
         if only is None or name == only:
@@ -86,17 +76,12 @@ def parse(words: list[str]) -> argparse.Namespace:
     """``words`` parsed as the whole grammar would, building only the command they name.
 
     Given one command's parser, argparse reads the global options and that command exactly as it
-    would with every command there; anything it refuses (a typo, an option's value taken for the
-    command) is parsed again by the whole grammar, which prints today's message. Help before the
-    command, no command, or a word that is no command: the whole grammar at once.
+    would with every command there: ``named_command`` skips the global options as argparse does,
+    so the command it names is the word argparse takes for the command. Its refusals read the
+    same too, as the usage line says ``COMMAND``, not the list. Help before the command (which
+    lists them), a word that is no command, anything unsure: the whole grammar.
     """
-    name = named_command(words)
-    if name is not None:
-        try:
-            return build_parser(name, parser_class=_TrialParser).parse_args(words)
-        except _Retry:
-            pass
-    return build_parser().parse_args(words)
+    return build_parser(named_command(words)).parse_args(words)
 
 
 def named_command(words: list[str]) -> str | None:
