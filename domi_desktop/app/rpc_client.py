@@ -5,9 +5,9 @@ named pipe opened as a file (Windows: ``QLocalServer`` listens on ``\\\\.\\pipe\
 job. Before a byte is sent the other end must prove to run as this user (``peercred``), and the
 first request is ``app.hello`` carrying ``PROTOCOL_VERSION``.
 
-``ctypes`` (and through ``peercred`` on macOS ``ctypes.util``, which loads ``subprocess``) is
-imported once there is a connection to check: the CLI imports this module only when a socket of
-ours exists (``instance.app_may_listen``), and then only what the check on this OS needs.
+The CLI imports this module only once the app's socket exists (``instance.app_socket``), and
+the peer check (``peercred``: ``ctypes``, on macOS ``ctypes.util``, which loads ``subprocess``) only
+once there is a connection to check.
 """
 
 from __future__ import annotations
