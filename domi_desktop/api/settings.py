@@ -19,8 +19,8 @@ from typing import Any
 
 from domi_desktop.cron import LOCAL, known_zone
 from domi_desktop.model import Alerts
+from domi_desktop.paths import ensure_private_dir
 from domi_desktop.scheduler.burst import DEFAULT_LIMIT as DEFAULT_BURST
-from domi_desktop.store.paths import ensure_private_dir
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,6 @@ Windows the named pipe server's process (``GetNamedPipeServerProcessId``) and it
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import socket
 import struct
 import sys
@@ -54,6 +53,8 @@ def peer_uid(sock: socket.socket) -> int:
             "iII", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size)
         )
         return int(uid)
+    import ctypes.util  # loads subprocess: only where getpeereid is the way
+
     libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
     uid, gid = ctypes.c_uint32(), ctypes.c_uint32()
     if libc.getpeereid(sock.fileno(), ctypes.byref(uid), ctypes.byref(gid)) != 0:

@@ -4,11 +4,14 @@ Importing Qt's network module cost every command about 130 ms; a Unix socket (Li
 named pipe opened as a file (Windows: ``QLocalServer`` listens on ``\\\\.\\pipe\\NAME``) does the same
 job. Before a byte is sent the other end must prove to run as this user (``peercred``), and the
 first request is ``app.hello`` carrying ``PROTOCOL_VERSION``.
+
+The CLI imports this module only once the app's socket exists (``instance.app_socket``), and
+the peer check (``peercred``: ``ctypes``, on macOS ``ctypes.util``, which loads ``subprocess``) only
+once there is a connection to check.
 """
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import json
 import os
@@ -20,7 +23,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from domi_desktop.api.protocol import HELLO, INVALID_PARAMS, NOT_FOUND, PROTOCOL_VERSION
-from domi_desktop.app.peercred import check_pipe_server, check_unix_peer, windows_users
 from domi_desktop.errors import AppError, DomiError, NotFoundError, ParamError
 
 CONNECT_TIMEOUT = 1.0
@@ -106,6 +108,8 @@ class Kernel32Peek:
         self._kernel32 = kernel32
 
     def __call__(self, handle: int) -> int:
+        import ctypes
+
         waiting = ctypes.c_ulong()
         if not self._kernel32.PeekNamedPipe(
             ctypes.c_void_p(handle), None, 0, None, ctypes.byref(waiting), None
@@ -200,10 +204,15 @@ def connect_to_app(data_dir: str | os.PathLike[str] | None) -> RpcClient | None:
     Raises ``PeerError`` when the socket's other end is another user's, and ``AppError`` when
     the app speaks another protocol version.
     """
-    from domi_desktop.app.instance import socket_name
-    from domi_desktop.store.paths import resolve_data_dir
+    from domi_desktop.app.instance import app_socket
+    from domi_desktop.paths import resolve_data_dir
 
-    name = socket_name(resolve_data_dir(data_dir))
+    name = app_socket(resolve_data_dir(data_dir))
+    return None if name is None else connect(name)
+
+
+def connect(name: str) -> RpcClient | None:
+    """A client of the app listening on ``name`` (``instance.app_socket``), None if none does."""
     transport = open_pipe(name) if sys.platform == "win32" else open_unix(name)
     if transport is None:
         return None
@@ -221,6 +230,8 @@ def open_unix(path: str) -> UnixTransport | None:
         raise AppError("Windows has no Unix sockets here: the app listens on a named pipe")
     if not Path(path).exists():
         return None  # the common case: no app
+    from domi_desktop.app.peercred import check_unix_peer
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(CONNECT_TIMEOUT)
     try:
@@ -281,10 +292,14 @@ def _pipe_handle(file: BinaryIO) -> int:
 
 
 def _check_pipe(handle: int, path: str) -> None:
+    from domi_desktop.app.peercred import check_pipe_server, windows_users
+
     check_pipe_server(handle, path, windows_users())
 
 
 def _kernel32_peek() -> PeekPipe:
     if sys.platform != "win32":
         raise AppError("named pipes are a Windows thing")
+    import ctypes
+
     return Kernel32Peek(ctypes.WinDLL("kernel32", use_last_error=True))

@@ -2,27 +2,31 @@
 
 Schedule commands go through one backend: the running app over its socket when one runs (it
 sees edits at once), else the store opened directly. Both end in ``api.service.METHODS``.
+
+Only the named command's parser is built and only its module imported (``cli.parser``):
+``status`` with no app running loads argparse, ``app_commands`` and ``app.instance``.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
-from domi_desktop.cli import commands, schedules, store_cmd
-from domi_desktop.cli.parser import Handler, build_parser
-from domi_desktop.cli.render import EXIT_USAGE, print_cron_error
+from domi_desktop.cli.exits import EXIT_USAGE
+from domi_desktop.cli.parser import TAKES_COMMAND, build_parser, handler_of, parse
 from domi_desktop.errors import CronError, DomiError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 
-ZONE_FREE = (commands.status, commands.quit, commands.events)
+ZONE_FREE = ("app_commands.status", "app_commands.quit", "app_commands.events")
 """Commands that show no instant in a zone: they load neither tzlocal nor the cron engine (the
 time ``status`` takes with no app running is mostly imports)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     # Everything after the first '--' is the job's command, options and all (argparse's
     # REMAINDER would also swallow our own options given after the schedule's name).
@@ -30,22 +34,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in words:
         split = words.index("--")
         words, command = words[:split], words[split + 1 :]
-    args = parser.parse_args(words)
+    args = parse(words)
     if command:
-        if getattr(args, "handler", None) not in (schedules.add_schedule, schedules.edit_schedule):
-            parser.error("'-- COMMAND' is only for 'schedule add' and 'schedule edit'")
+        if getattr(args, "handler", None) not in TAKES_COMMAND:
+            build_parser().error("'-- COMMAND' is only for 'schedule add' and 'schedule edit'")
         args.command = command
-    handler: Handler | None = getattr(args, "handler", None)
-    if handler not in ZONE_FREE:
+    if getattr(args, "handler", None) not in ZONE_FREE:
         from domi_desktop.platform.timezone import install_os_zone
 
         install_os_zone()
     try:
-        store_cmd.apply_globals(args)
+        if args.store is not None or args.machine is not None:
+            from domi_desktop.cli.store_cmd import apply_globals
+
+            apply_globals(args)
+        handler = handler_of(args)
         if handler is None:
-            return commands.start_app(args)
+            from domi_desktop.cli.commands import start_app
+
+            return start_app(args)
         return handler(args)
     except CronError as error:
+        from domi_desktop.cli.render import print_cron_error
+
         print_cron_error(error, sys.stderr)
         return EXIT_USAGE
     except DomiError as error:

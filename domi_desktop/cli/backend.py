@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from domi_desktop.app.socket_path import SocketDirError
+from domi_desktop.cli.app_commands import app_client
 
 if TYPE_CHECKING:
-    from domi_desktop.app.rpc_client import RpcClient
     from domi_desktop.store import Store
 
 
@@ -58,31 +56,3 @@ def backend(args: argparse.Namespace) -> Iterator[Backend]:
         return
     with open_store(args) as store:
         yield DirectBackend(store)
-
-
-def app_client(args: argparse.Namespace) -> RpcClient | None:
-    """The running app's RPC client, if an instance runs for this data dir and can be reached.
-
-    A socket directory refused as unsafe (another user's, mode 0777, a link) is said in one line
-    on stderr; schedule commands then use the database directly, which the app re-reads.
-    """
-    from domi_desktop.app.rpc_client import connect_to_app
-
-    try:
-        return connect_to_app(args.data_dir)
-    except SocketDirError as error:
-        print(f"domi-desktop: {error}; using the database directly", file=sys.stderr)
-        return None
-
-
-def unreachable_reason() -> str | None:
-    """Why no app can be reached whatever runs: the socket directory is refused; else None."""
-    if sys.platform == "win32":
-        return None
-    from domi_desktop.app.socket_path import socket_dir
-
-    try:
-        socket_dir()
-    except SocketDirError as error:
-        return str(error)
-    return None

@@ -1,4 +1,5 @@
-"""The commands that are not about editing schedules: the app, preview, simulate, runs, secrets."""
+"""The commands that are not about editing schedules or talking to the app only: starting the
+app, preview, simulate, runs, secrets."""
 
 from __future__ import annotations
 
@@ -9,14 +10,9 @@ from datetime import datetime, tzinfo
 from itertools import islice
 from typing import Any
 
-from domi_desktop.cli.backend import app_client, backend, open_store, unreachable_reason
-from domi_desktop.cli.render import (
-    EXIT_NOT_RUNNING,
-    emit,
-    print_run_outcome,
-    table,
-    when,
-)
+from domi_desktop.cli.app_commands import app_client
+from domi_desktop.cli.backend import backend, open_store
+from domi_desktop.cli.render import emit, print_run_outcome, table, when
 from domi_desktop.errors import UsageError
 from domi_desktop.timefmt import with_offset
 
@@ -30,67 +26,6 @@ def parse_instant(text: str, zone: tzinfo, option: str) -> datetime:
             f"{option}: {text!r} is not an ISO 8601 date-time (e.g. 2024-03-09T12:00:00-05:00)"
         ) from None
     return value if value.tzinfo is not None else value.replace(tzinfo=zone)
-
-
-def status(args: argparse.Namespace) -> int:
-    from domi_desktop.store import resolve_data_dir
-
-    reason = unreachable_reason()
-    client = None if reason else app_client(args)
-    if client is None:
-        state: dict[str, Any] = {"running": False, "data_dir": str(resolve_data_dir(args.data_dir))}
-        if reason:
-            state = {"running": None, "unreachable": reason, "data_dir": state["data_dir"]}
-        if args.json:
-            print(json.dumps(state))
-        elif reason:
-            print(f"domi-desktop cannot be reached: {reason}")
-        else:
-            print(f"domi-desktop is not running (data dir {state['data_dir']})")
-        return EXIT_NOT_RUNNING
-    try:
-        state = client.call("app.status", {})
-    finally:
-        client.close()
-    if args.json:
-        print(json.dumps(state, ensure_ascii=False))
-        return 0
-    last = state["last_wake"] or {}
-    print(f"domi-desktop {state['version']} running, pid {state['pid']}")
-    print(f"  data dir   {state['data_dir']}")
-    print(f"  socket     {state['socket']}")
-    print(f"  schedules  {state['schedules']}, running runs {state['running_runs'] or 'none'}")
-    print(f"  last wake  {when(last.get('at'))} ({last.get('reason', '-')})")
-    print(f"  next wake  {when(state['next_wake'])}")
-    return 0
-
-
-def quit(args: argparse.Namespace) -> int:
-    client = app_client(args)
-    if client is None:
-        print("domi-desktop is not running")
-        return EXIT_NOT_RUNNING
-    try:
-        client.call("app.quit", {})
-    finally:
-        client.close()
-    print("domi-desktop is stopping")
-    return 0
-
-
-def events(args: argparse.Namespace) -> int:
-    client = app_client(args)
-    if client is None:
-        print("domi-desktop is not running", file=sys.stderr)
-        return EXIT_NOT_RUNNING
-    try:
-        for event in client.events():
-            print(json.dumps({"event": event["method"], **event.get("params", {})}), flush=True)
-            if not args.follow:
-                break
-    finally:
-        client.close()
-    return 0
 
 
 def start_app(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""What the CLI prints: tables, one schedule, a run's outcome, errors with a caret, exit codes."""
+"""What the CLI prints: tables, one schedule, a run's outcome, errors with a caret."""
 
 from __future__ import annotations
 
@@ -12,11 +12,6 @@ from typing import Any, TextIO
 
 from domi_desktop import timefmt
 from domi_desktop.errors import CronError, DomiError
-
-EXIT_USAGE = 2
-"""Bad input of any kind: a bad expression, zone, id or option."""
-
-EXIT_NOT_RUNNING = 3
 
 
 def print_cron_error(error: CronError, out: TextIO) -> None:

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from domi_desktop.cli.backend import backend
-from domi_desktop.cli.render import EXIT_USAGE, emit, print_schedule, printable, table, when
+from domi_desktop.cli.exits import EXIT_USAGE
+from domi_desktop.cli.render import emit, print_schedule, printable, table, when
 from domi_desktop.errors import UsageError
 
 

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 from domi_desktop.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from domi_desktop.cli.parser import Subcommands
 
 SQLITE = "sqlite"
 
 
 def apply_globals(args: argparse.Namespace) -> None:
     """``--store`` and ``--machine`` become the environment every later open reads (the app, its
-    store worker, the commands), so they mean the same wherever a store is opened."""
-    store, machine = getattr(args, "store", None), getattr(args, "machine", None)
-    if store is None and machine is None:
-        return  # ``status`` and friends load no database code
+    store worker, the commands), so they mean the same wherever a store is opened. Called only
+    when one is given: ``status`` and friends load no database code."""
+    store, machine = args.store, args.machine
     from domi_desktop.store.backend import MACHINE_ENV, STORE_ENV, machine_name, resolve_url
 
     if store is not None:
@@ -60,14 +62,9 @@ def _url(value: str) -> str | None:
     return resolve_url(value)
 
 
-def add_parser(
-    subcommands: argparse._SubParsersAction[Any],
-    parser_class: type[argparse.ArgumentParser],
-) -> None:
+def add_parser(subcommands: Subcommands) -> None:
     store = subcommands.add_parser("store", help="the store itself: copy it to or from PostgreSQL")
-    actions = store.add_subparsers(
-        dest="store_action", metavar="ACTION", parser_class=parser_class, required=True
-    )
+    actions = store.add_subparsers(dest="store_action", metavar="ACTION", required=True)
     migrate_ = actions.add_parser(
         "migrate",
         help="copy schedules, history and last_due into another store (postgresql://… or sqlite)",
@@ -77,4 +74,4 @@ def add_parser(
     migrate_.add_argument(
         "--force", action="store_true", help="replace what the target holds (refused otherwise)"
     )
-    migrate_.set_defaults(handler=migrate)
+    migrate_.set_defaults(handler="store_cmd.migrate")

@@ -14,9 +14,9 @@ from pathlib import Path
 from peewee import PeeweeException, SqliteDatabase
 
 from domi_desktop.errors import StoreError
+from domi_desktop.paths import PRIVATE_FILE_MODE
 from domi_desktop.store import backend, migrations
 from domi_desktop.store.models import execute
-from domi_desktop.store.paths import PRIVATE_FILE_MODE
 
 log = logging.getLogger("domi_desktop.store")
 

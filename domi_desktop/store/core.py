@@ -19,9 +19,9 @@ from peewee import Database, SqliteDatabase
 
 from domi_desktop.errors import StoreError
 from domi_desktop.model import RunStatus
+from domi_desktop.paths import DB_FILENAME, LOG_DIRNAME, ensure_private_dir
 from domi_desktop.store import _open, _rows, backend, claims, listen, migrations, retention
 from domi_desktop.store.models import RunRow, database
-from domi_desktop.store.paths import DB_FILENAME, LOG_DIRNAME, ensure_private_dir
 
 _RUNNING = RunStatus.running.value
 

@@ -17,9 +17,9 @@ from contextlib import closing
 from pathlib import Path
 
 from domi_desktop.errors import StoreError
+from domi_desktop.paths import create_private_file
 from domi_desktop.store import backend
 from domi_desktop.store.models import database, execute
-from domi_desktop.store.paths import create_private_file
 
 VERSION_KEY = "schema_version"
 

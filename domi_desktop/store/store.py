@@ -23,6 +23,12 @@ from peewee import SqliteDatabase
 
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import Action, Policies, Schedule
+from domi_desktop.paths import (
+    DB_FILENAME,
+    create_private_file,
+    ensure_private_dir,
+    resolve_data_dir,
+)
 from domi_desktop.store import (
     _open,
     _replan,
@@ -36,12 +42,6 @@ from domi_desktop.store import (
 )
 from domi_desktop.store.core import OPEN_GUARD
 from domi_desktop.store.models import RunRow, ScheduleRow, database
-from domi_desktop.store.paths import (
-    DB_FILENAME,
-    create_private_file,
-    ensure_private_dir,
-    resolve_data_dir,
-)
 from domi_desktop.store.runs import RunStore
 
 DEFAULT_POLICIES = Policies()

@@ -1,0 +1,124 @@
+"""The commands that only talk to the running app (``status``, ``quit``, ``events``), and how
+every command reaches it (``app_client``).
+
+Kept light: with no app running, ``status`` is an interpreter start plus this, so nothing here
+imports the store, the cron engine, ``json``, ``typing`` or ``datetime`` before it is needed. The
+socket client (``json``, ``socket``, the peer check) is imported only once the app's socket exists
+(``instance.app_socket``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from domi_desktop.app.socket_path import SocketDirError
+from domi_desktop.cli.exits import EXIT_NOT_RUNNING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
+if TYPE_CHECKING:
+    from domi_desktop.app.rpc_client import RpcClient
+
+
+def status(args: argparse.Namespace) -> int:
+    reason = unreachable_reason()
+    client = None if reason else app_client(args)
+    if client is None:
+        from domi_desktop.paths import resolve_data_dir
+
+        data_dir = str(resolve_data_dir(args.data_dir))
+        if args.json:
+            import json
+
+            shown = {"running": False, "data_dir": data_dir}
+            if reason:
+                shown = {"running": None, "unreachable": reason, "data_dir": data_dir}
+            print(json.dumps(shown))
+        elif reason:
+            print(f"domi-desktop cannot be reached: {reason}")
+        else:
+            print(f"domi-desktop is not running (data dir {data_dir})")
+        return EXIT_NOT_RUNNING
+    try:
+        state = client.call("app.status", {})
+    finally:
+        client.close()
+    if args.json:
+        import json
+
+        print(json.dumps(state, ensure_ascii=False))
+        return 0
+    from domi_desktop.cli.render import when
+
+    last = state["last_wake"] or {}
+    print(f"domi-desktop {state['version']} running, pid {state['pid']}")
+    print(f"  data dir   {state['data_dir']}")
+    print(f"  socket     {state['socket']}")
+    print(f"  schedules  {state['schedules']}, running runs {state['running_runs'] or 'none'}")
+    print(f"  last wake  {when(last.get('at'))} ({last.get('reason', '-')})")
+    print(f"  next wake  {when(state['next_wake'])}")
+    return 0
+
+
+def quit(args: argparse.Namespace) -> int:
+    client = app_client(args)
+    if client is None:
+        print("domi-desktop is not running")
+        return EXIT_NOT_RUNNING
+    try:
+        client.call("app.quit", {})
+    finally:
+        client.close()
+    print("domi-desktop is stopping")
+    return 0
+
+
+def events(args: argparse.Namespace) -> int:
+    client = app_client(args)
+    if client is None:
+        print("domi-desktop is not running", file=sys.stderr)
+        return EXIT_NOT_RUNNING
+    import json
+
+    try:
+        for event in client.events():
+            print(json.dumps({"event": event["method"], **event.get("params", {})}), flush=True)
+            if not args.follow:
+                break
+    finally:
+        client.close()
+    return 0
+
+
+def app_client(args: argparse.Namespace) -> RpcClient | None:
+    """The running app's RPC client, if an instance runs for this data dir and can be reached.
+
+    A socket directory refused as unsafe (another user's, mode 0777, a link) is said in one line
+    on stderr; schedule commands then use the database directly, which the app re-reads.
+    """
+    from domi_desktop.app.instance import app_socket
+    from domi_desktop.paths import resolve_data_dir
+
+    try:
+        name = app_socket(resolve_data_dir(args.data_dir))
+        if name is None:
+            return None
+        from domi_desktop.app.rpc_client import connect
+
+        return connect(name)
+    except SocketDirError as error:
+        print(f"domi-desktop: {error}; using the database directly", file=sys.stderr)
+        return None
+
+
+def unreachable_reason() -> str | None:
+    """Why no app can be reached whatever runs: the socket directory is refused; else None."""
+    if sys.platform == "win32":
+        return None
+    from domi_desktop.app.socket_path import socket_dir
+
+    try:
+        socket_dir()
+    except SocketDirError as error:
+        return str(error)
+    return None

@@ -1,0 +1,8 @@
+"""The CLI's exit codes, apart so that the front door and the light commands need nothing else."""
+
+from __future__ import annotations
+
+EXIT_USAGE = 2
+"""Bad input of any kind: a bad expression, zone, id or option."""
+
+EXIT_NOT_RUNNING = 3
