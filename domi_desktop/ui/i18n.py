@@ -31,7 +31,15 @@ _qt_translator: QTranslator | None = None
 
 
 def register(language: str, catalog: Mapping[str, str]) -> None:
-    _catalogs.setdefault(language, {}).update(catalog)
+    """Add a module's translations. One English text has one translation: a second, different
+    one would win or lose by the order in which modules happen to be imported."""
+    known = _catalogs.setdefault(language, {})
+    for text, translated in catalog.items():
+        if known.get(text, translated) != translated:
+            raise ValueError(
+                f"{language}: {text!r} is already translated as {known[text]!r}, not {translated!r}"
+            )
+    known.update(catalog)
 
 
 def set_language(language: str) -> None:

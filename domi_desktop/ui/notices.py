@@ -17,8 +17,8 @@ register(
     {
         "{name} ran late": "{name} 迟到运行",
         "due {due}, ran {ran}": "应于 {due}，实际 {ran}",
-        "{count} earlier runs skipped": "跳过了之前的 {count} 次",
-        "1 earlier run skipped": "跳过了之前的 1 次",
+        "{count} earlier runs skipped": "跳过了 {count} 次更早的运行",
+        "1 earlier run skipped": "跳过了 1 次更早的运行",
         "{count} schedules caught up after sleep": "睡眠后补运行了 {count} 个计划",
         "{count} schedules caught up after the app was closed": "应用关闭期间错过的 {count} 个计划已补运行",
         "{count} schedules caught up": "已补运行 {count} 个计划",

@@ -49,7 +49,7 @@ register(
         "succeeded": "成功",
         "failed": "失败",
         "timed out": "超时",
-        "interrupted": "被中断",
+        "interrupted": "已中断",
         "skipped": "已跳过",
         "waiting": "等待条件",
         "never": "从未",
