@@ -92,7 +92,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
     path = build_v1_database(data_dir)
 
     with Store.open(data_dir, now=now) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v1.bak"
         assert store.list_schedules() == EXPECTED_SCHEDULES
         skipped, fired, left_running = sorted(store.runs(), key=lambda run: run.id)
@@ -120,7 +120,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
         run_id = store.claim_fire(FireClaim(1, expected_last_due=V1_DUE, due=now, fired_at=now))
         assert run_id == 4
 
-    assert _version(path) == "4"
+    assert _version(path) == "5"
     backup = data_dir / f"{DB_FILENAME}.v1.bak"
     assert _version(backup) == "1"
     with closing(sqlite3.connect(backup)) as connection:
@@ -216,17 +216,17 @@ def test_a_failing_migration_leaves_the_database_as_it_was(
     Store.open(data_dir, now=now).close()
     broken = ("CREATE TABLE half_done (x INTEGER)", "THIS IS NOT SQL")
     monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, broken))
-    monkeypatch.setattr(migrations, "HEAD", 5)
+    monkeypatch.setattr(migrations, "HEAD", 6)
 
     with pytest.raises(StoreError, match="syntax error"):
         Store.open(data_dir, now=now)
 
     path = data_dir / DB_FILENAME
-    assert _version(path) == "4"
+    assert _version(path) == "5"
     with closing(sqlite3.connect(path)) as connection:
         tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master")}
     assert "half_done" not in tables
-    assert _version(data_dir / f"{DB_FILENAME}.v4.bak") == "4"
+    assert _version(data_dir / f"{DB_FILENAME}.v5.bak") == "5"
 
 
 def test_a_v2_database_gains_the_job_process_columns_with_a_backup(
@@ -239,7 +239,7 @@ def test_a_v2_database_gains_the_job_process_columns_with_a_backup(
         connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
 
     with Store.open(data_dir, now=now) as store:
-        assert store.schema_version == 4
+        assert store.schema_version == SCHEMA_VERSION
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v2.bak"
         # A run left running by version 2 recorded no job: nothing to stop, still interrupted.
         assert store.orphaned_jobs() == {}
