@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import Action, Policies, Schedule
 from domi_desktop.store import (
