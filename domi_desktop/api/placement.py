@@ -6,7 +6,7 @@ machines it belongs to, and no due of it is recorded skipped or lost by this one
 kept (``not_here``) for ``app.status`` and logged when it first applies.
 
 On a shared store every wake re-reads the schedules (the other machines' claims move
-``last_due``; SQLite's ``data_version`` does not exist there), and nothing is read or claimed
+``last_due``, which the store's change counter leaves out on purpose), and nothing is read or claimed
 while the link to the database is known to be lost (``link_lost``): the first wake after it is
 back re-reads everything, and the normal catch-up rule decides the dues passed meanwhile.
 """

@@ -14,11 +14,12 @@ class StoreSource:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._version: int | None = None
+        self._elsewhere: int | None = None
+        """``Store.changes_elsewhere`` when the schedules were last read."""
         self.known: dict[int, Schedule] = {}
 
     def load(self) -> tuple[list[Schedule], dict[int, str]]:
-        self._version = self._store.data_version()
+        self._elsewhere = self._store.changes_elsewhere()
         schedules, broken = self._store.read_schedules()
         self.known = {schedule.id: schedule for schedule in schedules}
         return schedules, broken
@@ -36,8 +37,12 @@ class StoreSource:
         return self.known.get(schedule_id) or self._store.get_schedule(schedule_id)
 
     def changed(self) -> bool:
-        version = self._store.data_version()
-        changed, self._version = version != self._version, version
+        """Whether another process changed a schedule since the last read: the app's own edits
+        are re-read one by one where they are made, and its claims and run results (written on
+        other connections) change no schedule but ``last_due``, which the database does not
+        count."""
+        elsewhere = self._store.changes_elsewhere()
+        changed, self._elsewhere = elsewhere != self._elsewhere, elsewhere
         return changed
 
     def rebase(self, schedule_id: int, expected: datetime | None, last_due: datetime) -> bool:

@@ -1,5 +1,5 @@
-"""What the scheduler needs to re-plan when the world moved under it: another process's commits,
-a wall clock set back past a schedule's ``last_due``, and a row that no longer decodes.
+"""What the scheduler needs to re-plan when the world moved under it: another process's schedule
+changes, a wall clock set back past a schedule's ``last_due``, and a row that no longer decodes.
 
 A claim advances ``last_due`` and inserts the due's run row in one transaction, so normally no run
 row has a due later than its schedule's ``last_due``. Only ``rebase_last_due`` (after the clock went
@@ -12,14 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from domi_desktop.store import codec
-from domi_desktop.store.models import RunRow, ScheduleRow, database
+from domi_desktop.store import backend, codec
+from domi_desktop.store.migrations import CHANGES_KEY
+from domi_desktop.store.models import RunRow, ScheduleRow, database, execute
 
 
-def data_version() -> int:
-    """SQLite's ``PRAGMA data_version``: it changes when another connection commits."""
-    cursor = database.execute_sql("PRAGMA data_version")
-    return int(cursor.fetchone()[0])
+def change_counter(*, lock: bool = False) -> int:
+    """The schedule changes the database's triggers counted (migration 5). ``lock``: inside a
+    PostgreSQL write, hold the counter's row until commit, so that no other writer's bump lands
+    between this read and the caller's own (SQLite's write lock already excludes them)."""
+    locking = " FOR UPDATE" if lock and backend.is_postgresql(database.obj) else ""
+    query = f"SELECT value FROM meta WHERE key = {database.param}{locking}"
+    return int(execute(query, (CHANGES_KEY,)).fetchone()[0])
 
 
 def rebase(schedule_id: int, expected: datetime | None, last_due: datetime) -> bool:

@@ -20,7 +20,7 @@ from peewee import Database, SqliteDatabase
 from domi_desktop.errors import StoreError
 from domi_desktop.model import RunStatus
 from domi_desktop.paths import DB_FILENAME, LOG_DIRNAME, ensure_private_dir
-from domi_desktop.store import _open, _rows, backend, claims, listen, migrations, retention
+from domi_desktop.store import _open, _replan, _rows, backend, claims, listen, migrations, retention
 from domi_desktop.store.models import RunRow, database
 
 _RUNNING = RunStatus.running.value
@@ -54,6 +54,8 @@ class StoreCore:
         self._lock = threading.RLock()
         self._closed = False
         self._log_dir_made = False
+        self._own_changes = 0
+        """The bumps of the database's schedule-change counter that this store's writes made."""
 
     def close(self) -> None:
         with self._lock:
@@ -131,10 +133,18 @@ class StoreCore:
             return self._db.atomic("IMMEDIATE")
         return self._db.atomic()
 
-    def _changed(self) -> None:
-        """Inside a schedule write: the other instances hear of it when it commits."""
-        if self.target.url is not None:
-            self._db.execute_sql(listen.NOTIFY)  # type: ignore[no-untyped-call]
+    @contextmanager
+    def _schedule_write(self) -> Iterator[None]:
+        """A write transaction that changes schedules (inside ``_using``). Its bumps of the
+        change counter are noted as this store's own, so that ``changes_elsewhere`` leaves out
+        the edits this process re-plans itself; the other instances hear of it when it commits."""
+        with self._atomic():
+            before = _replan.change_counter(lock=True)
+            yield
+            if self.target.url is not None:
+                self._db.execute_sql(listen.NOTIFY)  # type: ignore[no-untyped-call]
+            bumped = _replan.change_counter() - before
+        self._own_changes += bumped
 
     def listener(
         self, on_change: Callable[[], None], on_status: Callable[[str | None], None]

@@ -131,10 +131,61 @@ def _v4(big_int: str) -> tuple[str, ...]:
     )
 
 
-MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3, _v4("INTEGER"))
+CHANGES_KEY = "schedule_changes"
+"""The ``meta`` row the database itself counts schedule changes in (version 5)."""
+
+_COUNTED = "id, name, expr, tz, enabled, action, policies, created_at, updated_at"
+# Every column of ``schedules`` but ``last_due``: claims and the clock-set-back rebase write only
+# that one, and they must not look like an edit (a lost claim is caught by its compare-and-set).
+# A later migration that adds a column to ``schedules`` re-creates the update triggers with it.
+
+_V5 = (
+    # Kept by the database, not by the code that writes: the CLI, another app instance, a hand
+    # edit all bump it, and the app's own claims and results on other connections do not.
+    f"INSERT INTO meta (key, value) VALUES ('{CHANGES_KEY}', '0')",
+    *(
+        f"""CREATE TRIGGER schedules_{name} AFTER {event} ON schedules
+        BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = '{CHANGES_KEY}';
+        END"""
+        for name, event in (
+            ("inserted", "INSERT"),
+            ("deleted", "DELETE"),
+            ("updated", f"UPDATE OF {_COUNTED}"),
+        )
+    ),
+)
+
+_V5_POSTGRESQL = (
+    f"INSERT INTO meta (key, value) VALUES ('{CHANGES_KEY}', '0')",
+    f"""CREATE FUNCTION domi_schedules_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE meta SET value = (value::bigint + 1)::text WHERE key = '{CHANGES_KEY}';
+        RETURN NULL;
+    END
+    $$""",
+    # Per statement: one bump per write, however many rows (an import, a copied store).
+    *(
+        f"CREATE TRIGGER schedules_{name} AFTER {event} ON schedules "
+        "FOR EACH STATEMENT EXECUTE FUNCTION domi_schedules_changed()"
+        for name, event in (
+            ("inserted", "INSERT"),
+            ("deleted", "DELETE"),
+            ("updated", f"UPDATE OF {_COUNTED}"),
+        )
+    ),
+)
+
+MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3, _v4("INTEGER"), _V5)
 """``MIGRATIONS[n - 1]`` takes a database from version ``n - 1`` to ``n``."""
 
-POSTGRESQL_MIGRATIONS: tuple[Sequence[str], ...] = (_V1_POSTGRESQL, _V2, _V3, _v4("BIGINT"))
+POSTGRESQL_MIGRATIONS: tuple[Sequence[str], ...] = (
+    _V1_POSTGRESQL,
+    _V2,
+    _V3,
+    _v4("BIGINT"),
+    _V5_POSTGRESQL,
+)
 
 HEAD = len(MIGRATIONS)
 

@@ -19,8 +19,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from peewee import SqliteDatabase
-
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import Action, Policies, Schedule
 from domi_desktop.paths import (
@@ -161,7 +159,7 @@ class Store(RunStore):
     ) -> Schedule:
         """A new schedule starts with ``last_due = now``: nothing fires for the past (SPEC §3)."""
         stamp = codec.to_micros(now)
-        with self._using(), self._atomic():
+        with self._using(), self._schedule_write():
             schedule_id = ScheduleRow.insert(
                 name=name,
                 expr=expr,
@@ -173,7 +171,6 @@ class Store(RunStore):
                 created_at=stamp,
                 updated_at=stamp,
             ).execute()
-            self._changed()
             return self._schedule(_rows.schedule_row(int(schedule_id)))
 
     def get_schedule(self, schedule_id: int) -> Schedule:
@@ -235,13 +232,19 @@ class Store(RunStore):
                     broken[row.id] = str(error)
         return schedules, broken
 
-    def data_version(self) -> int:
-        """A number that changes when another connection (another process) commits a change; on
-        PostgreSQL always 0: changes arrive there by LISTEN/NOTIFY (``listener``)."""
-        if not isinstance(self._db, SqliteDatabase):
-            return 0
+    def change_counter(self) -> int:
+        """How many schedule changes the database has counted: triggers (migration 5) bump it on
+        every insert, delete and edit of a schedule by any writer (this process, the CLI, another
+        instance, a hand edit), never for a write of ``last_due`` alone (claims, the clock set
+        back), so the app's claims and results on its other connections do not move it."""
         with self._using():
-            return _replan.data_version()
+            return _replan.change_counter()
+
+    def changes_elsewhere(self) -> int:
+        """``change_counter`` less the changes this store made: it moves only when another
+        connection (another process) changed a schedule."""
+        with self._using():
+            return _replan.change_counter() - self._own_changes
 
     def rebase_last_due(
         self, schedule_id: int, expected: datetime | None, last_due: datetime
@@ -279,7 +282,7 @@ class Store(RunStore):
         past must not fire (SPEC §3).
         """
         stamp = codec.to_micros(now)
-        with self._using(), self._atomic():
+        with self._using(), self._schedule_write():
             row = _rows.schedule_row(schedule_id)
             changes: dict[Any, Any] = {ScheduleRow.updated_at: stamp}
             if name is not None:
@@ -301,7 +304,6 @@ class Store(RunStore):
             ):
                 changes[ScheduleRow.last_due] = stamp
             ScheduleRow.update(changes).where(ScheduleRow.id == schedule_id).execute()
-            self._changed()
             return self._schedule(_rows.schedule_row(schedule_id))
 
     def set_enabled(self, schedule_id: int, enabled: bool, now: datetime) -> Schedule:
@@ -310,7 +312,7 @@ class Store(RunStore):
     def delete_schedule(self, schedule_id: int) -> None:
         """Delete the schedule, its runs (the foreign key cascades) and their log files."""
         with self._using():
-            with self._atomic():
+            with self._schedule_write():
                 logs = [
                     row.log_path
                     for row in RunRow.select(RunRow.log_path).where(
@@ -320,7 +322,6 @@ class Store(RunStore):
                 ]
                 if not ScheduleRow.delete().where(ScheduleRow.id == schedule_id).execute():
                     raise NotFoundError(f"no schedule with id {schedule_id}")
-                self._changed()
             retention.remove_logs(self.log_dir, logs)
 
     # -- copying a whole store (``domi-desktop store migrate``) ---------------------------------

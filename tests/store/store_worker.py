@@ -76,6 +76,14 @@ def hold(data_dir: str, schedule_id: int) -> None:
     sys.stdin.readline()
 
 
+def rename(data_dir: str, schedule_id: int, name: str) -> None:
+    """Rename the schedule through a store of this process, as the CLI or another app would."""
+    now = datetime.fromisoformat("2026-01-01T00:00:00+00:00")
+    with Store.open(data_dir, now=now) as store:
+        store.update_schedule(schedule_id, now=now, name=name)
+    print("renamed", flush=True)
+
+
 def open_unprivileged(data_dir: str) -> None:
     """Open the store as root without CAP_DAC_OVERRIDE, i.e. subject to file modes like a user."""
     _drop_dac_capabilities()
@@ -120,6 +128,8 @@ def main(argv: list[str]) -> None:
         churn(data_dir, int(rest[0]))
     elif command == "hold":
         hold(data_dir, int(rest[0]))
+    elif command == "rename":
+        rename(data_dir, int(rest[0]), rest[1])
     elif command == "open-unprivileged":
         open_unprivileged(data_dir)
     else:

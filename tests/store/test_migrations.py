@@ -80,6 +80,11 @@ def _indexes(connection: sqlite3.Connection) -> set[str]:
     return {name for (name,) in rows if not name.startswith("sqlite_")}
 
 
+def _triggers(connection: sqlite3.Connection) -> dict[str, str]:
+    rows = connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+    return dict(rows.fetchall())
+
+
 def _version(path: Path) -> str:
     with closing(sqlite3.connect(path)) as connection:
         [(value,)] = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'")
@@ -92,7 +97,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
     path = build_v1_database(data_dir)
 
     with Store.open(data_dir, now=now) as store:
-        assert store.schema_version == SCHEMA_VERSION == 4
+        assert store.schema_version == SCHEMA_VERSION == 5
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v1.bak"
         assert store.list_schedules() == EXPECTED_SCHEDULES
         skipped, fired, left_running = sorted(store.runs(), key=lambda run: run.id)
@@ -120,7 +125,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
         run_id = store.claim_fire(FireClaim(1, expected_last_due=V1_DUE, due=now, fired_at=now))
         assert run_id == 4
 
-    assert _version(path) == "4"
+    assert _version(path) == "5"
     backup = data_dir / f"{DB_FILENAME}.v1.bak"
     assert _version(backup) == "1"
     with closing(sqlite3.connect(backup)) as connection:
@@ -200,6 +205,13 @@ def test_a_new_database_gets_no_backup_and_the_same_schema_as_a_migrated_one(
                 "runs_resumed_once",
             }
         )
+        assert _triggers(new) == _triggers(old)
+        assert set(_triggers(new)) == {
+            "schedules_inserted",
+            "schedules_deleted",
+            "schedules_updated",
+        }
+        assert _version(tmp_path / "new" / DB_FILENAME) == str(SCHEMA_VERSION) == "5"
     assert list((tmp_path / "new").glob("*.bak")) == []
 
 
@@ -216,17 +228,17 @@ def test_a_failing_migration_leaves_the_database_as_it_was(
     Store.open(data_dir, now=now).close()
     broken = ("CREATE TABLE half_done (x INTEGER)", "THIS IS NOT SQL")
     monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, broken))
-    monkeypatch.setattr(migrations, "HEAD", 5)
+    monkeypatch.setattr(migrations, "HEAD", 6)
 
     with pytest.raises(StoreError, match="syntax error"):
         Store.open(data_dir, now=now)
 
     path = data_dir / DB_FILENAME
-    assert _version(path) == "4"
+    assert _version(path) == "5"
     with closing(sqlite3.connect(path)) as connection:
         tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master")}
     assert "half_done" not in tables
-    assert _version(data_dir / f"{DB_FILENAME}.v4.bak") == "4"
+    assert _version(data_dir / f"{DB_FILENAME}.v5.bak") == "5"
 
 
 def test_a_v2_database_gains_the_job_process_columns_with_a_backup(
@@ -239,7 +251,7 @@ def test_a_v2_database_gains_the_job_process_columns_with_a_backup(
         connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
 
     with Store.open(data_dir, now=now) as store:
-        assert store.schema_version == 4
+        assert store.schema_version == SCHEMA_VERSION
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v2.bak"
         # A run left running by version 2 recorded no job: nothing to stop, still interrupted.
         assert store.orphaned_jobs() == {}
@@ -250,3 +262,30 @@ def test_a_v2_database_gains_the_job_process_columns_with_a_backup(
         columns = {column[1] for column in _columns(connection, "runs")}
     assert {"job_pid", "job_started"} <= columns
     assert _version(data_dir / f"{DB_FILENAME}.v2.bak") == "2"
+
+
+def test_a_v4_database_gains_the_change_counter_with_its_schedules_intact(
+    data_dir: Path, now: datetime, build_v1_database: BuildV1
+) -> None:
+    path = build_v1_database(data_dir)
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for step in migrations.MIGRATIONS[1:4]:
+            for statement in step:
+                connection.execute(statement)
+        connection.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+
+    with Store.open(data_dir, now=now) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.migration_backup == data_dir / f"{DB_FILENAME}.v4.bak"
+        assert store.list_schedules() == EXPECTED_SCHEDULES
+        assert store.change_counter() == 0
+        assert store.claim_fire(FireClaim(1, expected_last_due=V1_DUE, due=now, fired_at=now))
+        assert store.change_counter() == 0
+        with closing(sqlite3.connect(path)) as other, other:
+            other.execute("UPDATE schedules SET name = 'renamed elsewhere' WHERE id = 2")
+        assert store.change_counter() == store.changes_elsewhere() == 1
+        store.update_schedule(1, now=now, enabled=False)
+        assert (store.change_counter(), store.changes_elsewhere()) == (2, 1)
+
+    assert _version(path) == "5"
+    assert _version(data_dir / f"{DB_FILENAME}.v4.bak") == "4"
