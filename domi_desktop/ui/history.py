@@ -31,6 +31,8 @@ from domi_desktop.ui.history_model import STATUS_LABELS, Column, RunsModel, form
 from domi_desktop.ui.i18n import register, tr
 
 UPDATE_INTERVAL_MS = 250
+UPDATE_BATCH = 100
+"""Changed runs read and shown at once; more wait for the next interval."""
 """Ended runs are shown at most this often: a burst of a thousand costs a few repaints."""
 
 register(
@@ -230,7 +232,13 @@ class HistoryWindow(QWidget):
         self._update_timer.stop()
         if not self._changed:
             return
-        changed, self._changed = self._changed, set()
+        # The newest first, a bounded batch each interval: a catch-up ends thousands of runs at
+        # once, and one read of them all held the loop for a fifth of a second.
+        newest = sorted(self._changed, reverse=True)
+        changed, rest = newest[:UPDATE_BATCH], newest[UPDATE_BATCH:]
+        self._changed = set(rest)
+        if rest:
+            self._update_timer.start()
         self.model.update_runs(changed)
         self._update_count()
         self._show_details()

@@ -198,6 +198,8 @@ class RunsModel(QAbstractTableModel):
         never resets the model, so a burst of ended runs leaves the selection and the scroll
         position alone.
         """
+        # Below the last loaded row, the next page brings it when the user scrolls there.
+        run_ids = [run_id for run_id in run_ids if self._loaded_range(run_id)]
         found = self._store.runs_by_id(run_ids)
         self._learn_labels({run.schedule_id for run in found.values()})
         for run_id in sorted(run_ids, reverse=True):
@@ -213,15 +215,17 @@ class RunsModel(QAbstractTableModel):
                 self.endRemoveRows()
             elif run is not None and matches:
                 position = self._position(run_id)
-                # Below the last loaded row, the next page brings it when the user scrolls there.
-                if position < len(self._runs) or self._exhausted:
-                    self.beginInsertRows(_NO_PARENT, position, position)
-                    self._runs.insert(position, run)
-                    self.endInsertRows()
+                self.beginInsertRows(_NO_PARENT, position, position)
+                self._runs.insert(position, run)
+                self.endInsertRows()
         if self._runs:
             # The names and zones of these runs' schedules may have changed too.
             last = len(self._runs) - 1
             self.dataChanged.emit(self.index(0, Column.schedule), self.index(last, Column.schedule))
+
+    def _loaded_range(self, run_id: int) -> bool:
+        """Whether ``run_id`` is, or belongs, among the loaded rows."""
+        return self._exhausted or self._position(run_id) < len(self._runs)
 
     def _position(self, run_id: int) -> int:
         """Where ``run_id`` is, or would go, in the loaded rows (newest, the highest id, first)."""

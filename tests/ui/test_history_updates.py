@@ -104,17 +104,28 @@ def test_a_burst_of_a_thousand_ended_runs_costs_a_handful_of_updates(
     assert history.run_count.text() == "1,000 runs"
 
 
-def test_updates_within_the_interval_are_applied_together(
+def test_a_thousand_changes_arrive_newest_first_in_batches_a_few_times_a_second(
     qtbot: QtBot, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     schedule = store.create_schedule("busy", "* * * * *", "Europe/Berlin", ACTION, now=NOW)
     history = open_history(qtbot, store)
     counted = Counted(history.model, monkeypatch)
-    for minute in range(1000):
-        history.run_changed(store.record_manual_run(schedule.id, NOW + timedelta(minutes=minute)))
+    ids = [
+        store.record_manual_run(schedule.id, NOW + timedelta(minutes=minute))
+        for minute in range(1000)
+    ]
+    history.runs_changed(ids)
     assert history.model.rowCount() == 0  # nothing yet: the timer has not fired
-    qtbot.waitUntil(lambda: history.model.rowCount() == 1000, timeout=2000)
-    assert (counted.updates, counted.resets, counted.refreshes) == (1, 0, 0)
+    qtbot.waitUntil(lambda: history.model.rowCount() > 0, timeout=2000)
+    first = [history.model.run_at(row).id for row in range(history.model.rowCount())]
+    assert first == sorted(ids, reverse=True)[: history_module.UPDATE_BATCH]  # the newest first
+    began = time.monotonic()
+    qtbot.waitUntil(lambda: history.model.rowCount() == 1000, timeout=10_000)
+    took = time.monotonic() - began
+    batches = 1000 // history_module.UPDATE_BATCH
+    assert (counted.updates, counted.resets, counted.refreshes) == (batches, 0, 0)
+    # One batch each interval, never back to back (the interval is the timer's, not a sleep).
+    assert took >= (batches - 1) * history_module.UPDATE_INTERVAL_MS / 1000 * 0.9
 
 
 def test_a_run_that_leaves_the_filter_is_removed_and_one_that_enters_is_inserted(
