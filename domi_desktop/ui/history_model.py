@@ -202,7 +202,8 @@ class RunsModel(QAbstractTableModel):
         run_ids = [run_id for run_id in run_ids if self._loaded_range(run_id)]
         found = self._store.runs_by_id(run_ids)
         self._learn_labels({run.schedule_id for run in found.values()})
-        for run_id in sorted(run_ids, reverse=True):
+        new: list[Run] = []
+        for run_id in sorted(run_ids):  # the oldest first: removing keeps the rows above in place
             row = self.row_of(run_id)
             run = found.get(run_id)
             matches = run is not None and self._matches(run)
@@ -214,14 +215,25 @@ class RunsModel(QAbstractTableModel):
                 del self._runs[row]
                 self.endRemoveRows()
             elif run is not None and matches:
-                position = self._position(run_id)
-                self.beginInsertRows(_NO_PARENT, position, position)
-                self._runs.insert(position, run)
-                self.endInsertRows()
+                new.append(run)
+        self._insert(new)
         if self._runs:
             # The names and zones of these runs' schedules may have changed too.
             last = len(self._runs) - 1
             self.dataChanged.emit(self.index(0, Column.schedule), self.index(last, Column.schedule))
+
+    def _insert(self, runs: list[Run]) -> None:
+        """Runs that are not loaded yet, oldest first: each stretch that goes in at one place is
+        one insertion (a view told of a hundred one-row insertions at the top of thousands of
+        rows re-laid them out a hundred times)."""
+        at: dict[int, list[Run]] = {}
+        for run in runs:
+            at.setdefault(self._position(run.id), []).insert(0, run)
+        for position in sorted(at, reverse=True):  # the lowest first: the places above hold
+            stretch = at[position]
+            self.beginInsertRows(_NO_PARENT, position, position + len(stretch) - 1)
+            self._runs[position:position] = stretch
+            self.endInsertRows()
 
     def _loaded_range(self, run_id: int) -> bool:
         """Whether ``run_id`` is, or belongs, among the loaded rows."""

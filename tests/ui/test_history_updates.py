@@ -114,6 +114,8 @@ def test_a_thousand_changes_arrive_newest_first_in_batches_a_few_times_a_second(
         store.record_manual_run(schedule.id, NOW + timedelta(minutes=minute))
         for minute in range(1000)
     ]
+    inserted: list[tuple[int, int]] = []
+    history.model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
     history.runs_changed(ids)
     assert history.model.rowCount() == 0  # nothing yet: the timer has not fired
     qtbot.waitUntil(lambda: history.model.rowCount() > 0, timeout=2000)
@@ -124,6 +126,9 @@ def test_a_thousand_changes_arrive_newest_first_in_batches_a_few_times_a_second(
     took = time.monotonic() - began
     batches = 1000 // history_module.UPDATE_BATCH
     assert (counted.updates, counted.resets, counted.refreshes) == (batches, 0, 0)
+    # Each batch is one insertion of its rows (older runs go in below the ones shown).
+    batch = history_module.UPDATE_BATCH
+    assert inserted == [(batch * n, batch * n + batch - 1) for n in range(batches)]
     # One batch each interval, never back to back (the interval is the timer's, not a sleep).
     assert took >= (batches - 1) * history_module.UPDATE_INTERVAL_MS / 1000 * 0.9
 
