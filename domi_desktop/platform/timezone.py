@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -110,18 +111,28 @@ def current_os_zone() -> OsZone:
     return os_zone
 
 
+FILES_LOOKED_AT_EVERY = 1.0
+"""Seconds between two looks at tzlocal's files: ``local`` is resolved for every time shown
+(thousands in one repaint of the History), and a zone a second late is no loss."""
+_files: tuple[float, tuple[object, ...]] | None = None
+
+
 def _stamp() -> tuple[object, ...] | None:
     if sys.platform == "win32":
         return None
-    stamp: list[object] = [os.environ.get("TZ")]
-    for path in _WATCHED:
-        try:
-            info = os.lstat(path)
-        except OSError:
-            stamp.append(None)
-        else:
-            stamp.append((info.st_ino, info.st_mtime_ns, info.st_size))
-    return tuple(stamp)
+    global _files
+    now = time.monotonic()
+    if _files is None or now - _files[0] >= FILES_LOOKED_AT_EVERY:
+        stamp: list[object] = []
+        for path in _WATCHED:
+            try:
+                info = os.lstat(path)
+            except OSError:
+                stamp.append(None)
+            else:
+                stamp.append((info.st_ino, info.st_mtime_ns, info.st_size))
+        _files = (now, tuple(stamp))
+    return (os.environ.get("TZ"), *_files[1])
 
 
 def local_zone_name() -> str | None:

@@ -215,9 +215,7 @@ class HistoryWindow(QWidget):
             self.status_filter.setItemText(index, tr(label))
         self.open_log_button.setText(tr("Open log"))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(Column) - 1)
-        if self.model.rowCount():
-            last = self.model.index(self.model.rowCount() - 1, len(Column) - 1)
-            self.model.dataChanged.emit(self.model.index(0, 0), last)
+        self.model.texts_changed()
         self._show_count()  # from memory: a language change reads nothing from the store
         self._show_details()
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Collection
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush
 
-from domi_desktop.cron import LOCAL
+from domi_desktop.cron import LOCAL, local_zone
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
 from domi_desktop.ports import RunReader
-from domi_desktop.ui.i18n import person_time, register, tr
+from domi_desktop.ui.i18n import language, person_time, register, tr
 from domi_desktop.ui.palette import colors
 
 PAGE_SIZE = 200
@@ -161,6 +161,10 @@ class RunsModel(QAbstractTableModel):
         self._exhausted = False
         self._names: dict[int, str] = {}
         self._zones: dict[int, str] = {}
+        self._cells: dict[tuple[int, Column], str] = {}
+        """Cells as shown: a repaint of a busy table formatted every time in its zone."""
+        self._written_for: tuple[str, tzinfo] | None = None
+        """The language and local zone the cells were written in."""
         self._reload()
 
     # -- what is shown -------------------------------------------------------------------------
@@ -209,6 +213,7 @@ class RunsModel(QAbstractTableModel):
             matches = run is not None and self._matches(run)
             if row is not None and run is not None and matches:
                 self._runs[row] = run
+                self._forget(run_id)
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
             elif row is not None:
                 self.beginRemoveRows(_NO_PARENT, row, row)
@@ -304,7 +309,15 @@ class RunsModel(QAbstractTableModel):
         run = self._runs[index.row()]
         column = Column(index.column())
         if role == _DISPLAY:
-            return self._display(run, column)
+            written_for = (language(), local_zone())
+            if written_for != self._written_for:
+                self._cells.clear()
+                self._written_for = written_for
+            key = (run.id, column)
+            text = self._cells.get(key)
+            if text is None:
+                text = self._cells[key] = self._display(run, column)
+            return text
         if role == Qt.ItemDataRole.ForegroundRole:
             return _foreground(run, column)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -352,13 +365,25 @@ class RunsModel(QAbstractTableModel):
         return "\n".join(line for line in lines if line)
 
     def _read_context(self) -> None:
-        self._names, self._zones = {}, {}
+        self._names, self._zones, self._cells = {}, {}, {}
         self._learn_labels(None)
 
     def _learn_labels(self, schedule_ids: Collection[int] | None) -> None:
         for schedule_id, (name, zone) in self._store.schedule_labels(schedule_ids).items():
+            if (self._names.get(schedule_id), self._zones.get(schedule_id)) != (name, zone):
+                self._cells.clear()  # a renamed schedule, a moved zone: shown afresh
             self._names[schedule_id] = name
             self._zones[schedule_id] = zone
+
+    def texts_changed(self) -> None:
+        """Another language: every cell is written afresh."""
+        if self._runs:
+            last = self.index(len(self._runs) - 1, len(Column) - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+
+    def _forget(self, run_id: int) -> None:
+        for column in Column:
+            self._cells.pop((run_id, column), None)
 
     def _reload(self) -> None:
         self.beginResetModel()

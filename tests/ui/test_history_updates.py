@@ -17,6 +17,7 @@ from domi_desktop.cron import set_local_resolver
 from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.store import Store
 from domi_desktop.ui import history as history_module
+from domi_desktop.ui import i18n
 from domi_desktop.ui.history import HistoryWindow
 from domi_desktop.ui.history_model import PAGE_SIZE, RunsModel, format_time
 
@@ -189,3 +190,33 @@ def test_times_are_local_with_the_schedule_clock_beside_them_when_it_differs(
     assert model.index(1, 2).data() == "Mon 2026-03-02 15:00 (09:00 New York)"
     assert model.index(0, 2).data() == "Mon 2026-03-02 15:00"
     assert format_time(at) == "Mon 2026-03-02 15:00"
+
+
+def test_cells_are_written_afresh_for_another_local_zone_a_rename_and_a_language(
+    qtbot: QtBot, store: Store
+) -> None:
+    schedule = store.create_schedule("report", "* * * * *", "UTC", ACTION, now=NOW)
+    store.record_manual_run(schedule.id, NOW - timedelta(hours=1))  # row 1: an older run
+    run_id = store.record_manual_run(schedule.id, NOW)
+    store.start_run(run_id, NOW)
+    history = open_history(qtbot, store)
+    model = history.model
+
+    def shown(column: int) -> str:
+        return str(model.data(model.index(0, column)))
+
+    assert shown(0) == model.data(model.index(1, 0)) == "report"
+    assert "09:00" in shown(2)  # started 08:00 UTC, on a Berlin clock
+    set_local_resolver(lambda: ZoneInfo("Asia/Tokyo"))
+    assert "17:00" in shown(2)
+    assert model.data(model.index(1, 0)) == "report"
+    store.update_schedule(schedule.id, name="the report", now=NOW)
+    history.run_changed(run_id)
+    qtbot.waitUntil(lambda: shown(0) == "the report", timeout=2000)
+    assert model.data(model.index(1, 0)) == "the report"  # a row the change did not touch
+    i18n.set_language("zh")
+    try:
+        history.retranslate()
+        assert shown(4) == "手动"  # the trigger column
+    finally:
+        i18n.set_language("en")
