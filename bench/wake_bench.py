@@ -252,7 +252,7 @@ def one_size(
         if os.environ.get("PROFILE"):
             profiler = subprocess.Popen(
                 [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(app.pid),
-                 *(["--native", "--threads"] if os.environ.get("NATIVE") else []),
+                 "--threads", *(["--native"] if os.environ.get("NATIVE") else []),
                  "--rate", "500", "--format", "raw", "--output",
                  f"{os.environ['PROFILE']}-{count}.txt"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -32,6 +32,8 @@ from domi_desktop.ui.i18n import register, tr
 
 UPDATE_INTERVAL_MS = 250
 UPDATE_BATCH = 100
+RESIZE_SAMPLE = 30
+"""Rows measured when the columns are fitted to their contents."""
 """Changed runs read and shown at once; more wait for the next interval."""
 """Ended runs are shown at most this often: a burst of a thousand costs a few repaints."""
 
@@ -97,9 +99,11 @@ class HistoryWindow(QWidget):
         # Fixed, compact rows: no per-row height measuring, and more runs per screen.
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        self.table.horizontalHeader().setSectionResizeMode(
-            Column.schedule, QHeaderView.ResizeMode.Stretch
-        )
+        columns = self.table.horizontalHeader()
+        columns.setSectionResizeMode(Column.schedule, QHeaderView.ResizeMode.Stretch)
+        # Widths from the first rows only (Qt measures up to 1,000 by default: a third of a
+        # second for a catch-up's first hundred runs landing in an empty table).
+        columns.setResizeContentsPrecision(RESIZE_SAMPLE)
         self.table.resizeColumnsToContents()
 
         self.details = QLabel()
