@@ -14,13 +14,22 @@ from datetime import datetime, timedelta, tzinfo
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QBrush
 
 from domi_desktop.cron import LOCAL, local_zone
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
 from domi_desktop.ports import RunReader
+from domi_desktop.ui.cells import fill_roles
 from domi_desktop.ui.i18n import language, person_time, register, tr
 from domi_desktop.ui.palette import colors
 
@@ -302,6 +311,9 @@ class RunsModel(QAbstractTableModel):
         if orientation is Qt.Orientation.Horizontal and role == _DISPLAY:
             return tr(_HEADERS[Column(section)])
         return None
+
+    def multiData(self, index: AnyIndex, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
+        fill_roles(self.data, index, roleDataSpan)
 
     def data(self, index: AnyIndex, role: int = _DISPLAY) -> Any:
         if not index.isValid():

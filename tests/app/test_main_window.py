@@ -185,7 +185,11 @@ def test_columns_sort_and_the_search_box_filters(tray: TrayApp) -> None:
     win.table.sortByColumn(Column.title, Qt.SortOrder.DescendingOrder)
     assert names(win) == ["Report", "Backup", "Always fails"]
     win.table.sortByColumn(Column.next_run, Qt.SortOrder.AscendingOrder)
-    assert names(win)[0] == "Always fails"  # every five minutes: always the soonest
+    # Soonest first ("Always fails", every five minutes, ties with "Report" at 14:00 UTC).
+    by_name = {s.name: s.id for s in tray.host.store.list_schedules()}
+    fires = [tray.host.next_fire(by_name[name]) for name in names(win)]
+    assert None not in fires and fires == sorted(fires)
+    assert fires[0] == tray.host.next_fire(by_name["Always fails"])
 
     win.search.setText("monday")  # the meaning is searched too
     assert names(win) == ["Report"]
