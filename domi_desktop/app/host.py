@@ -310,6 +310,7 @@ class Host(QObject):
 
     def _start_runtime(self) -> None:
         self.runtime.start()
+        self._give_back.start()  # what reading every schedule left behind
 
     def _wake(self, reason: WakeReason) -> None:
         self.runtime.driver.wake(reason)

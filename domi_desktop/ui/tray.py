@@ -118,7 +118,7 @@ class TrayApp(QObject):
         self._look_timer = QTimer(self)
         self._look_timer.setSingleShot(True)
         self._look_timer.timeout.connect(self.update_look)
-        self.main_window = MainWindow(host, self)
+        self._main_window: MainWindow | None = None
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"))
         self.notifier.clicked.connect(self.open_run)
         self.settings = self._load_settings()
@@ -130,7 +130,8 @@ class TrayApp(QObject):
         self.notifier.close()
         for window in self._windows.values():
             window.close()
-        self.main_window.hide()
+        if self._main_window is not None:
+            self._main_window.hide()
         self.tray.hide()
 
     @property
@@ -149,6 +150,13 @@ class TrayApp(QObject):
         else:
             log.info("no system tray on this desktop: the main window stands in for it")
             self.show_main_window()
+
+    @property
+    def main_window(self) -> MainWindow:
+        """Built when first wanted: a tray at rest never showing it keeps its 6 MB of widgets."""
+        if self._main_window is None:
+            self._main_window = MainWindow(self.host, self)
+        return self._main_window
 
     def show_main_window(self) -> None:
         self.main_window.ensure_loaded()
@@ -291,7 +299,8 @@ class TrayApp(QObject):
 
     def set_paused(self, paused: bool) -> None:
         self.host.set_paused(paused)
-        self.main_window.on_wake()
+        if self._main_window is not None:
+            self._main_window.on_wake()
         self.menu_changed()
         self.update_look()
 
@@ -304,7 +313,9 @@ class TrayApp(QObject):
                 tr("domi-desktop"),
                 tr("{count} jobs are running", count=len(running)),
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-                self.main_window if self.main_window.isVisible() else None,
+                self._main_window
+                if self._main_window is not None and self._main_window.isVisible()
+                else None,
             )
             box.setObjectName("quitWhileRunning")
             box.setInformativeText(
@@ -395,13 +406,14 @@ class TrayApp(QObject):
     # -- events (all after the runtime changed its state) --------------------------------------
 
     def schedule_changed(self, schedule_id: int) -> None:
-        self.main_window.schedule_changed(schedule_id)
+        if self._main_window is not None:
+            self._main_window.schedule_changed(schedule_id)
         self.menu_changed()
         self.update_look()
 
     def store_changed(self) -> None:
-        if self.main_window.model.loaded:
-            self.main_window.refresh()
+        if self._main_window is not None and self._main_window.model.loaded:
+            self._main_window.refresh()
         self.menu_changed()
 
     def on_event(self, event: Event) -> None:
@@ -438,8 +450,8 @@ class TrayApp(QObject):
         if isinstance(event, FireEvent | RunFinished | RunWaiting):
             if self._history is not None:
                 self._history.run_changed(event.run_id)
-            if not isinstance(event, RunWaiting):
-                self.main_window.on_event(event)
+            if not isinstance(event, RunWaiting) and self._main_window is not None:
+                self._main_window.on_event(event)
             self.menu_changed()
         self.look_changed()
 
@@ -476,7 +488,8 @@ class TrayApp(QObject):
             elif late:
                 # The signal carries the reason as a plain str.
                 self.notifier.notify(late_notice(late, plan.now, WakeReason(reason)))
-        self.main_window.on_wake()
+        if self._main_window is not None:
+            self._main_window.on_wake()
         self.menu_changed()
         self.look_changed()
 
