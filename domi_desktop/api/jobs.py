@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 
 from domi_desktop.actions import KILL_GRACE, ActionRequest, ActionResult, ActionRunner
 from domi_desktop.actions.leftovers import stop_leftovers
@@ -37,25 +38,68 @@ class JobBook:
     """The runtime's record of its jobs' processes, written by the runs' own threads (the pid
     must be on record before the job gets far) on a connection of their own: a job's thread
     waiting for the database's write lock (a wake's transaction) never holds the connection that
-    the loop thread reads with."""
+    the loop thread reads with.
+
+    Group commit: a thread that finds no write under way writes every pid waiting by then in one
+    transaction, the others wait for theirs. Hundreds of jobs starting at a minute boundary took
+    a transaction (and an fsync) each, one after the other, before they could be supervised.
+    """
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._writer: Writer | None = None
+        self._waiting: list[_Entry] = []
+        self._writing = False
 
     def record(self, run_id: int, pid: int) -> None:
-        started = liveness.start_marker(pid)
+        entry = _Entry(run_id, pid, liveness.start_marker(pid))
         with self._lock:
-            if self._writer is None:
-                self._writer = self._store.writer()
-            self._writer.record_job(run_id, pid, started)
+            self._waiting.append(entry)
+            while not entry.done:
+                if self._writing:
+                    self._lock.wait()
+                    continue
+                batch, self._waiting = self._waiting, []
+                self._writing = True
+                try:
+                    self._write(batch)
+                finally:
+                    self._writing = False
+                    self._lock.notify_all()
+        if entry.error is not None:
+            raise entry.error
 
     def close(self) -> None:
         with self._lock:
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None
+
+    def _write(self, batch: list[_Entry]) -> None:
+        # Outside the lock, so that more pids queue up for the next batch meanwhile.
+        self._lock.release()
+        error: Exception | None = None
+        try:
+            if self._writer is None:
+                self._writer = self._store.writer()
+            self._writer.record_jobs([(e.run_id, e.pid, e.started) for e in batch])
+        except Exception as failure:  # each waiting thread reports it for its own run
+            error = failure
+        finally:
+            self._lock.acquire()
+        for entry in batch:
+            entry.error = error
+            entry.done = True
+
+
+@dataclass(slots=True)
+class _Entry:
+    run_id: int
+    pid: int
+    started: str | None
+    done: bool = False
+    error: Exception | None = None
 
 
 def stop_orphaned_jobs(store: Store) -> tuple[dict[int, str], set[int]]:

@@ -256,15 +256,15 @@ class Writer:
         with self._writing() as cursor:
             return write_finishes(cursor, self._param, finishes)
 
-    def record_job(self, run_id: int, pid: int, started: str | None) -> bool:
-        """``Store.record_job`` on this connection: False if the run is not ``running``."""
+    def record_jobs(self, jobs: Sequence[tuple[int, int, str | None]]) -> None:
+        """``Store.record_job`` for many (run id, pid, start marker) in one transaction; a run
+        that is no longer ``running`` is left as it is."""
         with self._writing() as cursor:
-            cursor.execute(
+            cursor.executemany(
                 f"UPDATE runs SET job_pid = {self._param}, job_started = {self._param} "
                 f"WHERE id = {self._param} AND status = {self._param}",
-                (pid, started, run_id, _RUNNING),
+                [(pid, started, run_id, _RUNNING) for run_id, pid, started in jobs],
             )
-            return bool(cursor.rowcount)
 
     def close(self) -> None:
         self._db.close()
