@@ -5,14 +5,10 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Callable
-from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QApplication,
     QMenu,
@@ -30,7 +26,6 @@ from domi_desktop.model import (
     RunFinished,
     RunStatus,
     RunWaiting,
-    Schedule,
     StoreProblem,
     WakeReason,
 )
@@ -43,6 +38,7 @@ from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.main_window import MainWindow
 from domi_desktop.ui.notices import late_notice
+from domi_desktop.ui.tray_menu import SchedulesMenu
 
 if TYPE_CHECKING:
     from domi_desktop.ui.history import HistoryWindow
@@ -85,7 +81,6 @@ register(
     },
 )
 
-MENU_SCHEDULES = 20
 MENU_INTERVAL = 1.0
 """Seconds between two rebuilds of the menu while events keep coming (a catch-up)."""
 
@@ -108,6 +103,7 @@ class TrayApp(QObject):
         self.tray = QSystemTrayIcon(self.icons["idle"], self)
         self.menu = QMenu()
         self.tray.setContextMenu(self.menu)
+        self._schedules_menu = SchedulesMenu(self.menu, host, self)
         self.tray.activated.connect(self._activated)
         # The menu is rebuilt when what it shows changes, not when it opens: a menu rebuilt in
         # aboutToShow keeps its old size (and a D-Bus menu its old layout) on that first open.
@@ -215,63 +211,10 @@ class TrayApp(QObject):
             self._menu_timer.start(max(0, int(wait * 1000)))
 
     def rebuild_menu(self) -> None:
-        """The 20 soonest fires from the planner's cache (no schedule decoded), then the rest."""
+        """The 20 soonest fires from the planner's cache, at most once a second (``menu_changed``)."""
         self._menu_timer.stop()
         self._menu_built = time.monotonic()
-        self.menu.clear()
-        running = self.host.running_by_schedule()
-        soonest = self.host.soonest_n(MENU_SCHEDULES)
-        shown: list[tuple[Schedule, datetime | None]] = list(soonest_first(soonest))
-        store = self.host.service.store
-        total = store.count_schedules()
-        if len(shown) < MENU_SCHEDULES and total > len(shown):
-            # Paused schedules are not in the planner: after the scheduled ones.
-            paused = store.paused_schedules(MENU_SCHEDULES - len(shown))
-            shown += [(schedule, None) for schedule in paused]
-        if not shown:
-            self.menu.addAction(tr("No schedules yet")).setEnabled(False)
-        for schedule, upcoming in shown:
-            self._add_schedule(schedule, upcoming, schedule.id in running)
-        if total > len(shown):
-            self._add(self.menu, tr("All {count} schedules…", count=total), self.show_main_window)
-        else:
-            self._add(self.menu, tr("Schedules…"), self.show_main_window)
-        self.menu.addSeparator()
-        self._add(self.menu, tr("New schedule…"), lambda: self.open_editor(None))
-        pause = self._add(self.menu, tr("Pause all"), lambda: self.set_paused(not self.host.paused))
-        pause.setCheckable(True)
-        pause.setChecked(self.host.paused)
-        self._add(self.menu, tr("History…"), lambda: self.open_history(None))
-        self._add(self.menu, tr("Settings…"), self.open_settings)
-        self.menu.addSeparator()
-        self._add(self.menu, tr("Quit"), self.quit)
-
-    def _add_schedule(self, schedule: Schedule, upcoming: datetime | None, running: bool) -> None:
-        if not schedule.enabled:
-            when = tr("paused")
-        else:
-            when = person_time(upcoming, schedule.tz) if upcoming else ""
-        mark = "▶ " if running else ""
-        label = (
-            f"{mark}{schedule.name} · {tr('running')}" if running else f"{schedule.name} · {when}"
-        )
-        sub = self.menu.addMenu(label.rstrip(" ·"))
-        sub.setObjectName(f"schedule-{schedule.id}")
-        self._add(sub, tr("Run now"), partial(self.run_now, schedule.id))
-        if running:
-            self._add(sub, tr("Stop"), partial(self.stop_schedule, schedule.id))
-        if schedule.enabled:
-            self._add(sub, tr("Pause"), partial(self.set_enabled, schedule.id, False))
-        else:
-            self._add(sub, tr("Resume"), partial(self.set_enabled, schedule.id, True))
-        self._add(sub, tr("Edit…"), partial(self.open_editor, schedule.id))
-        self._add(sub, tr("History…"), partial(self.open_history, schedule.id))
-
-    def _add(self, menu: QMenu, text: str, slot: Callable[[], object]) -> QAction:
-        action = menu.addAction(text)
-        # triggered(bool) would land in a lambda's default argument: drop it.
-        action.triggered.connect(lambda *_checked: slot())
-        return action
+        self._schedules_menu.update()
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (
@@ -492,9 +435,3 @@ class TrayApp(QObject):
             self._main_window.on_wake()
         self.menu_changed()
         self.look_changed()
-
-
-def soonest_first(
-    soonest: list[tuple[datetime, Schedule]],
-) -> list[tuple[Schedule, datetime | None]]:
-    return [(schedule, when) for when, schedule in soonest]

@@ -18,7 +18,8 @@ from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.notices import late_notice
-from domi_desktop.ui.tray import MENU_SCHEDULES, TrayApp
+from domi_desktop.ui.tray import TrayApp
+from domi_desktop.ui.tray_menu import MENU_SCHEDULES
 
 
 @pytest.fixture
@@ -171,3 +172,19 @@ def test_the_icon_shows_running_then_attention_until_the_history_is_seen(
     tray.open_history(None)
     assert tray.state == "idle"
     tray._windows["history"].close()
+
+
+def test_a_second_update_touches_only_what_changed(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tray.rebuild_menu()
+    before = [a.menu() for a in tray.menu.actions() if a.menu() is not None]
+    first = next(a for a in tray.menu.actions() if a.text().startswith("Every minute"))
+    schedule_id = next(s.id for s in tray.host.store.list_schedules() if s.name == "Every minute")
+    monkeypatch.setattr(tray.host, "running_by_schedule", lambda: {schedule_id: [1]})
+    tray.rebuild_menu()
+    after = [a.menu() for a in tray.menu.actions() if a.menu() is not None]
+    assert after == before  # the same submenus: nothing cleared and rebuilt
+    assert first.text() == "▶ Every minute · running"
+    sub = first.menu()
+    assert sub is not None and texts(sub) == ["Run now", "Stop", "Pause", "Edit…", "History…"]
