@@ -214,7 +214,7 @@ class RunsModel(QAbstractTableModel):
         # Below the last loaded row, the next page brings it when the user scrolls there.
         run_ids = [run_id for run_id in run_ids if self._loaded_range(run_id)]
         found = self._store.runs_by_id(run_ids)
-        self._learn_labels({run.schedule_id for run in found.values()})
+        relabelled = self._learn_labels({run.schedule_id for run in found.values()})
         new: list[Run] = []
         for run_id in sorted(run_ids):  # the oldest first: removing keeps the rows above in place
             row = self.row_of(run_id)
@@ -231,8 +231,7 @@ class RunsModel(QAbstractTableModel):
             elif run is not None and matches:
                 new.append(run)
         self._insert(new)
-        if self._runs:
-            # The names and zones of these runs' schedules may have changed too.
+        if relabelled and self._runs:
             last = len(self._runs) - 1
             self.dataChanged.emit(self.index(0, Column.schedule), self.index(last, Column.schedule))
 
@@ -380,12 +379,17 @@ class RunsModel(QAbstractTableModel):
         self._names, self._zones, self._cells = {}, {}, {}
         self._learn_labels(None)
 
-    def _learn_labels(self, schedule_ids: Collection[int] | None) -> None:
+    def _learn_labels(self, schedule_ids: Collection[int] | None) -> bool:
+        """Whether a schedule known before was renamed or moved to another zone."""
+        changed = False
         for schedule_id, (name, zone) in self._store.schedule_labels(schedule_ids).items():
-            if (self._names.get(schedule_id), self._zones.get(schedule_id)) != (name, zone):
-                self._cells.clear()  # a renamed schedule, a moved zone: shown afresh
+            known = self._names.get(schedule_id), self._zones.get(schedule_id)
+            if known not in ((None, None), (name, zone)):
+                changed = True
+                self._cells.clear()  # shown afresh
             self._names[schedule_id] = name
             self._zones[schedule_id] = zone
+        return changed
 
     def texts_changed(self) -> None:
         """Another language: every cell is written afresh."""
