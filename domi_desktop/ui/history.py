@@ -32,8 +32,11 @@ from domi_desktop.ui.i18n import register, tr
 
 UPDATE_INTERVAL_MS = 250
 UPDATE_BATCH = 100
+COUNT_INTERVAL_MS = 1000
 RESIZE_SAMPLE = 30
 """Rows measured when the columns are fitted to their contents."""
+CELL_PADDING = 24
+"""Pixels beside a cell's text: the item's margins and the sort arrow's room in the header."""
 """Changed runs read and shown at once; more wait for the next interval."""
 """Ended runs are shown at most this often: a burst of a thousand costs a few repaints."""
 
@@ -73,6 +76,10 @@ class HistoryWindow(QWidget):
         self._update_timer.setSingleShot(True)
         self._update_timer.setInterval(UPDATE_INTERVAL_MS)
         self._update_timer.timeout.connect(self._apply_changes)
+        self._count_timer = QTimer(self)
+        self._count_timer.setSingleShot(True)
+        self._count_timer.setInterval(COUNT_INTERVAL_MS)
+        self._count_timer.timeout.connect(self._update_count)
 
         self.schedule_filter = QComboBox()
         self.schedule_filter.setObjectName("scheduleFilter")
@@ -101,10 +108,7 @@ class HistoryWindow(QWidget):
         rows.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(Column.schedule, QHeaderView.ResizeMode.Stretch)
-        # Widths from the first rows only (Qt measures up to 1,000 by default: a third of a
-        # second for a catch-up's first hundred runs landing in an empty table).
-        columns.setResizeContentsPrecision(RESIZE_SAMPLE)
-        self.table.resizeColumnsToContents()
+        self._fit_columns()
 
         self.details = QLabel()
         self.details.setObjectName("runDetails")
@@ -242,7 +246,8 @@ class HistoryWindow(QWidget):
         if rest:
             self._update_timer.start()
         self.model.update_runs(changed)
-        self._update_count()
+        if not self._count_timer.isActive():  # counting the runs reads them all: once a second
+            self._count_timer.start()
         self._show_details()
 
     def _set_filters(self, schedule_id: int | None) -> None:
@@ -306,6 +311,22 @@ class HistoryWindow(QWidget):
         at_top = self.table.verticalScrollBar().value() == 0
         self._scroll_anchor = None if first != 0 or at_top or top < 0 else top
 
+    def _fit_columns(self) -> None:
+        """Each column as wide as its header and its first rows' texts, measured here in one go:
+        Qt's own fitting asks every cell of up to 1,000 rows for half a dozen roles, each a call
+        into Python (a third of a second for a catch-up's first runs landing in an empty table).
+        """
+        metrics = self.table.fontMetrics()
+        header = self.table.horizontalHeader()
+        rows = min(self.model.rowCount(), RESIZE_SAMPLE)
+        for column in Column:
+            if column is Column.schedule:
+                continue  # it stretches
+            texts = [str(self.model.headerData(column, Qt.Orientation.Horizontal) or "")]
+            texts += [self.model.cell_text(row, column) for row in range(rows)]
+            width = max(metrics.horizontalAdvance(text) for text in texts)
+            header.resizeSection(column, width + CELL_PADDING)
+
     def _restore_scroll(self, _parent: QModelIndex, first: int, last: int) -> None:
         if self._scroll_anchor is not None:
             row = self._scroll_anchor + last - first + 1
@@ -314,4 +335,4 @@ class HistoryWindow(QWidget):
             )
             self._scroll_anchor = None
         elif first == 0 and self.model.rowCount() == last + 1:
-            self.table.resizeColumnsToContents()  # the first rows after an empty table
+            self._fit_columns()  # the first rows after an empty table

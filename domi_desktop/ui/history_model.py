@@ -314,6 +314,10 @@ class RunsModel(QAbstractTableModel):
     def multiData(self, index: AnyIndex, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         fill_roles(self.data, index, roleDataSpan)
 
+    def cell_text(self, row: int, column: Column) -> str:
+        """What a cell shows (its display role)."""
+        return str(self.data(self.index(row, column)) or "")
+
     def data(self, index: AnyIndex, role: int = _DISPLAY) -> Any:
         if not index.isValid():
             return None
