@@ -75,13 +75,20 @@ def test_12_same_failures_a_success_and_a_new_failure_are_exactly_3_notification
     assert [e.alerted for e in h.kinds("run.finished")] == [True] + [False] * 11 + [True, True]
 
 
-def test_auto_pause_after_k_failures_disables_the_schedule_with_one_notice(
+def always_failing_paused_after_3(
     make: Callable[..., Harness], tmp_path: Path
-) -> None:
+) -> tuple[Harness, Any]:
+    """A harness with one schedule whose job always fails, paused by its alerts after 3."""
     h = make()
     action, message = failing_job(tmp_path)
     message.write_text("boom")
-    job = h.add(FIVE_MIN, action, alerts=Alerts(auto_pause_after=3))
+    return h, h.add(FIVE_MIN, action, alerts=Alerts(auto_pause_after=3))
+
+
+def test_auto_pause_after_k_failures_disables_the_schedule_with_one_notice(
+    make: Callable[..., Harness], tmp_path: Path
+) -> None:
+    h, job = always_failing_paused_after_3(make, tmp_path)
     h.runtime.start()
     run_times(h, 3)
     h.loop.advance(timedelta(minutes=30))
@@ -253,10 +260,7 @@ def test_a_network_wait_that_times_out_is_one_run_and_at_most_one_notice(
 def test_a_failing_streak_from_before_a_restart_counts_toward_the_auto_pause(
     make: Callable[..., Harness], tmp_path: Path
 ) -> None:
-    h = make()
-    action, message = failing_job(tmp_path)
-    message.write_text("boom")
-    job = h.add(FIVE_MIN, action, alerts=Alerts(auto_pause_after=3))
+    h, job = always_failing_paused_after_3(make, tmp_path)
     before = h.clock.now() - timedelta(hours=1)
     for status in (RunStatus.failed, RunStatus.succeeded, RunStatus.failed, RunStatus.failed):
         run_id = h.store.record_manual_run(job.id, before)
