@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from domi_desktop.actions import KILL_GRACE, ActionRequest, ActionResult, ActionRunner
 from domi_desktop.actions.leftovers import stop_leftovers
@@ -40,14 +40,16 @@ class JobBook:
     waiting for the database's write lock (a wake's transaction) never holds the connection that
     the loop thread reads with.
 
-    Group commit: a thread that finds no write under way writes every pid waiting by then in one
-    transaction, the others wait for theirs. Hundreds of jobs starting at a minute boundary took
-    a transaction (and an fsync) each, one after the other, before they could be supervised.
+    Group commit: the thread that finds no write under way writes every pid waiting by then in
+    one transaction, and again until none waits; the others wait for their own entry only.
+    Hundreds of jobs starting at a minute boundary took a transaction (and an fsync) each, one
+    after the other; and waking every waiting thread after each batch (a shared condition) kept
+    thousands of threads asking for the GIL while the GUI thread waited behind them.
     """
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
         self._writer: Writer | None = None
         self._waiting: list[_Entry] = []
         self._writing = False
@@ -56,17 +58,15 @@ class JobBook:
         entry = _Entry(run_id, pid, liveness.start_marker(pid))
         with self._lock:
             self._waiting.append(entry)
-            while not entry.done:
-                if self._writing:
-                    self._lock.wait()
-                    continue
+            writes, self._writing = not self._writing, True
+        while writes:
+            with self._lock:
                 batch, self._waiting = self._waiting, []
-                self._writing = True
-                try:
-                    self._write(batch)
-                finally:
-                    self._writing = False
-                    self._lock.notify_all()
+                if not batch:
+                    self._writing = writes = False
+                    break
+            self._write(batch)
+        entry.written.wait()
         if entry.error is not None:
             raise entry.error
 
@@ -77,8 +77,6 @@ class JobBook:
                 self._writer = None
 
     def _write(self, batch: list[_Entry]) -> None:
-        # Outside the lock, so that more pids queue up for the next batch meanwhile.
-        self._lock.release()
         error: Exception | None = None
         try:
             if self._writer is None:
@@ -86,11 +84,9 @@ class JobBook:
             self._writer.record_jobs([(e.run_id, e.pid, e.started) for e in batch])
         except Exception as failure:  # each waiting thread reports it for its own run
             error = failure
-        finally:
-            self._lock.acquire()
         for entry in batch:
             entry.error = error
-            entry.done = True
+            entry.written.set()
 
 
 @dataclass(slots=True)
@@ -98,7 +94,7 @@ class _Entry:
     run_id: int
     pid: int
     started: str | None
-    done: bool = False
+    written: threading.Event = field(default_factory=threading.Event)
     error: Exception | None = None
 
 
