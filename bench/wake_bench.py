@@ -20,7 +20,8 @@ Then ``domi-desktop status`` with no app against ``python -c pass`` (<= 2x), bes
 
 Then the same with the History window open (``--history-sizes``, default 1,000).
 
-Usage: python bench/wake_bench.py [--sizes 20,100,1000,10000] [--history-sizes 1000] [--json]
+Usage: python bench/wake_bench.py [--sizes 20,100,1000,10000] [--history-sizes 1000]
+       [--repeat N] [--json]
 Needs dbus-daemon, Xvfb and libfaketime (Debian: dbus, xvfb, libfaketime); without a display
 and a session bus it re-runs itself under ``dbus-run-session -- xvfb-run``.
 """
@@ -342,10 +343,28 @@ def cli_status(data: Path) -> dict[str, float]:
     return figures
 
 
+def summary(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per size (and History open or not): the median and the worst of the repeated runs."""
+    groups: dict[tuple[int, bool], list[dict[str, Any]]] = {}
+    for result in results:
+        groups.setdefault((result["schedules"], result["history_open"]), []).append(result)
+    return [
+        {
+            "schedules": size, "history_open": history, "runs": len(runs),
+            "gap_ms_median": statistics.median(r["gap_ms"] for r in runs),
+            "gap_ms_worst": max(r["gap_ms"] for r in runs),
+            "notify_s_median": statistics.median(r["notify_s"] or 0 for r in runs),
+            "write_ratio_median": statistics.median(r["write_ratio"] for r in runs),
+        }
+        for (size, history), runs in groups.items()
+    ]  # fmt: skip
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--sizes", default="20,100,1000,10000")
     options.add_argument("--history-sizes", default="1000", help="the same with History open")
+    options.add_argument("--repeat", type=int, default=1, help="runs of each size (median, worst)")
     options.add_argument("--json", action="store_true")
     args = options.parse_args()
     if not os.environ.get("DISPLAY") or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
@@ -375,9 +394,10 @@ def main() -> int:
         runs = [(int(s), False) for s in args.sizes.split(",") if s]
         runs += [(int(s), True) for s in args.history_sizes.split(",") if s]
         for size, history in runs:
-            results.append(one_size(size, work, bus, desktop, logind, history))
-            if not args.json:
-                print(results[-1], flush=True)
+            for _ in range(args.repeat):
+                results.append(one_size(size, work, bus, desktop, logind, history))
+                if not args.json:
+                    print(results[-1], flush=True)
         cli = cli_status(work / f"data-{results[0]['schedules']}")
     finally:
         desktop.child.stop()
@@ -386,7 +406,7 @@ def main() -> int:
         daemon.wait(10)
         if not os.environ.get("KEEP"):
             shutil.rmtree(work, ignore_errors=True)
-    report = {"wakes": results, "cli_status_no_app": cli}
+    report = {"wakes": results, "summary": summary(results), "cli_status_no_app": cli}
     print(json.dumps(report, indent=None if args.json else 2))
     return 0
 
