@@ -278,8 +278,8 @@ def one_size(
             lambda: (t := log.read_text()[before_wake:]) and WRITE.search(t) and t, 600, "claims"
         )
         fires, rows, seconds = WRITE.findall(text)[0]
-        # Not every job: under libfaketime a fork in a threaded process now and then hangs before
-        # its exec (the runner's preexec_fn); the launches are over a few seconds after the wake.
+        # Not until every job ended (at 10,000 schedules minute boundaries keep adding more):
+        # the launches of the wake are over a few seconds after it.
         settle = max(3.0, int(fires) / 300)
         time.sleep(settle)
         finished = log.read_text().count("finished: run")
@@ -296,8 +296,8 @@ def one_size(
         except subprocess.TimeoutExpired:
             app.kill()
             app.wait()
-        # A child forked by the app that hung before its exec (see above) still holds the app's
-        # listening socket: ``status`` would connect to it and wait for an answer that never comes.
+        # Jobs still running when the app quits are stopped by it; what is left of the group goes
+        # too, so the next size starts on an idle machine.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(app.pid, signal.SIGKILL)
     raw = raw_rows_per_s(data, work)
