@@ -217,7 +217,7 @@ def status_ms(data: Path) -> float:
 def one_size(
     count: int, work: Path, bus: str, desktop: FakeDesktop, logind: FakeLogind, history: bool
 ) -> dict[str, Any]:
-    name = f"{count}{'-history' if history else ''}"
+    name = f"{count}{'-history' if history else ''}-{time.monotonic_ns()}"
     data = work / f"data-{name}"
     marker = work / f"ran-{name}"
     make_data(data, count, marker)
@@ -398,7 +398,7 @@ def main() -> int:
                 results.append(one_size(size, work, bus, desktop, logind, history))
                 if not args.json:
                     print(results[-1], flush=True)
-        cli = cli_status(work / f"data-{results[0]['schedules']}")
+        cli = cli_status(next(work.glob(f"data-{results[0]['schedules']}-*")))
     finally:
         desktop.child.stop()
         logind.child.stop()
