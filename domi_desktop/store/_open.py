@@ -87,11 +87,21 @@ def refuse_unusable_file(path: Path) -> None:
             f"{path} is not an SQLite database (damaged, or another program's file); it was left "
             "untouched. Move it aside to start afresh, or restore a backup"
         )
-    if header and _shorter_than_its_header_says(header, info.st_size):
+    # With a write-ahead log, a checkpoint may be under way in another process: it writes the
+    # header (the new page count) first and the pages after it, so for a moment the file is
+    # shorter than its header says, and the log holds the rest. Not damage: SQLite sorts it out.
+    if header and not _has_log(path) and _shorter_than_its_header_says(header, info.st_size):
         raise StoreError(
             f"the database {path} is damaged (shorter than its header says: truncated); it was "
             "left untouched. Move it aside to start afresh, or restore a backup"
         )
+
+
+def _has_log(path: Path) -> bool:
+    try:
+        return path.with_name(path.name + "-wal").stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _shorter_than_its_header_says(header: bytes, size: int) -> bool:
