@@ -28,6 +28,7 @@ from domi_desktop.model import Run
 from domi_desktop.ports import RunReader
 from domi_desktop.ui.history_log import LogDialog
 from domi_desktop.ui.history_model import STATUS_LABELS, Column, RunsModel, format_time, reason_text
+from domi_desktop.ui.history_rows import ShownRows
 from domi_desktop.ui.i18n import register, tr
 
 UPDATE_INTERVAL_MS = 250
@@ -69,6 +70,8 @@ class HistoryWindow(QWidget):
         self.resize(1040, 600)
         self._store = store
         self.model = RunsModel(store, self)
+        self.rows = ShownRows(self.model, self)
+        """What the table shows: ``model``'s rows, held on the C++ side."""
         self._scroll_anchor: int | None = None
         self._changed: set[int] = set()
         self._count = 0
@@ -95,7 +98,7 @@ class HistoryWindow(QWidget):
 
         self.table = QTableView()
         self.table.setObjectName("runsTable")
-        self.table.setModel(self.model)
+        self.table.setModel(self.rows)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -141,8 +144,8 @@ class HistoryWindow(QWidget):
         self.table.doubleClicked.connect(self.open_log)
         self.open_log_button.clicked.connect(self.open_log)
         self.model.modelReset.connect(self._show_details)
-        self.model.rowsAboutToBeInserted.connect(self._remember_scroll)
-        self.model.rowsInserted.connect(self._restore_scroll)
+        self.rows.rowsAboutToBeInserted.connect(self._remember_scroll)
+        self.rows.rowsInserted.connect(self._restore_scroll)
         self.retranslate()
         self._update_count()
 
@@ -173,7 +176,7 @@ class HistoryWindow(QWidget):
         if row is not None:
             self.table.selectRow(row)
             self.table.scrollTo(
-                self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter
+                self.rows.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter
             )
         self._bring_up()
         self.open_log_button.setFocus()
@@ -330,9 +333,7 @@ class HistoryWindow(QWidget):
     def _restore_scroll(self, _parent: QModelIndex, first: int, last: int) -> None:
         if self._scroll_anchor is not None:
             row = self._scroll_anchor + last - first + 1
-            self.table.scrollTo(
-                self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtTop
-            )
+            self.table.scrollTo(self.rows.index(row, 0), QAbstractItemView.ScrollHint.PositionAtTop)
             self._scroll_anchor = None
         elif first == 0 and self.model.rowCount() == last + 1:
             self._fit_columns()  # the first rows after an empty table

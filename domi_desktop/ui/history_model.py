@@ -17,8 +17,6 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
-    QModelRoleData,
-    QModelRoleDataSpan,
     QObject,
     QPersistentModelIndex,
     Qt,
@@ -29,7 +27,6 @@ from domi_desktop.cron import LOCAL, local_zone
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
 from domi_desktop.ports import RunReader
-from domi_desktop.ui.cells import fill_roles
 from domi_desktop.ui.i18n import language, person_time, register, tr
 from domi_desktop.ui.palette import colors
 
@@ -310,9 +307,6 @@ class RunsModel(QAbstractTableModel):
         if orientation is Qt.Orientation.Horizontal and role == _DISPLAY:
             return tr(_HEADERS[Column(section)])
         return None
-
-    def multiData(self, index: AnyIndex, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
-        fill_roles(self.data, index, roleDataSpan)
 
     def cell_text(self, row: int, column: Column) -> str:
         """What a cell shows (its display role)."""

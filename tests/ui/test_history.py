@@ -286,7 +286,7 @@ def test_refresh_adds_new_runs_on_top_without_moving_the_rows_in_view(
     history = window()
     history.show()
     qtbot.waitExposed(history)
-    history.table.scrollTo(history.model.index(100, 0), history.table.ScrollHint.PositionAtTop)
+    history.table.scrollTo(history.rows.index(100, 0), history.table.ScrollHint.PositionAtTop)
     history.table.selectRow(102)
     in_view = history.model.run_at(history.table.rowAt(0)).id
     selected = history.model.run_at(102).id
@@ -396,7 +396,7 @@ def test_double_clicking_a_run_opens_its_log_and_a_missing_log_says_so(
     history = window()
     history.show()
     qtbot.waitExposed(history)
-    rect = history.table.visualRect(history.model.index(0, 1))
+    rect = history.table.visualRect(history.rows.index(0, 1))
     # A real double click is press, release, press, double-click; QTest's mouseDClick sends only
     # the second half, and a view ignores a double-click on a row it did not see pressed.
     qtbot.mouseClick(history.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
