@@ -32,7 +32,7 @@ from domi_desktop.ui.history_rows import ShownRows
 from domi_desktop.ui.i18n import register, tr
 
 UPDATE_INTERVAL_MS = 250
-UPDATE_BATCH = 100
+UPDATE_BATCH = 50
 COUNT_INTERVAL_MS = 1000
 RESIZE_SAMPLE = 30
 """Rows measured when the columns are fitted to their contents."""

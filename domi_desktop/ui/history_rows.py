@@ -16,12 +16,9 @@ from domi_desktop.ui.history_model import Column, RunsModel
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 _NO_PARENT = QModelIndex()
-_ROLES = (
-    Qt.ItemDataRole.DisplayRole,
-    Qt.ItemDataRole.ForegroundRole,
-    Qt.ItemDataRole.ToolTipRole,
-    Qt.ItemDataRole.TextAlignmentRole,
-)
+_DISPLAY, _TOOLTIP = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
+_STYLE = (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole)
+_ROLES = (_DISPLAY, _TOOLTIP, *_STYLE)
 
 
 class ShownRows(QStandardItemModel):
@@ -45,13 +42,16 @@ class ShownRows(QStandardItemModel):
             self._runs.fetchMore()
 
     def _row(self, row: int) -> list[QStandardItem]:
+        runs = self._runs
+        tooltip = runs.data(runs.index(row, 0), _TOOLTIP)  # the run's, the same in every cell
         items = []
         for column in Column:
-            item = QStandardItem()
+            index = runs.index(row, column)
+            item = QStandardItem(runs.data(index, _DISPLAY))
             item.setEditable(False)
-            index = self._runs.index(row, column)
-            for role in _ROLES:
-                value = self._runs.data(index, role)
+            item.setToolTip(tooltip)
+            for role in _STYLE:
+                value = runs.data(index, role)
                 if value is not None:
                     item.setData(value, role)
             items.append(item)
