@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QSignalBlocker, Qt, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -71,6 +72,7 @@ class HistoryWindow(QWidget):
         self._store = store
         self.model = RunsModel(store, self)
         self.rows = ShownRows(self.model, self)
+        self._texts_stale = False
         """What the table shows: ``model``'s rows, held on the C++ side."""
         self._scroll_anchor: int | None = None
         self._changed: set[int] = set()
@@ -226,9 +228,19 @@ class HistoryWindow(QWidget):
             self.status_filter.setItemText(index, tr(label))
         self.open_log_button.setText(tr("Open log"))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(Column) - 1)
-        self.model.texts_changed()
+        # Every cell is written again for the table's copy: not for a hidden window (its next
+        # showing does it), which may outlive what the texts need (the OS zone, at shutdown).
+        self._texts_stale = not self.isVisible()
+        if not self._texts_stale:
+            self.model.texts_changed()
         self._show_count()  # from memory: a language change reads nothing from the store
         self._show_details()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._texts_stale:
+            self._texts_stale = False
+            self.model.texts_changed()
+        super().showEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
