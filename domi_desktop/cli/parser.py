@@ -294,9 +294,18 @@ def _import(subcommands: Subcommands) -> None:
 
 
 def _store(subcommands: Subcommands) -> None:
-    from domi_desktop.cli.store_cmd import add_parser
-
-    add_parser(subcommands)
+    store = subcommands.add_parser("store", help="the store itself: copy it to or from PostgreSQL")
+    actions = store.add_subparsers(dest="store_action", metavar="ACTION", required=True)
+    migrate_ = actions.add_parser(
+        "migrate",
+        help="copy schedules, history and last_due into another store (postgresql://… or sqlite)",
+    )
+    migrate_.add_argument("--to", dest="target", metavar="URL", help="copy into this store")
+    migrate_.add_argument("--from", dest="source", metavar="URL", help="copy from this store")
+    migrate_.add_argument(
+        "--force", action="store_true", help="replace what the target holds (refused otherwise)"
+    )
+    migrate_.set_defaults(handler="store_cmd.migrate")
 
 
 COMMANDS: dict[str, Callable[[Subcommands], None]] = {

@@ -7,10 +7,6 @@ import os
 
 from domi_desktop.errors import UsageError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from domi_desktop.cli.parser import Subcommands
-
 SQLITE = "sqlite"
 
 
@@ -60,18 +56,3 @@ def _url(value: str) -> str | None:
     from domi_desktop.store.backend import resolve_url
 
     return resolve_url(value)
-
-
-def add_parser(subcommands: Subcommands) -> None:
-    store = subcommands.add_parser("store", help="the store itself: copy it to or from PostgreSQL")
-    actions = store.add_subparsers(dest="store_action", metavar="ACTION", required=True)
-    migrate_ = actions.add_parser(
-        "migrate",
-        help="copy schedules, history and last_due into another store (postgresql://… or sqlite)",
-    )
-    migrate_.add_argument("--to", dest="target", metavar="URL", help="copy into this store")
-    migrate_.add_argument("--from", dest="source", metavar="URL", help="copy from this store")
-    migrate_.add_argument(
-        "--force", action="store_true", help="replace what the target holds (refused otherwise)"
-    )
-    migrate_.set_defaults(handler="store_cmd.migrate")
