@@ -228,8 +228,12 @@ class HistoryWindow(QWidget):
             self.status_filter.setItemText(index, tr(label))
         self.open_log_button.setText(tr("Open log"))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(Column) - 1)
-        # Every cell is written again for the table's copy: not for a hidden window (its next
-        # showing does it), which may outlive what the texts need (the OS zone, at shutdown).
+        self.texts_changed()
+
+    def texts_changed(self) -> None:
+        """Another language or local zone: every cell of the table's copy is written again; not
+        for a hidden window (its next showing does it), which may outlive what the texts need
+        (the OS zone, at shutdown)."""
         self._texts_stale = not self.isVisible()
         if not self._texts_stale:
             self.model.texts_changed()

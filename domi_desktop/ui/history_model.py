@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Collection
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta
 from enum import IntEnum
 from typing import Any
 
@@ -23,11 +23,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush
 
-from domi_desktop.cron import LOCAL, local_zone
+from domi_desktop.cron import LOCAL
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
 from domi_desktop.ports import RunReader
-from domi_desktop.ui.i18n import language, person_time, register, tr
+from domi_desktop.ui.i18n import person_time, register, tr
 from domi_desktop.ui.palette import colors
 
 PAGE_SIZE = 200
@@ -167,10 +167,6 @@ class RunsModel(QAbstractTableModel):
         self._exhausted = False
         self._names: dict[int, str] = {}
         self._zones: dict[int, str] = {}
-        self._cells: dict[tuple[int, Column], str] = {}
-        """Cells as shown: a repaint of a busy table formatted every time in its zone."""
-        self._written_for: tuple[str, tzinfo] | None = None
-        """The language and local zone the cells were written in."""
         self._reload()
 
     # -- what is shown -------------------------------------------------------------------------
@@ -219,7 +215,6 @@ class RunsModel(QAbstractTableModel):
             matches = run is not None and self._matches(run)
             if row is not None and run is not None and matches:
                 self._runs[row] = run
-                self._forget(run_id)
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
             elif row is not None:
                 self.beginRemoveRows(_NO_PARENT, row, row)
@@ -318,15 +313,7 @@ class RunsModel(QAbstractTableModel):
         run = self._runs[index.row()]
         column = Column(index.column())
         if role == _DISPLAY:
-            written_for = (language(), local_zone())
-            if written_for != self._written_for:
-                self._cells.clear()
-                self._written_for = written_for
-            key = (run.id, column)
-            text = self._cells.get(key)
-            if text is None:
-                text = self._cells[key] = self._display(run, column)
-            return text
+            return self._display(run, column)
         if role == Qt.ItemDataRole.ForegroundRole:
             return _foreground(run, column)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -374,7 +361,7 @@ class RunsModel(QAbstractTableModel):
         return "\n".join(line for line in lines if line)
 
     def _read_context(self) -> None:
-        self._names, self._zones, self._cells = {}, {}, {}
+        self._names, self._zones = {}, {}
         self._learn_labels(None)
 
     def _learn_labels(self, schedule_ids: Collection[int] | None) -> bool:
@@ -384,20 +371,15 @@ class RunsModel(QAbstractTableModel):
             known = self._names.get(schedule_id), self._zones.get(schedule_id)
             if known not in ((None, None), (name, zone)):
                 changed = True
-                self._cells.clear()  # shown afresh
             self._names[schedule_id] = name
             self._zones[schedule_id] = zone
         return changed
 
     def texts_changed(self) -> None:
-        """Another language: every cell is written afresh."""
+        """Another language or local zone: every cell is written afresh."""
         if self._runs:
             last = self.index(len(self._runs) - 1, len(Column) - 1)
             self.dataChanged.emit(self.index(0, 0), last)
-
-    def _forget(self, run_id: int) -> None:
-        for column in Column:
-            self._cells.pop((run_id, column), None)
 
     def _reload(self) -> None:
         self.beginResetModel()

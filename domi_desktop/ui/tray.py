@@ -422,6 +422,8 @@ class TrayApp(QObject):
         back); the times in the menu move on."""
         late, self._late = self._late, []
         burst, self._burst = self._burst, None
+        if reason == WakeReason.tz_change and self._history is not None:
+            self._history.texts_changed()  # its times are written on the local clock
         if late or burst is not None:
             self.attention = True
         if self.settings.notify_late:
