@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import IO
 
 import psutil
@@ -20,6 +20,7 @@ import psutil
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
 from domi_desktop.actions.environment import job_environment
+from domi_desktop.actions.supervisor import Supervisor
 from domi_desktop.model import CommandAction, RunStatus
 
 if sys.platform == "win32":
@@ -37,92 +38,253 @@ KILL_WAIT = 2.0
 _READ_SIZE = 65536
 
 
-def run_command(
-    action: CommandAction,
-    secrets: Mapping[str, str],
-    capture: OutputCapture,
-    control: RunControl,
-    *,
-    timeout: float | None,
-    grace: float,
-) -> Outcome:
-    """Run ``action`` to its end, its timeout or a stop request; ``secrets``: variable → value."""
-    env = job_environment(action, secrets)
-    cwd = _working_directory(action.cwd, env.get("HOME") or os.path.expanduser("~"))
-    if not os.path.isdir(cwd):
-        return Outcome(RunStatus.failed, f"the working directory does not exist: {cwd}")
+class CommandJob:
+    """One command's run, looked after by the ``Supervisor``: started, its output captured, its
+    whole process tree stopped at its end, its timeout or a stop request; ``on_end`` gets the
+    outcome once. Every method runs on the supervisor's thread.
+    """
+
+    def __init__(
+        self,
+        supervisor: Supervisor,
+        action: CommandAction,
+        secrets: Mapping[str, str],
+        capture: OutputCapture,
+        control: RunControl,
+        *,
+        timeout: float | None,
+        grace: float,
+        on_end: Callable[[Outcome], None],
+    ) -> None:
+        self._supervisor = supervisor
+        self._action = action
+        self._secrets = secrets
+        self._capture = capture
+        self._control = control
+        self._timeout = timeout
+        self._grace = grace
+        self._on_end = on_end
+        self._process: subprocess.Popen[bytes] | None = None
+        self._tree: ProcessTree | None = None
+        self._exited = False
+        self._output_closed = False
+        self._wake: Wake | None = None
+        """Why the job is being ended (None while it runs)."""
+        self._step = 0
+        """Counts the timers set: only the latest one acts."""
+        self._ended = False
+
+    def start(self) -> None:
+        self._guard(self._start)()
+
+    def _start(self) -> None:
+        action = self._action
+        env = job_environment(action, self._secrets)
+        cwd = _working_directory(action.cwd, env.get("HOME") or os.path.expanduser("~"))
+        if not os.path.isdir(cwd):
+            self._end(Outcome(RunStatus.failed, f"the working directory does not exist: {cwd}"))
+            return
+        try:
+            process = subprocess.Popen(
+                _die_with_app(_command_line(action, env), env, cwd),
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL if action.stdin is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                # Its own process group (session), so the whole tree can be stopped at once.
+                start_new_session=sys.platform != "win32",
+                creationflags=_CREATION_FLAGS,
+            )
+        except OSError as error:
+            self._end(
+                Outcome(RunStatus.failed, f"could not start: {_describe(error, action, env)}")
+            )
+            return
+        self._process = process
+        self._tree = ProcessTree(process.pid)
+        self._control.started(process.pid)
+        if process.stdin is not None and action.stdin is not None:
+            threading.Thread(
+                target=_feed, args=(process.stdin, action.stdin.encode()), daemon=True
+            ).start()
+        self._watch_output(process)
+        self._watch_exit(process)
+        self._control.on_stop(lambda: self._supervisor.call_soon(self._guard(self._stopped)))
+        if self._timeout is not None:
+            self._after(self._timeout, lambda: self._ending(Wake.deadline))
+
+    def _guard(self, handler: Callable[[], None]) -> Callable[[], None]:
+        """``handler``, ending the run if it fails: a bug must not leave it running forever."""
+
+        def guarded() -> None:
+            try:
+                handler()
+            except Exception as error:
+                log.exception("run of %r: supervising the job failed", self._action)
+                if self._tree is not None:
+                    self._tree.kill()
+                reason = f"internal error: {type(error).__name__}: {error}"
+                self._end(Outcome(RunStatus.failed, reason))
+
+        return guarded
+
+    def _after(self, delay: float, then: Callable[[], None]) -> None:
+        self._step += 1
+        step = self._step
+
+        def fire() -> None:
+            if step == self._step and not self._ended:
+                then()
+
+        self._supervisor.call_later(delay, self._guard(fire))
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _watch_output(self, process: subprocess.Popen[bytes]) -> None:
+        stream = process.stdout
+        assert stream is not None  # stdout=PIPE
+        if sys.platform == "win32":  # Windows' select() cannot watch a pipe: a thread reads it
+            threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+            return
+        os.set_blocking(stream.fileno(), False)
+        self._supervisor.watch(stream.fileno(), self._guard(lambda: self._read(stream)))
+
+    def _read(self, stream: IO[bytes]) -> None:
+        try:
+            chunk = os.read(stream.fileno(), _READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""  # a broken pipe: that is its end
+        if chunk:
+            # Also after the run has ended (a process that left the group holds the pipe): the
+            # closed capture drops it; closing the pipe instead would kill that process.
+            self._capture.write(chunk)
+            return
+        self._supervisor.unwatch(stream.fileno())
+        stream.close()
+        self._output_closed_now()
+
+    def _pump(self, stream: IO[bytes]) -> None:
+        try:
+            while chunk := os.read(stream.fileno(), _READ_SIZE):
+                self._capture.write(chunk)
+        except OSError:
+            pass  # a broken pipe: that is its end
+        finally:
+            stream.close()
+            self._supervisor.call_soon(self._guard(self._output_closed_now))
+
+    def _output_closed_now(self) -> None:
+        self._output_closed = True
+        self._check()
+
+    def _watch_exit(self, process: subprocess.Popen[bytes]) -> None:
+        if sys.platform == "linux":
+            try:
+                pidfd = os.pidfd_open(process.pid)
+            except OSError:  # a kernel before 5.3: a thread waits instead
+                pass
+            else:
+
+                def reap() -> None:
+                    self._supervisor.unwatch(pidfd)
+                    os.close(pidfd)
+                    process.wait()  # it has exited: this only reaps it
+                    self._exited_now()
+
+                self._supervisor.watch(pidfd, self._guard(reap))
+                return
+
+        def wait() -> None:
+            process.wait()
+            self._supervisor.call_soon(self._guard(self._exited_now))
+
+        threading.Thread(target=wait, daemon=True).start()
+
+    def _exited_now(self) -> None:
+        self._exited = True
+        if self._wake is None:
+            self._ending(Wake.done)
+        else:
+            self._check()
+
+    def _stopped(self) -> None:
+        if self._wake is None:
+            self._ending(Wake.stopped)
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def _ending(self, wake: Wake) -> None:
+        """Stop the tree: also after a normal exit, what the job left behind in its group is
+        stopped, as launchd (AbandonProcessGroup=false) and systemd (KillMode=control-group) do;
+        a leftover holding the output pipe would otherwise keep the run going forever."""
+        self._wake = wake
+        assert self._tree is not None
+        if self._tree.terminate():
+            self._after(self._grace, self._kill)
+            self._check()
+        else:
+            self._kill()
+
+    def _kill(self) -> None:
+        if self._finished():
+            self._conclude()
+            return
+        assert self._tree is not None
+        self._tree.kill()
+        self._after(KILL_WAIT, self._conclude)
+
+    def _finished(self) -> bool:
+        return self._exited and self._output_closed
+
+    def _check(self) -> None:
+        if self._wake is not None and self._finished():
+            self._conclude()
+
+    def _conclude(self) -> None:
+        if self._ended:
+            return
+        if not self._output_closed:
+            self._capture.note(
+                "the output is still held open by a process outside the job's process group "
+                "(it called setsid?); the rest of it is not captured"
+            )
+        self._end(self._outcome())
+
+    def _outcome(self) -> Outcome:
+        assert self._process is not None
+        code = self._process.returncode
+        if self._wake is Wake.stopped:
+            return Outcome(RunStatus.interrupted, self._control.stop_reason, code)
+        if self._wake is Wake.deadline and self._timeout is not None:
+            return timed_out(self._timeout, code)
+        assert code is not None  # Wake.done: it has exited
+        if code == 0:
+            return Outcome(RunStatus.succeeded, None, code)
+        if code < 0:
+            return Outcome(
+                RunStatus.failed, f"killed by signal {-code} ({_signal_name(-code)})", code
+            )
+        return Outcome(RunStatus.failed, f"exit code {code}", code)
+
+    def _end(self, outcome: Outcome) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        self._control.on_stop(None)
+        if self._tree is not None:
+            self._tree.close()
+        self._on_end(outcome)
+
+
+def _feed(stdin: IO[bytes], data: bytes) -> None:
     try:
-        process = subprocess.Popen(
-            _die_with_app(_command_line(action, env), env, cwd),
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL if action.stdin is None else subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            # Its own process group (session), so the whole tree can be stopped at once.
-            start_new_session=sys.platform != "win32",
-            creationflags=_CREATION_FLAGS,
-        )
-    except OSError as error:
-        return Outcome(RunStatus.failed, f"could not start: {_describe(error, action, env)}")
-    tree = ProcessTree(process.pid)
-    try:
-        control.started(process.pid)
-        return _supervise(process, tree, action, capture, control, timeout=timeout, grace=grace)
-    finally:
-        tree.close()
-
-
-def _supervise(
-    process: subprocess.Popen[bytes],
-    tree: ProcessTree,
-    action: CommandAction,
-    capture: OutputCapture,
-    control: RunControl,
-    *,
-    timeout: float | None,
-    grace: float,
-) -> Outcome:
-    exited = threading.Event()
-    output_closed = threading.Event()
-    stdin = None if action.stdin is None else action.stdin.encode()
-    helpers = [
-        threading.Thread(target=_pump, args=(process.stdout, capture, output_closed, control)),
-        threading.Thread(target=_feed_and_wait, args=(process, stdin, exited, control)),
-    ]
-    for helper in helpers:
-        helper.daemon = True
-        helper.start()
-
-    wake = control.wait(exited.is_set, timeout, stoppable=True)
-
-    def finished() -> bool:
-        return exited.is_set() and output_closed.is_set()
-
-    # Also after a normal exit: what the job left behind in its group is stopped, as launchd
-    # (AbandonProcessGroup=false) and systemd (KillMode=control-group) do; a leftover holding the
-    # output pipe would otherwise keep the run going forever.
-    if tree.terminate():
-        control.wait(finished, grace, stoppable=False)
-    if not finished():
-        tree.kill()
-        control.wait(finished, KILL_WAIT, stoppable=False)
-    if not output_closed.is_set():
-        capture.note(
-            "the output is still held open by a process outside the job's process group "
-            "(it called setsid?); the rest of it is not captured"
-        )
-
-    if wake is Wake.stopped:
-        return Outcome(RunStatus.interrupted, control.stop_reason, process.returncode)
-    if wake is Wake.deadline and timeout is not None:
-        return timed_out(timeout, process.returncode)
-    code = process.wait()  # it has exited: that is what ended the wait
-    if code == 0:
-        return Outcome(RunStatus.succeeded, None, code)
-    if code < 0:
-        return Outcome(RunStatus.failed, f"killed by signal {-code} ({_signal_name(-code)})", code)
-    return Outcome(RunStatus.failed, f"exit code {code}", code)
+        with stdin:
+            stdin.write(data)
+    except BrokenPipeError:
+        pass  # the job exited without reading all of its input: its choice
 
 
 class ProcessTree:
@@ -278,34 +440,3 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return "unknown signal"
-
-
-def _pump(
-    stream: IO[bytes], capture: OutputCapture, closed: threading.Event, control: RunControl
-) -> None:
-    try:
-        while chunk := os.read(stream.fileno(), _READ_SIZE):
-            capture.write(chunk)
-    except OSError:
-        pass  # a broken pipe: that is its end
-    finally:
-        stream.close()
-        closed.set()
-        control.notify()
-
-
-def _feed_and_wait(
-    process: subprocess.Popen[bytes],
-    stdin: bytes | None,
-    exited: threading.Event,
-    control: RunControl,
-) -> None:
-    if process.stdin is not None and stdin is not None:
-        try:
-            with process.stdin:
-                process.stdin.write(stdin)
-        except BrokenPipeError:
-            pass  # the job exited without reading all of its input: its choice
-    process.wait()
-    exited.set()
-    control.notify()

@@ -30,36 +30,24 @@ class Outcome:
 
 
 class RunControl:
-    """Shared by a run's worker, its helper threads and whoever holds the ``RunningAction``.
+    """Shared by whoever runs the action and whoever holds the ``RunningAction``.
 
-    Helper threads set their own flag (an ``Event``) and call ``notify``; the worker waits for a
-    predicate over those flags, a stop request or a deadline, whichever comes first, without
-    polling.
+    An HTTP request's thread waits for a predicate over its helper's flag, a stop request or a
+    deadline, whichever comes first, without polling (``wait``; the helper calls ``notify``). A
+    command's supervisor is told of a stop request instead (``on_stop``).
     """
 
     def __init__(self, on_started: Callable[[int], None] | None = None) -> None:
         self._cond = threading.Condition()
         self._stop_reason: str | None = None
         self._on_started = on_started
-        self._slot: threading.Semaphore | None = None
+        self._stop_listener: Callable[[], None] | None = None
         self.pid: int | None = None
         """The job's process id once it has started (commands only)."""
 
-    def take_start_slot(self, slots: threading.Semaphore) -> None:
-        """Wait for one of ``slots`` to start the job in; given back by ``started`` (or by
-        ``release_start_slot`` when the start goes no further). On the run's thread only."""
-        slots.acquire()
-        self._slot = slots
-
-    def release_start_slot(self) -> None:
-        slot, self._slot = self._slot, None
-        if slot is not None:
-            slot.release()
-
     def started(self, pid: int) -> None:
-        """The job's process is running: note its pid and tell ``on_started`` (on this thread,
-        at once, so the pid is on record before the job has done much)."""
-        self.release_start_slot()
+        """The job's process is running: note its pid and tell ``on_started`` (at once, on the
+        thread that started it, so the pid is on record before the job has done much)."""
         self.pid = pid
         if self._on_started is None:
             return
@@ -80,6 +68,18 @@ class RunControl:
             if self._stop_reason is None:
                 self._stop_reason = reason
             self._cond.notify_all()
+            listener = self._stop_listener
+        if listener is not None:
+            listener()
+
+    def on_stop(self, listener: Callable[[], None] | None) -> None:
+        """Call ``listener`` (on the requester's thread) when a stop is requested, at once if one
+        was before this; None: no longer."""
+        with self._cond:
+            self._stop_listener = listener
+            requested = self._stop_reason is not None
+        if listener is not None and requested:
+            listener()
 
     def notify(self) -> None:
         with self._cond:

@@ -1,4 +1,4 @@
-"""Start actions on background threads; stop them; wait for them."""
+"""Start actions off the caller's thread; stop them; wait for them."""
 
 from __future__ import annotations
 
@@ -7,12 +7,15 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import overload
 
 from domi_desktop.actions.capture import DEFAULT_LOG_LIMITS, LogLimits, OutputCapture
-from domi_desktop.actions.command import run_command
+from domi_desktop.actions.command import CommandJob
 from domi_desktop.actions.control import Outcome, RunControl
 from domi_desktop.actions.model import ActionRequest, ActionResult, check_action, resolve_secrets
+from domi_desktop.actions.supervisor import supervisor
 from domi_desktop.errors import ActionError, SecretError
 from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.ports import Clock, SecretStore
@@ -22,12 +25,6 @@ log = logging.getLogger(__name__)
 
 KILL_GRACE = 3.0
 """Seconds between asking a job's processes to stop (SIGTERM) and killing them (SIGKILL)."""
-START_SLOTS = 2
-"""Jobs being started at once. Starting one is Python work (its environment, its log, the
-fork and exec): hundreds started together at a wake or a minute boundary kept hundreds of
-threads asking for the GIL, and the GUI thread waited behind all of them; the others wait on a
-semaphore, which costs nothing. Two, as only one holds the GIL at a time: a 1,000-schedule wake's
-longest loop gap was 60 ms (median of 3) with four, 49 ms with two."""
 
 OnFinished = Callable[[ActionResult], None]
 OnStarted = Callable[[int], None]
@@ -50,8 +47,8 @@ class RunningAction:
     def stop(self, reason: str = "stopped") -> None:
         """Stop the run (the whole process tree); it ends ``interrupted`` with ``reason``.
 
-        Returns at once: the tree gets SIGTERM, then SIGKILL after the grace, on the run's own
-        thread. No effect on a run that has ended.
+        Returns at once: the tree gets SIGTERM, then SIGKILL after the grace, from the job
+        supervisor's thread. No effect on a run that has ended.
         """
         self._control.request_stop(reason)
 
@@ -67,11 +64,14 @@ class RunningAction:
 
 
 class ActionRunner:
-    """Runs actions on background threads, never on the caller's.
+    """Runs actions off the caller's thread.
 
-    ``on_finished`` is called on the run's own thread: a Qt caller forwards it to the GUI thread
-    (a queued signal). ``Clock`` gives the recorded start and finish times; timeouts use the
-    monotonic clock of the threading primitives.
+    A command is started and looked after by the process's job supervisor (one thread for every
+    job, ``supervisor.py``); an HTTP request, and a command whose secrets are still to be read
+    from a store (an unlock prompt of the OS keyring may take a while), get a thread of their own
+    first. ``on_finished`` is called on one of those threads and must not block: a Qt caller
+    forwards it to the GUI thread (a queued signal). ``Clock`` gives the recorded start and finish
+    times; timeouts use the monotonic clock.
     """
 
     def __init__(
@@ -87,7 +87,6 @@ class ActionRunner:
         self._lock = threading.Lock()
         self._running: set[RunningAction] = set()
         self._to_start: queue.SimpleQueue[threading.Thread] = queue.SimpleQueue()
-        self._start_slots = threading.Semaphore(START_SLOTS)
         self._starter: threading.Thread | None = None
 
     def start(
@@ -98,25 +97,31 @@ class ActionRunner:
         secrets: SecretStore | None = None,
         on_started: OnStarted | None = None,
     ) -> RunningAction:
-        """Start ``request`` on a new thread and return at once.
+        """Start ``request`` and return at once.
 
-        ``on_started(pid)`` is called on the run's thread as soon as a command's process runs
-        (once per start, never for HTTP): the caller records the pid, so that a later start of the
-        app can stop what is left of the job if this process dies.
+        ``on_started(pid)`` is called as soon as a command's process runs (once per start, never
+        for HTTP), on the supervisor's thread, and must not block: the caller records the pid, so
+        that a later start of the app can stop what is left of the job if this process dies.
 
-        With ``secrets``, the action's secrets are read from that store on the run's thread (an
-        unlock prompt of the OS keyring must not block the GUI), and a secret that cannot be read
-        ends the run ``failed`` with reason ``secret unavailable: ...``: this is how the app and
-        the CLI start a schedule's action. Without it, ``request.secrets`` is used as it is.
+        With ``secrets``, the action's secrets are read from that store on a thread of the run's
+        own (an unlock prompt of the OS keyring must not block the GUI or other jobs), and a
+        secret that cannot be read ends the run ``failed`` with reason ``secret unavailable:
+        ...``: this is how the app and the CLI start a schedule's action. Without it,
+        ``request.secrets`` is used as it is.
         """
         if secrets is not None and request.secrets:
             raise ValueError("pass the secrets either resolved in the request or as a store")
         running = RunningAction(request.run_id, on_started)
         with self._lock:
             self._running.add(running)
+        run = _Run(running, request, on_finished)
+        action = request.action
+        if isinstance(action, CommandAction) and not (secrets is not None and action.secret_env):
+            supervisor().call_soon(lambda: self._begin(run, self._checked(request)))
+            return running
         thread = threading.Thread(
             target=self._work,
-            args=(running, request, secrets, on_finished),
+            args=(run, secrets),
             name=f"domi-run-{request.run_id}",
             daemon=True,  # quitting the app must not wait for a job; it stops them first
         )
@@ -125,8 +130,7 @@ class ActionRunner:
 
     def _hand_over(self, thread: threading.Thread) -> None:
         # ``Thread.start`` waits until the new thread has run, which takes the GIL from every
-        # busy thread in turn: a catch-up launching hundreds of jobs froze the GUI that called
-        # it for tens of milliseconds at a time. One starter thread waits instead.
+        # busy thread in turn: one starter thread waits instead of the GUI that called it.
         with self._lock:
             if self._starter is None:
                 self._starter = threading.Thread(
@@ -163,37 +167,8 @@ class ActionRunner:
             each.stop(reason)
         return running
 
-    def _work(
-        self,
-        running: RunningAction,
-        request: ActionRequest,
-        store: SecretStore | None,
-        on_finished: OnFinished,
-    ) -> None:
-        try:
-            try:
-                result = self._execute(running._control, request, store)
-            # A bug must still end the run, or it would show as running forever.
-            except Exception as error:
-                log.exception("run %s: the action runner failed", request.run_id)
-                now = self._clock.now()
-                reason = f"internal error: {type(error).__name__}: {error}"
-                result = ActionResult(
-                    RunStatus.failed, reason, None, "", request.log_path, now, now
-                )
-            running._result = result
-            on_finished(result)
-        finally:
-            running._control.release_start_slot()
-            with self._lock:
-                self._running.discard(running)
-            running._done.set()
-
-    def _execute(
-        self, control: RunControl, request: ActionRequest, store: SecretStore | None
-    ) -> ActionResult:
-        started_at = self._clock.now()
-        failure: str | None = None
+    @staticmethod
+    def _checked(request: ActionRequest, store: SecretStore | None = None) -> _Checked:
         try:
             check_action(request.action)
             if store is not None:
@@ -201,59 +176,143 @@ class ActionRunner:
                     request, secrets=resolve_secrets(request.action, store)
                 )
         except ActionError as error:
-            failure = f"invalid action: {error}"
+            return _Checked(request, f"invalid action: {error}")
         except SecretError as error:
-            failure = f"secret unavailable: {error}"
-        masker = Masker(request.secrets.values())
-        control.take_start_slot(self._start_slots)
+            return _Checked(request, f"secret unavailable: {error}")
+        return _Checked(request, None)
+
+    def _work(self, run: _Run, store: SecretStore | None) -> None:
+        """A run's own thread: its secrets read, then a command goes to the supervisor and an
+        HTTP request is made here."""
         try:
-            capture = OutputCapture(request.log_path, masker, self._log_limits)
+            checked = self._checked(run.request, store)
+            if isinstance(checked.request.action, CommandAction):
+                supervisor().call_soon(lambda: self._begin(run, checked))
+                return
+            if self._open(run, checked):
+                self._conclude(run, self._http(run, checked.request))
+        # A bug must still end the run, or it would show as running forever.
+        except Exception as error:
+            self._failed(run, error)
+
+    def _begin(self, run: _Run, checked: _Checked) -> None:
+        """On the supervisor's thread: the log opened, the command started."""
+        try:
+            if not self._open(run, checked):
+                return
+            request = checked.request
+            action = request.action
+            assert isinstance(action, CommandAction)
+            run.started_at = self._clock.now()
+            CommandJob(
+                supervisor(),
+                action,
+                request.secrets,
+                run.capture,
+                run.running._control,
+                timeout=None if request.timeout is None else request.timeout.total_seconds(),
+                grace=self._kill_grace,
+                on_end=lambda outcome: self._conclude(run, outcome),
+            ).start()
+        except Exception as error:
+            self._failed(run, error)
+
+    def _open(self, run: _Run, checked: _Checked) -> bool:
+        """Open the run's log; False when the run has ended already (it could not be written,
+        the request was refused, or a stop came first)."""
+        request = checked.request
+        run.masker = Masker(request.secrets.values())
+        run.started_at = self._clock.now()
+        try:
+            run.capture = OutputCapture(request.log_path, run.masker, self._log_limits)
         except OSError as error:
-            return ActionResult(
-                status=RunStatus.failed,
-                reason=f"could not write the log file: {error.strerror}: {error.filename}",
-                exit_code=None,
-                output_tail="",
-                log_path=request.log_path,
-                started_at=started_at,
-                finished_at=self._clock.now(),
+            reason = f"could not write the log file: {error.strerror}: {error.filename}"
+            now = self._clock.now()
+            self._finish(
+                run,
+                ActionResult(
+                    RunStatus.failed, reason, None, "", request.log_path, run.started_at, now
+                ),
             )
+            return False
+        stop_reason = run.running._control.stop_reason
+        if checked.failure is not None:
+            self._conclude(run, Outcome(RunStatus.failed, checked.failure))
+        elif stop_reason is not None:
+            self._conclude(run, Outcome(RunStatus.interrupted, stop_reason))
+        else:
+            return True
+        return False
+
+    def _http(self, run: _Run, request: ActionRequest) -> Outcome:
+        # urllib pulls in http.client, email and ssl: ~8 MB an idle tray app has no use for.
+        from domi_desktop.actions.http import run_http
+
+        action = request.action
+        assert not isinstance(action, CommandAction)
+        limit = action.timeout
+        if request.timeout is not None:
+            limit = min(limit, request.timeout.total_seconds())
+        run.started_at = self._clock.now()
+        return run_http(action, request.secrets, run.capture, run.running._control, timeout=limit)
+
+    def _conclude(self, run: _Run, outcome: Outcome) -> None:
+        """The run's result from how its action ended: the reason noted in the log, masked."""
+        capture = run.capture
+        reason = None if outcome.reason is None else run.masker.mask(outcome.reason)
         with capture:
-            stop_reason = control.stop_reason
-            if failure is not None:
-                outcome = Outcome(RunStatus.failed, failure)
-            elif stop_reason is not None:
-                outcome = Outcome(RunStatus.interrupted, stop_reason)
-            else:
-                started_at = self._clock.now()
-                outcome = self._outcome(control, request, capture)
-            reason = None if outcome.reason is None else masker.mask(outcome.reason)
             if reason is not None:
                 capture.note(reason)
             if capture.log_error is not None:
                 capture.note(f"the log file could not be written: {capture.log_error}")
-        return ActionResult(
+        result = ActionResult(
             status=outcome.status,
             reason=reason,
             exit_code=outcome.exit_code,
             output_tail=capture.tail(),
-            log_path=request.log_path,
-            started_at=started_at,
+            log_path=run.request.log_path,
+            started_at=run.started_at,
             finished_at=self._clock.now(),
         )
+        self._finish(run, result)
 
-    def _outcome(
-        self, control: RunControl, request: ActionRequest, capture: OutputCapture
-    ) -> Outcome:
-        action = request.action
-        limit = None if request.timeout is None else request.timeout.total_seconds()
-        if isinstance(action, CommandAction):
-            return run_command(
-                action, request.secrets, capture, control, timeout=limit, grace=self._kill_grace
-            )
-        # urllib pulls in http.client, email and ssl: ~8 MB an idle tray app has no use for.
-        from domi_desktop.actions.http import run_http
+    def _failed(self, run: _Run, error: Exception) -> None:
+        log.exception("run %s: the action runner failed", run.request.run_id)
+        now = self._clock.now()
+        reason = f"internal error: {type(error).__name__}: {error}"
+        self._finish(
+            run, ActionResult(RunStatus.failed, reason, None, "", run.request.log_path, now, now)
+        )
 
-        control.release_start_slot()  # a request's whole wait must not hold a start slot
-        limit = action.timeout if limit is None else min(limit, action.timeout)
-        return run_http(action, request.secrets, capture, control, timeout=limit)
+    def _finish(self, run: _Run, result: ActionResult) -> None:
+        running = run.running
+        if running._done.is_set():
+            return
+        running._result = result
+        try:
+            run.on_finished(result)
+        except Exception:
+            log.exception("run %s: on_finished failed", run.request.run_id)
+        finally:
+            with self._lock:
+                self._running.discard(running)
+            running._done.set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    request: ActionRequest
+    failure: str | None
+    """Why the run fails before it starts (an invalid action, a secret not read), or None."""
+
+
+@dataclass(slots=True, eq=False)
+class _Run:
+    """One run between ``start`` and its result, on whichever thread looks after it."""
+
+    running: RunningAction
+    request: ActionRequest
+    on_finished: OnFinished
+    masker: Masker = dataclasses.field(init=False)
+    capture: OutputCapture = dataclasses.field(init=False)
+    started_at: datetime = dataclasses.field(init=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
 
 from domi_desktop.actions import KILL_GRACE, ActionRequest, ActionResult, ActionRunner
 from domi_desktop.actions.leftovers import stop_leftovers
@@ -35,67 +34,69 @@ def record_job(store: Store, run_id: int, pid: int) -> None:
 
 
 class JobBook:
-    """The runtime's record of its jobs' processes, written by the runs' own threads (the pid
-    must be on record before the job gets far) on a connection of their own: a job's thread
-    waiting for the database's write lock (a wake's transaction) never holds the connection that
-    the loop thread reads with.
+    """The runtime's record of its jobs' processes, written on a thread of its own, with a
+    connection of its own.
 
-    Group commit: the thread that finds no write under way writes every pid waiting by then in
-    one transaction, and again until none waits; the others wait for their own entry only.
-    Hundreds of jobs starting at a minute boundary took a transaction (and an fsync) each, one
-    after the other; and waking every waiting thread after each batch (a shared condition) kept
-    thousands of threads asking for the GIL while the GUI thread waited behind them.
+    ``record`` is called by the job supervisor as each job starts, and returns at once: a wake's
+    transaction may hold the database's write lock for a while, and every other job's output and
+    exit would wait behind the supervisor meanwhile. The job is running either way; what matters
+    is that its pid is on record soon, for a later start of the app to stop what a crash left.
+    Group commit: what is waiting when a write ends goes in the next transaction, so hundreds of
+    jobs starting at a minute boundary are a handful of transactions, not one (and an fsync)
+    each.
     """
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._lock = threading.Lock()
-        self._writer: Writer | None = None
-        self._waiting: list[_Entry] = []
-        self._writing = False
+        self._waiting: list[tuple[int, int, str | None]] = []
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._closing = False
 
     def record(self, run_id: int, pid: int) -> None:
-        entry = _Entry(run_id, pid, liveness.start_marker(pid))
+        # The marker is read now, while the job's process exists for sure (not yet reaped).
+        entry = (run_id, pid, liveness.start_marker(pid))
         with self._lock:
+            if self._closing:
+                log.warning("run %s: its process %s started after the job book closed", run_id, pid)
+                return
             self._waiting.append(entry)
-            writes, self._writing = not self._writing, True
-        while writes:
-            with self._lock:
-                batch, self._waiting = self._waiting, []
-                if not batch:
-                    self._writing = writes = False
-                    break
-            self._write(batch)
-        entry.written.wait()
-        if entry.error is not None:
-            raise entry.error
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._write_each, name="domi-job-book", daemon=True
+                )
+                self._thread.start()
+        self._ready.set()
 
     def close(self) -> None:
+        """Write what is waiting, then stop."""
         with self._lock:
-            if self._writer is not None:
-                self._writer.close()
-                self._writer = None
+            self._closing = True
+            thread = self._thread
+        self._ready.set()
+        if thread is not None:
+            thread.join()
 
-    def _write(self, batch: list[_Entry]) -> None:
-        error: Exception | None = None
-        try:
-            if self._writer is None:
-                self._writer = self._store.writer()
-            self._writer.record_jobs([(e.run_id, e.pid, e.started) for e in batch])
-        except Exception as failure:  # each waiting thread reports it for its own run
-            error = failure
-        for entry in batch:
-            entry.error = error
-            entry.written.set()
-
-
-@dataclass(slots=True)
-class _Entry:
-    run_id: int
-    pid: int
-    started: str | None
-    written: threading.Event = field(default_factory=threading.Event)
-    error: Exception | None = None
+    def _write_each(self) -> None:
+        writer: Writer | None = None
+        while True:
+            self._ready.wait()
+            self._ready.clear()
+            with self._lock:
+                batch, self._waiting = self._waiting, []
+                closing = self._closing
+            if batch:
+                try:
+                    writer = writer or self._store.writer()
+                    writer.record_jobs(batch)
+                except Exception as error:
+                    runs = ", ".join(str(run_id) for run_id, _pid, _started in batch)
+                    log.warning("the processes of runs %s could not be recorded: %s", runs, error)
+            if closing:
+                if writer is not None:
+                    writer.close()
+                return
 
 
 def stop_orphaned_jobs(store: Store) -> tuple[dict[int, str], set[int]]:

@@ -1,76 +1,80 @@
-"""The job book: pids recorded by many runs' threads at once, in a few transactions."""
+"""The job book: pids recorded as jobs start, without waiting for the database, in few transactions."""
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
-import time
 from collections.abc import Sequence
-from typing import Any
+
+import pytest
 
 from domi_desktop.api.jobs import JobBook
 
 
-class SlowWriter:
-    """A transaction takes 20 ms (an fsync behind a wake's write): the queue builds up."""
+class HeldWriter:
+    """A transaction that waits for the test (a wake's write holding the lock), or fails."""
 
     def __init__(self, fail: bool = False) -> None:
         self.batches: list[list[int]] = []
         self.fail = fail
+        self.writing = threading.Event()
+        self.go_on = threading.Event()
+        self.closed = False
 
     def record_jobs(self, jobs: Sequence[tuple[int, int, str | None]]) -> None:
-        time.sleep(0.02)
+        self.writing.set()
+        assert self.go_on.wait(10)
         if self.fail:
             raise OSError("disk full")
         self.batches.append([run_id for run_id, _pid, _started in jobs])
 
     def close(self) -> None:
-        pass
+        self.closed = True
 
 
 class Store:
-    def __init__(self, writer: SlowWriter) -> None:
+    def __init__(self, writer: HeldWriter) -> None:
         self._writer = writer
 
-    def writer(self) -> SlowWriter:
+    def writer(self) -> HeldWriter:
         return self._writer
 
 
-def record_from_threads(book: JobBook, count: int) -> list[BaseException | None]:
-    outcomes: list[BaseException | None] = [None] * count
-    start = threading.Barrier(count)
-
-    def run(index: int) -> None:
-        start.wait()
-        try:
-            book.record(index, os.getpid())
-        except BaseException as error:
-            outcomes[index] = error
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    return outcomes
-
-
-def test_a_hundred_starts_at_once_are_recorded_in_a_few_transactions() -> None:
-    writer = SlowWriter()
+def test_a_start_is_recorded_without_waiting_for_the_database() -> None:
+    writer = HeldWriter()
     book = JobBook(Store(writer))  # type: ignore[arg-type]
-    assert record_from_threads(book, 100) == [None] * 100
-    assert sorted(run for batch in writer.batches for run in batch) == list(range(100))
-    assert len(writer.batches) < 20
-
-
-def test_a_failed_write_is_reported_to_every_thread_of_its_batch() -> None:
-    book = JobBook(Store(SlowWriter(fail=True)))  # type: ignore[arg-type]
-    outcomes: list[Any] = record_from_threads(book, 10)
-    assert all(isinstance(outcome, OSError) for outcome in outcomes)
-
-
-def test_a_single_start_is_written_at_once() -> None:
-    writer = SlowWriter()
-    book = JobBook(Store(writer))  # type: ignore[arg-type]
-    book.record(7, os.getpid())
+    book.record(7, os.getpid())  # returns although the transaction is held
+    assert writer.writing.wait(10)
+    assert writer.batches == []
+    writer.go_on.set()
+    book.close()
     assert writer.batches == [[7]]
+    assert writer.closed
+
+
+def test_starts_while_a_write_is_held_go_in_the_next_transaction_together() -> None:
+    writer = HeldWriter()
+    book = JobBook(Store(writer))  # type: ignore[arg-type]
+    book.record(0, os.getpid())
+    assert writer.writing.wait(10)
+    for run_id in range(1, 100):
+        book.record(run_id, os.getpid())
+    writer.go_on.set()
+    book.close()
+    assert writer.batches == [[0], list(range(1, 100))]
+
+
+def test_a_failed_write_is_logged_with_its_runs_and_the_book_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    writer = HeldWriter(fail=True)
+    writer.go_on.set()
+    book = JobBook(Store(writer))  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING):
+        book.record(3, os.getpid())
+        book.record(4, os.getpid())
+        book.close()
+    assert "could not be recorded: disk full" in caplog.text
+    assert "runs 3" in caplog.text
+    assert writer.closed

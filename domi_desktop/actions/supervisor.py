@@ -1,0 +1,114 @@
+"""One thread that looks after every command job of this process: their output, exits and deadlines.
+
+A thread per job (and two helpers each, one reading the output and one waiting for the exit)
+made a wake that starts 1,000 jobs a crowd of 3,000 threads taking turns at the GIL, and the GUI
+thread waited its turn behind them. Here the jobs' pipes (and, on Linux, their pidfds) are watched
+by one selector: a burst of jobs is one thread's work, and the GUI thread shares the GIL with it
+alone. Where a pipe or an exit cannot be watched so (a pipe on Windows, an exit outside Linux), a
+small helper thread waits for it and hands the event to this thread.
+
+Everything here runs on the supervisor's thread, except ``call_soon``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import logging
+import selectors
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+Callback = Callable[[], None]
+
+
+class Supervisor:
+    """An event loop on a daemon thread of its own: ready file descriptors, timers, calls.
+
+    It lives as long as the process: on Linux a job asks for SIGTERM when the thread that started
+    it exits (``PR_SET_PDEATHSIG``), and this is that thread.
+    """
+
+    def __init__(self) -> None:
+        self._selector = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._calls: deque[Callback] = deque()
+        self._timers: list[tuple[float, int, Callback]] = []
+        self._order = itertools.count()
+        # A socket pair, not a pipe: Windows' select() watches sockets only.
+        self._wake_reader, self._wake_writer = socket.socketpair()
+        self._wake_reader.setblocking(False)
+        self._wake_writer.setblocking(False)
+        self._selector.register(self._wake_reader, selectors.EVENT_READ, self._drain_wakes)
+        self._thread = threading.Thread(target=self._loop, name="domi-jobs", daemon=True)
+        self._thread.start()
+
+    def call_soon(self, callback: Callback) -> None:
+        """Run ``callback`` on the supervisor's thread. Any thread may call this."""
+        with self._lock:
+            self._calls.append(callback)
+            first = len(self._calls) == 1
+        # One wake-up per batch: a burst of 1,000 calls is not 1,000 writes. A full pair holds
+        # wake-ups enough.
+        if first:
+            with contextlib.suppress(BlockingIOError):
+                self._wake_writer.send(b"\0")
+
+    def call_later(self, delay: float, callback: Callback) -> None:
+        """Run ``callback`` on the supervisor's thread in ``delay`` seconds (monotonic)."""
+        heapq.heappush(self._timers, (time.monotonic() + delay, next(self._order), callback))
+
+    def watch(self, fd: int, callback: Callback) -> None:
+        """Call ``callback`` whenever ``fd`` is ready to read, until ``unwatch``."""
+        self._selector.register(fd, selectors.EVENT_READ, callback)
+
+    def unwatch(self, fd: int) -> None:
+        self._selector.unregister(fd)
+
+    def _loop(self) -> None:
+        while True:
+            timeout = None
+            if self._timers:
+                timeout = max(0.0, self._timers[0][0] - time.monotonic())
+            for key, _events in self._selector.select(timeout):
+                _run(key.data)
+            now = time.monotonic()
+            while self._timers and self._timers[0][0] <= now:
+                _run(heapq.heappop(self._timers)[2])
+            with self._lock:
+                calls, self._calls = self._calls, deque()
+            for call in calls:
+                _run(call)
+
+    def _drain_wakes(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            while self._wake_reader.recv(4096):
+                pass
+
+
+def _run(callback: Callback) -> None:
+    try:
+        callback()
+    # A job's own handlers end their run on an error (``CommandJob``); this keeps the thread
+    # that every other job depends on alive whatever a callback does.
+    except Exception:
+        log.exception("the job supervisor's callback %r failed", callback)
+
+
+_lock = threading.Lock()
+_supervisor: Supervisor | None = None
+
+
+def supervisor() -> Supervisor:
+    """This process's supervisor, started when first asked for."""
+    global _supervisor
+    with _lock:
+        if _supervisor is None:
+            _supervisor = Supervisor()
+        return _supervisor
