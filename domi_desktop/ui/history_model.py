@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import IntEnum
 from typing import Any
@@ -28,7 +29,7 @@ from domi_desktop.errors import NotFoundError
 from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
 from domi_desktop.ports import RunReader
 from domi_desktop.ui.i18n import person_time, register, tr
-from domi_desktop.ui.palette import colors
+from domi_desktop.ui.palette import Colors, colors
 
 PAGE_SIZE = 200
 """Runs read per page: a few screens' worth, one indexed query of a few milliseconds."""
@@ -63,6 +64,22 @@ _HEADERS = {
     Column.exit_code: "Exit code",
 }
 _NUMERIC = frozenset({Column.missed, Column.duration, Column.exit_code})
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+def alignment(column: Column) -> Qt.AlignmentFlag | None:
+    """Numbers are aligned right; the rest as the style has it (None)."""
+    return _RIGHT if column in _NUMERIC else None
+
+
+@dataclass(frozen=True, slots=True)
+class ShownRun:
+    """What a row shows: each column's text and colour (None: the palette's), its tooltip."""
+
+    texts: tuple[str, ...]
+    brushes: tuple[QBrush | None, ...]
+    tooltip: str
+
 
 STATUS_LABELS = {
     RunStatus.running: "running",
@@ -315,12 +332,23 @@ class RunsModel(QAbstractTableModel):
         if role == _DISPLAY:
             return self._display(run, column)
         if role == Qt.ItemDataRole.ForegroundRole:
-            return _foreground(run, column)
+            return _foreground(run, column, colors())
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(run)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in _NUMERIC:
-            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return alignment(column)
         return None
+
+    def shown(self, row: int) -> ShownRun:
+        """What row ``row`` shows, every column at once: ``data`` cell by cell and role by role
+        was most of what a History refresh cost during a catch-up."""
+        run = self._runs[row]
+        shades = colors()
+        return ShownRun(
+            texts=tuple(self._display(run, column) for column in Column),
+            brushes=tuple(_foreground(run, column, shades) for column in Column),
+            tooltip=self._tooltip(run),
+        )
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -420,14 +448,14 @@ class RunsModel(QAbstractTableModel):
         return new
 
 
-def _foreground(run: Run, column: Column) -> QBrush | None:
+def _foreground(run: Run, column: Column, shades: Colors) -> QBrush | None:
     # Read at each paint: the palette (light or dark) may have changed since the last one.
     if column is Column.status:
         if run.status in _FAILURES:
-            return QBrush(colors().error)
+            return QBrush(shades.error)
         if run.late or run.status in (RunStatus.interrupted, RunStatus.waiting):
-            return QBrush(colors().late)
+            return QBrush(shades.late)
     # Skipped rows are the bulk after a long sleep; greyed, the runs that did run stand out.
     if run.status is RunStatus.skipped:
-        return QBrush(colors().muted)
+        return QBrush(shades.muted)
     return None

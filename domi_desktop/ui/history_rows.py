@@ -12,13 +12,11 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from domi_desktop.ui.history_model import Column, RunsModel
+from domi_desktop.ui.history_model import Column, RunsModel, alignment
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 _NO_PARENT = QModelIndex()
-_DISPLAY, _TOOLTIP = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
-_STYLE = (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole)
-_ROLES = (_DISPLAY, _TOOLTIP, *_STYLE)
+_DISPLAY, _FOREGROUND = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ForegroundRole
 
 
 class ShownRows(QStandardItemModel):
@@ -42,18 +40,17 @@ class ShownRows(QStandardItemModel):
             self._runs.fetchMore()
 
     def _row(self, row: int) -> list[QStandardItem]:
-        runs = self._runs
-        tooltip = runs.data(runs.index(row, 0), _TOOLTIP)  # the run's, the same in every cell
+        shown = self._runs.shown(row)
         items = []
-        for column in Column:
-            index = runs.index(row, column)
-            item = QStandardItem(runs.data(index, _DISPLAY))
+        for column, text, brush in zip(Column, shown.texts, shown.brushes, strict=True):
+            item = QStandardItem(text)
             item.setEditable(False)
-            item.setToolTip(tooltip)
-            for role in _STYLE:
-                value = runs.data(index, role)
-                if value is not None:
-                    item.setData(value, role)
+            item.setToolTip(shown.tooltip)  # the run's, the same in every cell
+            if brush is not None:
+                item.setForeground(brush)
+            align = alignment(column)
+            if align is not None:
+                item.setTextAlignment(align)
             items.append(item)
         return items
 
@@ -71,13 +68,14 @@ class ShownRows(QStandardItemModel):
 
     def _changed(self, top_left: QModelIndex, bottom_right: QModelIndex, *_roles: object) -> None:
         for row in range(top_left.row(), bottom_right.row() + 1):
+            shown = self._runs.shown(row)
             for column in range(top_left.column(), bottom_right.column() + 1):
                 item = self.item(row, column)
                 if item is None:
                     continue
-                index = self._runs.index(row, column)
-                for role in _ROLES:
-                    item.setData(self._runs.data(index, role), role)
+                item.setText(shown.texts[column])
+                item.setToolTip(shown.tooltip)
+                item.setData(shown.brushes[column], _FOREGROUND)
 
     def _reset(self) -> None:
         self.setRowCount(0)

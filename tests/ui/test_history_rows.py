@@ -40,6 +40,29 @@ class Counting(RunsModel):
         return super().data(index, role)
 
 
+def shown(model: Any, count: int) -> list[list[dict[Qt.ItemDataRole, object]]]:
+    """Every role a cell may have, of the first ``count`` rows, as the view would read them."""
+    roles = (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+    )
+
+    def value(row: int, column: Column, role: Qt.ItemDataRole) -> object:
+        data = model.index(row, column).data(role)
+        if role is Qt.ItemDataRole.ForegroundRole and data is not None:
+            return data.color().name()
+        if role is Qt.ItemDataRole.TextAlignmentRole and data is not None:
+            return int(data)
+        return data
+
+    return [
+        [{role: value(row, column, role) for role in roles} for column in Column]
+        for row in range(count)
+    ]
+
+
 def test_a_repaint_does_not_call_into_python_and_the_rows_follow_the_runs(
     qtbot: QtBot, store: Store
 ) -> None:
@@ -65,9 +88,8 @@ def test_a_repaint_does_not_call_into_python_and_the_rows_follow_the_runs(
     assert rows.rowCount() == 61
     assert rows.index(0, Column.exit_code).data() == ""
     assert rows.index(1, Column.exit_code).data() == "3"
-    assert rows.index(1, Column.exit_code).data(Qt.ItemDataRole.ToolTipRole) == runs.index(
-        1, Column.exit_code
-    ).data(Qt.ItemDataRole.ToolTipRole)
+    assert shown(rows, 3) == shown(runs, 3)
+    assert shown(rows, 3)[1][Column.status][Qt.ItemDataRole.ForegroundRole] is not None  # failed
     assert rows.headerData(Column.exit_code, Qt.Orientation.Horizontal) == runs.headerData(
         Column.exit_code, Qt.Orientation.Horizontal
     )
