@@ -22,6 +22,7 @@ from domi_desktop.model import (
     HttpAction,
     NetworkState,
     OnDeadline,
+    RunFinished,
     RunStatus,
     SystemState,
     WakeReason,
@@ -271,3 +272,41 @@ def test_a_failing_streak_from_before_a_restart_counts_toward_the_auto_pause(
     run_times(h, 1)
     assert [e.notice for e in h.kinds("schedule.alert")] == ["paused"]
     assert not h.store.get_schedule(job.id).enabled
+
+
+def test_the_alert_states_of_a_batch_of_results_are_read_in_one_query(
+    make: Callable[..., Harness], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h = make()
+    action, _message = failing_job(tmp_path)
+    jobs = [h.add(FIVE_MIN, action, alerts=Alerts(auto_pause_after=3)) for _ in range(3)]
+    before = h.clock.now() - timedelta(hours=1)
+    events = []
+    for job in jobs:
+        for _ in range(3):
+            run_id = h.store.record_manual_run(job.id, before)
+            h.store.finish_run(
+                run_id, status=RunStatus.failed, finished_at=before, exit_code=1,
+                reason="exit code 1",
+            )  # fmt: skip
+        events.append(
+            RunFinished(
+                run_id=run_id, schedule_id=job.id, name=job.name, status=RunStatus.failed,
+                reason="exit code 1", exit_code=1, duration=timedelta(seconds=1),
+            )
+        )  # fmt: skip
+    h.runtime.start()
+    calls: list[list[int]] = []
+    read = h.store.failures_since_success
+
+    def counted(ids: Any, **options: Any) -> Any:
+        calls.append(sorted(ids))
+        return read(ids, **options)
+
+    monkeypatch.setattr(h.store, "failures_since_success", counted)
+    keeper = h.runtime.keeper
+    keeper.read_alert_states(events)
+    notices = [[alert.notice for alert in keeper.observe(event)] for event in events]
+    assert calls == [sorted(job.id for job in jobs)]
+    # Each state holds the two failures before the one observed (left out of the read): paused.
+    assert notices == [["paused"]] * 3

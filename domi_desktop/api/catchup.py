@@ -219,8 +219,12 @@ class Results:
         store: Store,
         emit: Callable[[Event], None],
         slices: Slicer | None = None,
+        read_ahead: Callable[[Sequence[RunFinished]], None] | None = None,
     ) -> None:
+        """``read_ahead`` gets each written batch's events before they are emitted one by one:
+        what they will all need, read at once."""
         self._worker = worker
+        self._read_ahead = read_ahead
         self._slices = slices or Slicer(loop, None)
         self._loop = loop
         self._store = store
@@ -292,6 +296,11 @@ class Results:
             self.troubled = False
             self._retry = RETRY_FIRST
         # A batch holds the results of hundreds of jobs after a catch-up: announced in slices.
+        if self._read_ahead is not None:
+            try:
+                self._read_ahead(events)
+            except Exception:  # the events go out all the same; each reads what it needs
+                log.exception("reading ahead for %s results failed", len(events))
         self._slices.run(events, self._emit)
         if not isinstance(outcome, Exception):
             self.flush()

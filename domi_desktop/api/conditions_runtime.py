@@ -10,7 +10,7 @@ them out through the ``Runtime`` that owns it, on the loop thread.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -441,26 +441,36 @@ class ConditionKeeper:
             return
         self._rt.driver.reload(schedule.id)
 
+    def read_alert_states(self, events: Sequence[Event]) -> None:
+        """Before ``observe`` goes through a batch of results: the alert states of their
+        schedules not known yet, in one query (one per schedule stood the GUI still after a
+        wake)."""
+        finished = [event for event in events if isinstance(event, RunFinished)]
+        missing = {e.schedule_id for e in finished if e.schedule_id not in self._alerts}
+        if missing:
+            self._read_states(missing, besides={event.run_id for event in finished})
+
     def _alert_state(self, schedule_id: int, skip_run: int | None) -> alerting.AlertState:
         """Rebuilt the first time from the failures since the schedule's latest success (a
         success starts the state afresh; notices dropped), the run being observed left out."""
-        state = self._alerts.get(schedule_id)
-        if state is not None:
-            return state
-        state = alerting.AlertState()
-        schedule = self._rt.known_schedules().get(schedule_id)
-        if schedule is None:
-            return state
-        alerts = self.alerts_of(schedule)
+        if schedule_id not in self._alerts:
+            self._read_states({schedule_id}, besides=() if skip_run is None else {skip_run})
+        return self._alerts.get(schedule_id) or alerting.AlertState()
+
+    def _read_states(self, schedule_ids: Collection[int], *, besides: Collection[int]) -> None:
+        known = self._rt.known_schedules()
+        wanted = [schedule_id for schedule_id in schedule_ids if schedule_id in known]
         try:
-            failures = self._rt.store.failures_since_success(schedule_id, besides=skip_run)
+            failures = self._rt.store.failures_since_success(wanted, besides=besides)
         except DomiError:
-            failures = []
-        for status, reason, finished_at in reversed(failures):
-            outcome = alerting.Outcome.of(status, reason)
-            state = alerting.on_result(state, outcome, finished_at, alerts).state
-        self._alerts[schedule_id] = state
-        return state
+            failures = {}
+        for schedule_id in wanted:
+            alerts = self.alerts_of(known[schedule_id])
+            state = alerting.AlertState()
+            for status, reason, finished_at in reversed(failures.get(schedule_id, [])):
+                outcome = alerting.Outcome.of(status, reason)
+                state = alerting.on_result(state, outcome, finished_at, alerts).state
+            self._alerts[schedule_id] = state
 
 
 def _alert_event(

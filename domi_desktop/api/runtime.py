@@ -101,7 +101,9 @@ class Runtime:
         self._lanes: dict[str, Lane] = {}
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
-        self._results = Results(self.worker, loop, store, self._emit, self._slices)
+        self._results = Results(
+            self.worker, loop, store, self._emit, self._slices, self.keeper.read_alert_states
+        )
         self.leases = LeaseKeeper(
             store,
             clock,

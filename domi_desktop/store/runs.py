@@ -18,6 +18,8 @@ from domi_desktop.store.models import RunRow
 
 _RUNNING = RunStatus.running.value
 _FAILED = (RunStatus.failed.value, RunStatus.timed_out.value)
+_IDS_PER_QUERY = 500
+"""Schedule ids in one ``IN (...)``: well under every backend's limit on parameters."""
 _ID_CHUNK = 500
 """Ids in one ``IN (...)`` (SQLite allows 32,766 parameters, older builds 999)."""
 EMPTY: Mapping[int, str] = MappingProxyType({})
@@ -177,33 +179,44 @@ class RunStore(StoreCore):
             return [_rows.run(row) for row in query.order_by(RunRow.id.desc()).limit(limit)]
 
     def failures_since_success(
-        self, schedule_id: int, *, besides: int | None = None, limit: int = 200
-    ) -> list[tuple[RunStatus, str | None, datetime]]:
-        """The schedule's ended ``failed`` and ``timed_out`` runs after its latest success, newest
-        first (status, reason, finished at), run ``besides`` left out: all that its alerts' state
-        is made of."""
-        latest = RunRow.select(fn.MAX(RunRow.id)).where(
-            (RunRow.schedule_id == schedule_id) & (RunRow.status == RunStatus.succeeded.value)
+        self, schedule_ids: Collection[int], *, besides: Collection[int] = (), limit: int = 200
+    ) -> dict[int, list[tuple[RunStatus, str | None, datetime]]]:
+        """Each schedule's ended ``failed`` and ``timed_out`` runs after its latest success, newest
+        first, at most ``limit`` (status, reason, finished at), the runs ``besides`` left out: all
+        that its alerts' state is made of. One query for many schedules: the first results of
+        hundreds of schedules after a wake come in one batch."""
+        found: dict[int, list[tuple[RunStatus, str | None, datetime]]] = {
+            schedule_id: [] for schedule_id in schedule_ids
+        }
+        ok = RunRow.alias("ok")
+        latest = ok.select(fn.MAX(ok.id)).where(
+            (ok.schedule_id == RunRow.schedule_id) & (ok.status == RunStatus.succeeded.value)
         )
+        ids = list(found)
         with self._using():
-            query = (
-                RunRow.select(RunRow.status, RunRow.reason, RunRow.finished_at)
-                .where(
-                    (RunRow.schedule_id == schedule_id)
+            for start in range(0, len(ids), _IDS_PER_QUERY):
+                where = (
+                    RunRow.schedule_id.in_(ids[start : start + _IDS_PER_QUERY])
                     & (RunRow.id > fn.COALESCE(latest, 0))
                     & RunRow.status.in_(_FAILED)
                     & RunRow.finished_at.is_null(False)
-                    & (RunRow.id != (besides or 0))
                 )
-                .order_by(RunRow.id.desc())
-                .limit(limit)
-                .tuples()
-            )
-            rows: Iterable[tuple[str, str | None, int]] = query  # type: ignore[assignment]
-            return [
-                (RunStatus(status), reason, codec.from_micros(finished))
-                for status, reason, finished in rows
-            ]
+                if besides:
+                    where &= RunRow.id.not_in(list(besides))
+                query = (
+                    RunRow.select(
+                        RunRow.schedule_id, RunRow.status, RunRow.reason, RunRow.finished_at
+                    )
+                    .where(where)
+                    .order_by(RunRow.schedule_id, RunRow.id.desc())
+                    .tuples()
+                )
+                rows: Iterable[tuple[int, str, str | None, int]] = query  # type: ignore[assignment]
+                for schedule_id, status, reason, finished in rows:
+                    kept = found[schedule_id]
+                    if len(kept) < limit:
+                        kept.append((RunStatus(status), reason, codec.from_micros(finished)))
+        return found
 
     def count_runs(self, schedule_id: int | None = None, status: RunStatus | None = None) -> int:
         with self._using():
