@@ -20,7 +20,7 @@ import psutil
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
 from domi_desktop.actions.environment import job_environment
-from domi_desktop.actions.supervisor import Supervisor
+from domi_desktop.actions.supervisor import Supervisor, Timer
 from domi_desktop.model import CommandAction, RunStatus
 
 if sys.platform == "win32":
@@ -70,8 +70,8 @@ class CommandJob:
         self._output_closed = False
         self._wake: Wake | None = None
         """Why the job is being ended (None while it runs)."""
-        self._step = 0
-        """Counts the timers set: only the latest one acts."""
+        self._timer: Timer | None = None
+        """The one deadline that holds now (the timeout, the grace, the wait after the kill)."""
         self._ended = False
 
     def start(self) -> None:
@@ -130,14 +130,9 @@ class CommandJob:
         return guarded
 
     def _after(self, delay: float, then: Callable[[], None]) -> None:
-        self._step += 1
-        step = self._step
-
-        def fire() -> None:
-            if step == self._step and not self._ended:
-                then()
-
-        self._supervisor.call_later(delay, self._guard(fire))
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._supervisor.call_later(delay, self._guard(then))
 
     # -- events ------------------------------------------------------------------------------
 
@@ -273,6 +268,8 @@ class CommandJob:
         if self._ended:
             return
         self._ended = True
+        if self._timer is not None:
+            self._timer.cancel()
         self._control.on_stop(None)
         if self._tree is not None:
             self._tree.close()

@@ -22,10 +22,23 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 log = logging.getLogger(__name__)
 
 Callback = Callable[[], None]
+
+
+@dataclass(order=True, slots=True)
+class Timer:
+    when: float
+    order: int
+    callback: Callback | None = field(compare=False)
+
+    def cancel(self) -> None:
+        """It will not run; what it would have run is let go at once (a job's timeout timer
+        would otherwise keep the whole job in memory until the timeout's time)."""
+        self.callback = None
 
 
 class Supervisor:
@@ -39,7 +52,7 @@ class Supervisor:
         self._selector = selectors.DefaultSelector()
         self._lock = threading.Lock()
         self._calls: deque[Callback] = deque()
-        self._timers: list[tuple[float, int, Callback]] = []
+        self._timers: list[Timer] = []
         self._order = itertools.count()
         # A socket pair, not a pipe: Windows' select() watches sockets only.
         self._wake_reader, self._wake_writer = socket.socketpair()
@@ -60,9 +73,12 @@ class Supervisor:
             with contextlib.suppress(BlockingIOError):
                 self._wake_writer.send(b"\0")
 
-    def call_later(self, delay: float, callback: Callback) -> None:
-        """Run ``callback`` on the supervisor's thread in ``delay`` seconds (monotonic)."""
-        heapq.heappush(self._timers, (time.monotonic() + delay, next(self._order), callback))
+    def call_later(self, delay: float, callback: Callback) -> Timer:
+        """Run ``callback`` on the supervisor's thread in ``delay`` seconds (monotonic), unless
+        the timer is cancelled first."""
+        timer = Timer(time.monotonic() + delay, next(self._order), callback)
+        heapq.heappush(self._timers, timer)
+        return timer
 
     def watch(self, fd: int, callback: Callback) -> None:
         """Call ``callback`` whenever ``fd`` is ready to read, until ``unwatch``."""
@@ -75,12 +91,14 @@ class Supervisor:
         while True:
             timeout = None
             if self._timers:
-                timeout = max(0.0, self._timers[0][0] - time.monotonic())
+                timeout = max(0.0, self._timers[0].when - time.monotonic())
             for key, _events in self._selector.select(timeout):
                 _run(key.data)
             now = time.monotonic()
-            while self._timers and self._timers[0][0] <= now:
-                _run(heapq.heappop(self._timers)[2])
+            while self._timers and self._timers[0].when <= now:
+                callback = heapq.heappop(self._timers).callback
+                if callback is not None:
+                    _run(callback)
             with self._lock:
                 calls, self._calls = self._calls, deque()
             for call in calls:

@@ -1,0 +1,99 @@
+"""The job supervisor: one thread for every command job (its loop, its timers), and a burst of
+jobs that does not become a crowd of threads."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from domi_desktop.actions import ActionRequest, ActionRunner
+from domi_desktop.actions.supervisor import Supervisor, supervisor
+from domi_desktop.model import CommandAction, RunStatus
+
+MakeRequest = Callable[..., ActionRequest]
+
+
+def test_calls_from_any_thread_run_on_the_supervisors_thread_in_order() -> None:
+    loop = Supervisor()
+    seen: list[tuple[int, str]] = []
+    done = threading.Event()
+
+    def post(number: int) -> None:
+        loop.call_soon(lambda: seen.append((number, threading.current_thread().name)))
+
+    threads = [threading.Thread(target=post, args=(n,)) for n in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    loop.call_soon(done.set)
+    assert done.wait(10)
+    assert sorted(number for number, _ in seen) == list(range(50))
+    assert {name for _, name in seen} == {"domi-jobs"}
+
+
+def test_timers_run_in_time_order_and_a_cancelled_one_never_runs_nor_keeps_its_callback() -> None:
+    loop = Supervisor()
+    order: list[str] = []
+    done = threading.Event()
+
+    class Held:
+        def __call__(self) -> None:
+            order.append("cancelled")
+
+    alive: list[weakref.ref[Held]] = []
+
+    def arm_and_cancel() -> None:
+        held = Held()
+        alive.append(weakref.ref(held))
+        loop.call_later(0.02, held).cancel()
+
+    loop.call_soon(lambda: loop.call_later(0.05, lambda: order.append("second")))
+    loop.call_soon(lambda: loop.call_later(0.01, lambda: order.append("first")))
+    loop.call_soon(arm_and_cancel)
+    loop.call_soon(lambda: loop.call_later(0.1, done.set))
+    assert done.wait(10)
+    gc.collect()
+    assert order == ["first", "second"]
+    assert alive[0]() is None  # let go at once, not when its time came
+
+
+def test_a_callback_that_raises_leaves_the_loop_running(caplog: pytest.LogCaptureFixture) -> None:
+    loop = Supervisor()
+    done = threading.Event()
+
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    loop.call_soon(broken)
+    loop.call_soon(done.set)
+    assert done.wait(10)
+    assert "RuntimeError: a bug" in caplog.text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
+def test_a_burst_of_200_running_jobs_is_not_a_crowd_of_threads(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    action = CommandAction(shell=f"while [ ! -e {go} ]; do sleep 0.05; done; echo ran")
+    before = threading.active_count()
+    started = [runner.start(make_request(action, run_id=n), lambda _r: None) for n in range(200)]
+    ready = threading.Event()
+    supervisor().call_soon(ready.set)  # every start before this call has been made
+    assert ready.wait(30)
+    assert all(running.pid is not None for running in started)
+    # The supervisor and the job book's own threads at most: not one (or three) per job. Where
+    # the OS has no pidfd (macOS), a thread waits for each job's exit instead.
+    if sys.platform == "linux":
+        assert threading.active_count() - before <= 2
+    go.touch()
+    results = [running.wait(30) for running in started]
+    assert [r.status if r else None for r in results] == [RunStatus.succeeded] * 200
+    assert {r.output_tail for r in results if r} == {"ran\n"}
