@@ -36,6 +36,10 @@ KILL_WAIT = 2.0
 """Seconds to wait for the tree to go away after the forceful kill, before giving up on it."""
 
 _READ_SIZE = 65536
+_MAX_FILES = 65536
+"""The most open files this process asks for room for (each running job holds three)."""
+_MACOS_OPEN_MAX = 10240
+"""macOS refuses a soft limit above its OPEN_MAX, whatever the hard limit says."""
 
 
 class CommandJob:
@@ -84,6 +88,7 @@ class CommandJob:
         if not os.path.isdir(cwd):
             self._end(Outcome(RunStatus.failed, f"the working directory does not exist: {cwd}"))
             return
+        limits = _room_for_jobs()
         try:
             process = subprocess.Popen(
                 _die_with_app(_command_line(action, env), env, cwd),
@@ -101,6 +106,7 @@ class CommandJob:
                 Outcome(RunStatus.failed, f"could not start: {_describe(error, action, env)}")
             )
             return
+        _give_back_file_limit(process.pid, limits)
         self._process = process
         self._tree = ProcessTree(process.pid)
         self._control.started(process.pid)
@@ -337,7 +343,43 @@ def _kill_descendants(pid: int) -> None:
                 process.kill()
 
 
+if sys.platform != "win32":
+    import resource
+
+    @functools.cache
+    def _room_for_jobs() -> tuple[int, int] | None:
+        """Raise this process's soft limit on open files, once: each running job holds three
+        descriptors here (its output pipe, its pidfd, its log), and a desktop session's usual
+        soft limit of 1,024 would refuse the 340th job of a wake. Returns the limits as they
+        were, for the jobs (None: nothing changed)."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        ceiling = _MAX_FILES if hard == resource.RLIM_INFINITY else min(hard, _MAX_FILES)
+        if soft == resource.RLIM_INFINITY or soft >= ceiling:
+            return None
+        for wanted in sorted({ceiling, min(ceiling, _MACOS_OPEN_MAX)}, reverse=True):
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            except (ValueError, OSError):
+                continue
+            return soft, hard
+        return None
+
+else:
+
+    def _room_for_jobs() -> tuple[int, int] | None:
+        """Windows limits handles per process far above what jobs need."""
+        return None
+
+
 if sys.platform == "linux":
+
+    def _give_back_file_limit(pid: int, limits: tuple[int, int] | None) -> None:
+        """The job runs with the limit this process was given, as it would under cron: a raised
+        one would break a program that select()s its descriptors. (Set at once after the exec;
+        macOS has no way to set another process's limit, and its jobs keep the raised one.)"""
+        if limits is not None:
+            with contextlib.suppress(OSError):  # it has ended already
+                resource.prlimit(pid, resource.RLIMIT_NOFILE, limits)
 
     def _die_with_app(
         command: str | list[str], env: Mapping[str, str], cwd: str
@@ -393,6 +435,9 @@ if sys.platform == "linux":
         raise OSError(code, os.strerror(code), program)
 
 else:
+
+    def _give_back_file_limit(pid: int, limits: tuple[int, int] | None) -> None:
+        """Only Linux can set another process's limits."""
 
     def _die_with_app(
         command: str | list[str], env: Mapping[str, str], cwd: str

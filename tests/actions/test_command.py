@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -345,3 +347,49 @@ def test_a_log_that_stops_being_writable_does_not_stop_the_run(
         "[domi-desktop] the log file could not be written: File too large\n"
     )
     assert result.log_path.stat().st_size <= 65536
+
+
+JOBS_BEYOND_THE_LIMIT = """
+import json, pathlib, resource, sys, time
+from domi_desktop.actions import ActionRequest, ActionRunner
+from domi_desktop.clock import SystemClock
+from domi_desktop.model import CommandAction
+
+here = pathlib.Path(sys.argv[1])
+wait = f"while [ ! -e {here / 'go'} ]; do sleep 0.02; done; ulimit -n"
+runner = ActionRunner(SystemClock())
+running = [
+    runner.start(ActionRequest(CommandAction(shell=wait), n, here / f"{n}.log"), lambda _r: None)
+    for n in range(60)
+]
+deadline = time.monotonic() + 30
+while sum(r.pid is not None or r.wait(0) is not None for r in running) < 60:
+    assert time.monotonic() < deadline
+    time.sleep(0.02)
+(here / "go").touch()
+results = [r.wait(30) for r in running]
+print(json.dumps({
+    "app": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+    "jobs": sorted({(r.status.value, r.reason, r.output_tail) for r in results}),
+}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prlimit is Linux's")
+def test_jobs_beyond_the_sessions_file_limit_all_run_and_each_keeps_that_limit(
+    tmp_path: Path,
+) -> None:
+    # A session whose soft limit is 64 files: 60 jobs at once hold 180 here.
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    done = subprocess.run(
+        [sys.executable, "-c", JOBS_BEYOND_THE_LIMIT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard)),
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["app"] > 64
+    assert report["jobs"] == [["succeeded", None, "64\n"]]
