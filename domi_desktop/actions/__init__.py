@@ -1,8 +1,9 @@
 """Run a schedule's action: a command or an HTTP request, off the GUI thread, secrets masked.
 
 The app and the CLI start a schedule's action with ``ActionRunner.start(request, on_finished,
-secrets=store)`` (or ``run(request, secrets=store)``, which waits): secrets are read on the run's
-thread and a missing one fails the run with reason ``secret unavailable: ...``.
+secrets=store)`` (or ``run(request, secrets=store)``, which waits): secrets are read on a thread
+of the run's own and a missing one fails the run with reason ``secret unavailable: ...``. Command
+jobs are started and looked after by one thread for them all (``supervisor``).
 """
 
 from __future__ import annotations

@@ -97,6 +97,7 @@ class CommandJob:
                 stdin=subprocess.DEVNULL if action.stdin is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
+                bufsize=0,  # read with os.read: a buffer would be 8 KB a running job for nothing
                 # Its own process group (session), so the whole tree can be stopped at once.
                 start_new_session=sys.platform != "win32",
                 creationflags=_CREATION_FLAGS,

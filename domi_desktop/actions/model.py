@@ -64,7 +64,8 @@ def resolve_secrets(action: Action, store: SecretStore) -> dict[str, str]:
 
     Raises ``SecretError`` when one cannot be read; a caller that resolves secrets itself records
     the run as failed with reason ``secret unavailable: <message>``. ``ActionRunner.start(...,
-    secrets=store)`` does exactly that, on the run's thread, and is what the app and CLI use.
+    secrets=store)`` does exactly that, on a thread of the run's own, and is what the app and
+    CLI use.
     """
     refs = action.secret_env if isinstance(action, CommandAction) else action.secret_headers
     return {target: store.get(name) for target, name in refs}

@@ -28,8 +28,9 @@ def record_result(store: Store, run_id: int, result: ActionResult) -> bool:
 
 
 def record_job(store: Store, run_id: int, pid: int) -> None:
-    """Called on the run's thread, not the loop's: the pid must be on record before the job gets
-    far, and the store serialises its callers."""
+    """For the CLI's one run, on the job supervisor's thread (not the caller's, which waits for
+    the run): the pid must be on record before the job gets far, and the store serialises its
+    callers."""
     store.record_job(run_id, pid, liveness.start_marker(pid))
 
 

@@ -100,7 +100,7 @@ class StoreCore:
 
     def log_path_for(self, run_id: int) -> Path:
         # Made once per open: a catch-up asks for a thousand paths on the GUI thread, and the
-        # job's own thread makes the directory again should it have gone since.
+        # job supervisor makes the directory again (with the log) should it have gone since.
         if not self._log_dir_made:
             try:
                 ensure_private_dir(self.log_dir)
