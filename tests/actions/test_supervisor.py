@@ -4,6 +4,7 @@ jobs that does not become a crowd of threads."""
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 import weakref
@@ -54,10 +55,16 @@ def test_timers_run_in_time_order_and_a_cancelled_one_never_runs_nor_keeps_its_c
         alive.append(weakref.ref(held))
         loop.call_later(0.02, held).cancel()
 
-    loop.call_soon(lambda: loop.call_later(0.05, lambda: order.append("second")))
-    loop.call_soon(lambda: loop.call_later(0.01, lambda: order.append("first")))
+    def arm(delay: float, callback: Callable[[], None]) -> Callable[[], None]:
+        def on_its_thread() -> None:
+            loop.call_later(delay, callback)
+
+        return on_its_thread
+
+    loop.call_soon(arm(0.05, lambda: order.append("second")))
+    loop.call_soon(arm(0.01, lambda: order.append("first")))
     loop.call_soon(arm_and_cancel)
-    loop.call_soon(lambda: loop.call_later(0.1, done.set))
+    loop.call_soon(arm(0.1, done.set))
     assert done.wait(10)
     gc.collect()
     assert order == ["first", "second"]
@@ -97,3 +104,31 @@ def test_a_burst_of_200_running_jobs_is_not_a_crowd_of_threads(
     results = [running.wait(30) for running in started]
     assert [r.status if r else None for r in results] == [RunStatus.succeeded] * 200
     assert {r.output_tail for r in results if r} == {"ran\n"}
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux", reason="the pidfd is Linux's; elsewhere this is the way"
+)
+def test_without_a_pidfd_a_thread_waits_for_the_exit_and_the_run_ends_the_same(
+    runner: ActionRunner,
+    make_request: MakeRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    wait_until: Callable[[Callable[[], bool]], None],
+) -> None:
+    def no_pidfd(_pid: int, _flags: int = 0) -> int:
+        raise OSError(38, "Function not implemented")  # a kernel before 5.3
+
+    monkeypatch.setattr(os, "pidfd_open", no_pidfd)
+    result = runner.run(make_request(CommandAction(shell="echo out; exit 3")))
+    assert (result.status, result.reason, result.exit_code) == (
+        RunStatus.failed,
+        "exit code 3",
+        3,
+    )
+    assert result.output_tail == "out\n[domi-desktop] exit code 3\n"
+    stopped = runner.start(make_request(CommandAction(argv=("sleep", "30")), run_id=2), print)
+    wait_until(lambda: stopped.pid is not None)
+    stopped.stop("stopped: by the test")
+    ended = stopped.wait(10)
+    assert ended is not None
+    assert (ended.status, ended.exit_code) == (RunStatus.interrupted, -15)
