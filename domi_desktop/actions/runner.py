@@ -86,8 +86,6 @@ class ActionRunner:
         self._log_limits = log_limits
         self._lock = threading.Lock()
         self._running: set[RunningAction] = set()
-        self._to_start: queue.SimpleQueue[threading.Thread] = queue.SimpleQueue()
-        self._starter: threading.Thread | None = None
 
     def start(
         self,
@@ -125,23 +123,8 @@ class ActionRunner:
             name=f"domi-run-{request.run_id}",
             daemon=True,  # quitting the app must not wait for a job; it stops them first
         )
-        self._hand_over(thread)
+        _start_soon(thread)
         return running
-
-    def _hand_over(self, thread: threading.Thread) -> None:
-        # ``Thread.start`` waits until the new thread has run, which takes the GIL from every
-        # busy thread in turn: one starter thread waits instead of the GUI that called it.
-        with self._lock:
-            if self._starter is None:
-                self._starter = threading.Thread(
-                    target=self._start_each, name="domi-run-starter", daemon=True
-                )
-                self._starter.start()
-        self._to_start.put(thread)
-
-    def _start_each(self) -> None:
-        while True:
-            self._to_start.get().start()
 
     def run(
         self,
@@ -297,6 +280,27 @@ class ActionRunner:
             with self._lock:
                 self._running.discard(running)
             running._done.set()
+
+
+_to_start: queue.SimpleQueue[threading.Thread] = queue.SimpleQueue()
+_starter_lock = threading.Lock()
+_starter: threading.Thread | None = None
+
+
+def _start_soon(thread: threading.Thread) -> None:
+    """``thread.start()`` on the process's starter thread: it waits until the new thread has
+    run, which takes the GIL from every busy thread in turn, and the caller is the GUI."""
+    global _starter
+    with _starter_lock:
+        if _starter is None:
+            _starter = threading.Thread(target=_start_each, name="domi-run-starter", daemon=True)
+            _starter.start()
+    _to_start.put(thread)
+
+
+def _start_each() -> None:
+    while True:
+        _to_start.get().start()
 
 
 @dataclass(frozen=True, slots=True)
