@@ -4,9 +4,9 @@ Three ``python -m domi_desktop --headless`` processes (machines a, b and c, each
 dir and runtime dir) share a fresh database. Their clocks run ``SPEED`` times fast under
 libfaketime (one clock for all: every start continues it), so half an hour of ``* * * * *`` dues
 passes in a minute and a half. One machine at a time is killed (SIGKILL) and restarted; one is
-SIGSTOPped while it runs a long job, for longer than the lease, then SIGCONTed. The jobs do not
-inherit the fast clock (their environment is explicit): each appends ``<tag> <pid>`` to a file,
-and the pid on record names its run.
+SIGSTOPped while it runs a long job until another machine has taken the run over (its lease
+expired), then SIGCONTed. The jobs do not inherit the fast clock (their environment is explicit):
+each appends ``<tag> <pid>`` to a file, and the pid on record names its run.
 
 Checked: no due claimed twice, no job of a due started twice, no due without its row; the stopped
 machine's run is taken over and re-run exactly once elsewhere, and the stopped machine records
@@ -60,10 +60,12 @@ LEASE = 40
 """Seconds of the apps' clock (2 real seconds): renewed every 13 fake seconds."""
 MACHINES = ("a", "b", "c")
 SCHEDULES = 30
-LONG_SECONDS = 8
-"""Real seconds of the long job: 160 s of the apps' clock, across the SIGSTOP."""
-STOP_SECONDS = 5.0
-"""Real seconds a machine stays stopped: 100 s of its clock, more than the lease and a check."""
+LONG_SECONDS = 13
+"""Real seconds of the long job: 260 s of the apps' clock (it fires every 300), across the SIGSTOP."""
+TAKE_OVER_WAIT = 9.0
+"""Real seconds the stopped machine may wait for another to take its run over: the lease (2 s),
+a check of the other's (0.65 s), the other's clock lagging by its start-up, and the job still
+running when the stopped machine comes back."""
 
 
 @dataclass
@@ -185,12 +187,14 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
             time.sleep(rng.uniform(0.5, 2))
             apps[victim] = fleet.start(victim)
 
-        # The stop: the machine running the long job freezes for longer than its lease.
+        # The stop: the machine running the long job freezes for longer than its lease. A run
+        # that started within 2 s: its job outlasts the stop (the app comes back to a job it lost).
         def long_running() -> tuple[int, str] | None:
             rows = fleet.sql(
                 "SELECT id, machine FROM runs WHERE schedule_id = %s AND status = 'running' "
-                "AND started_at IS NOT NULL AND \"trigger\" = 'scheduled'",
+                "AND started_at >= %s AND \"trigger\" = 'scheduled'",
                 long_id,
+                _micros(fleet.fake_now() - timedelta(seconds=2 * SPEED)),
             )
             return (int(rows[0][0]), str(rows[0][1])) if rows else None
 
@@ -198,7 +202,17 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
         assert isinstance(found, tuple)
         stopped_run, stopped = found
         apps[stopped].send_signal(signal.SIGSTOP)
-        time.sleep(STOP_SECONDS)
+        # Until another machine has taken the run over, not a fixed time: that raced the other
+        # machine's clock, which lags by its start-up under load (and a stopped machine that
+        # comes back before the take-over rightly keeps its run).
+        wait_for(
+            lambda: (
+                fleet.sql("SELECT status FROM runs WHERE id = %s", stopped_run)
+                == [("interrupted",)]
+            ),
+            TAKE_OVER_WAIT,
+            "another machine to take the stopped machine's run over",
+        )
         apps[stopped].send_signal(signal.SIGCONT)
         wait_for(lambda: "superseded" in fleet.log(stopped), 15, "the stopped machine to yield")
 
