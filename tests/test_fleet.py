@@ -60,12 +60,13 @@ LEASE = 40
 """Seconds of the apps' clock (2 real seconds): renewed every 13 fake seconds."""
 MACHINES = ("a", "b", "c")
 SCHEDULES = 30
-LONG_SECONDS = 13
-"""Real seconds of the long job: 260 s of the apps' clock (it fires every 300), across the SIGSTOP."""
-TAKE_OVER_WAIT = 9.0
+LONG_SECONDS = 14
+"""Real seconds of the long job: 280 s of the apps' clock (it fires every 300), across the SIGSTOP."""
+TAKE_OVER_WAIT = 11.0
 """Real seconds the stopped machine may wait for another to take its run over: the lease (2 s),
-a check of the other's (0.65 s), the other's clock lagging by its start-up, and the job still
-running when the stopped machine comes back."""
+a check of the other's (0.65 s), the other's clock lagging by its start-up, and the server ending
+the stopped machine's session if it froze inside a transaction (``IDLE_IN_TRANSACTION``, 5 s);
+its job still runs when it comes back."""
 
 
 @dataclass
@@ -188,13 +189,13 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
             apps[victim] = fleet.start(victim)
 
         # The stop: the machine running the long job freezes for longer than its lease. A run
-        # that started within 2 s: its job outlasts the stop (the app comes back to a job it lost).
+        # that started within 1 s: its job outlasts the stop (the app comes back to a job it lost).
         def long_running() -> tuple[int, str] | None:
             rows = fleet.sql(
                 "SELECT id, machine FROM runs WHERE schedule_id = %s AND status = 'running' "
                 "AND started_at >= %s AND \"trigger\" = 'scheduled'",
                 long_id,
-                _micros(fleet.fake_now() - timedelta(seconds=2 * SPEED)),
+                _micros(fleet.fake_now() - timedelta(seconds=SPEED)),
             )
             return (int(rows[0][0]), str(rows[0][1])) if rows else None
 

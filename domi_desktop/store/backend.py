@@ -32,6 +32,12 @@ STORE_ENV = "DOMI_STORE"
 MACHINE_ENV = "DOMI_MACHINE"
 CONNECT_TIMEOUT = 5
 """Seconds to reach the PostgreSQL server before the open fails with a message."""
+IDLE_IN_TRANSACTION = 5.0
+"""Seconds the server lets a session of ours sit in a transaction between two statements before
+it ends the session (``idle_in_transaction_session_timeout``). Our transactions take
+milliseconds; one stays open that long only when its machine froze inside it (a laptop's lid
+closed, a stopped process), and meanwhile its row locks stopped every other machine's claims and
+lease checks. The frozen machine opens a new session when it is back (``revive``)."""
 _SCHEMES = ("postgresql", "postgres")
 MAX_MACHINE_NAME = 64
 
@@ -114,7 +120,20 @@ def postgresql(url: str) -> PostgresqlDatabase:
         thread_safe=False,
         connect_timeout=CONNECT_TIMEOUT,
         application_name="domi-desktop",
+        options=f"-c idle_in_transaction_session_timeout={round(IDLE_IN_TRANSACTION * 1000)}",
     )
+
+
+def revive(db: Database) -> None:
+    """Open ``db`` afresh if it is a PostgreSQL connection the server has ended (a session ended
+    while its machine froze in a transaction, a restarted server, a dropped link): the use that
+    found it broken failed; the next one works again. Nothing for SQLite or an open link."""
+    if not is_postgresql(db) or db.is_closed():
+        return
+    connection = db.connection()  # type: ignore[no-untyped-call]
+    if connection.closed or connection.broken:
+        db.close()
+        db.connect()
 
 
 def is_postgresql(db: Database | Any) -> bool:

@@ -271,5 +271,7 @@ class Writer:
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
-        with _open.translate_errors(self.path), write_transaction(self._db) as cursor:
-            yield cursor
+        with _open.translate_errors(self.path):
+            backend.revive(self._db)
+            with write_transaction(self._db) as cursor:
+                yield cursor

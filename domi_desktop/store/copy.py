@@ -58,6 +58,10 @@ def load(db: Database, snapshot: Snapshot, *, replace: bool, label: str) -> None
     """Write ``snapshot`` into ``db`` in one transaction. A target that holds schedules or runs
     is refused unless ``replace``, which deletes them first."""
     with claims.write_transaction(db) as cursor:
+        if backend.is_postgresql(db):
+            # A copy is one long transaction on purpose: Python prepares a table's rows between
+            # two statements, which may take longer than the server lets a frozen session sit.
+            cursor.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
         held = [_count(cursor, model) for model in _TABLES]
         if any(held) and not replace:
             raise StoreError(

@@ -125,6 +125,7 @@ class StoreCore:
         with self._lock, _open.translate_errors(self.location):
             if self._closed:
                 raise StoreError(f"the store for {self.location} is closed")
+            backend.revive(self._db)
             yield
 
     def _atomic(self) -> Any:

@@ -9,12 +9,15 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from domi_desktop.errors import StoreError
 from domi_desktop.model import CommandAction, FireClaim, RunStatus, Schedule, Trigger
 from domi_desktop.store import Store
+from domi_desktop.store import backend as backend_module
+from domi_desktop.store import copy as copy_module
 from domi_desktop.store.backend import STORE_ENV, hide_password, machine_name, resolve_url
 from domi_desktop.store.leases import EXPIRED
 
@@ -191,3 +194,55 @@ def test_an_edit_reaches_the_other_instances_within_two_seconds_and_a_lost_link_
         assert any(status and "unreachable" in status for status in statuses)
     finally:
         listener.stop()
+
+
+def test_a_machine_frozen_inside_a_transaction_holds_the_others_up_only_until_its_session_ends(
+    store: Store, schedule: Schedule, now: datetime, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if backend == "sqlite":
+        pytest.skip("one machine: SQLite's lock is the file's, waited for BUSY_TIMEOUT")
+    monkeypatch.setattr(backend_module, "IDLE_IN_TRANSACTION", 0.5)
+    frozen = store.writer()  # a connection of its own, like another machine's
+    # Its transaction took a row lock, then its machine froze (a closed lid, SIGSTOP).
+    frozen._db.execute_sql("BEGIN")  # type: ignore[no-untyped-call]
+    frozen._db.execute_sql(  # type: ignore[no-untyped-call]
+        "UPDATE schedules SET last_due = last_due WHERE id = %s", (schedule.id,)
+    )
+    edited = threading.Event()
+
+    def edit() -> None:
+        store.update_schedule(schedule.id, now=now, name="edited while the other froze")
+        edited.set()
+
+    threading.Thread(target=edit, daemon=True).start()
+    waited = edited.wait(10)
+    if not waited:  # let the edit through, or the store would wait for it at its close
+        frozen._db.execute_sql("ROLLBACK")  # type: ignore[no-untyped-call]
+    assert waited, "the edit waited for the frozen machine's lock for good"
+    assert store.get_schedule(schedule.id).name == "edited while the other froze"
+    # The frozen machine is back: the use that finds its session ended fails; the next works.
+    run_id = _claim(store, store.get_schedule(schedule.id), now + timedelta(minutes=1))
+    with pytest.raises(StoreError, match=r"idle-in-transaction|terminat|closed"):
+        frozen.record_jobs([(run_id, os.getpid(), None)])
+    frozen.record_jobs([(run_id, os.getpid(), None)])
+    frozen.close()
+
+
+def test_a_copy_is_one_long_transaction_that_the_frozen_session_timeout_leaves_be(
+    data_dir: Path, now: datetime, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if backend == "sqlite":
+        pytest.skip("the timeout is PostgreSQL's")
+    monkeypatch.setattr(backend_module, "IDLE_IN_TRANSACTION", 0.2)
+    insert = copy_module._insert
+
+    def slow_insert(*args: Any) -> None:
+        time.sleep(0.5)  # Python preparing a big table's rows between two statements
+        insert(*args)
+
+    monkeypatch.setattr(copy_module, "_insert", slow_insert)
+    with Store.open(data_dir, now=now) as store:
+        store.create_schedule("a", "* * * * *", "UTC", CommandAction(argv=("x",)), now=now)
+        snapshot = store.dump()
+        store.load(snapshot, replace=True)
+        assert [schedule.name for schedule in store.list_schedules()] == ["a"]
