@@ -1,8 +1,9 @@
 """The hot path: a wake's claims, starts and finishes written at close to the database's speed.
 
 Peewee builds the rest of the store's SQL; here it is written once, with the database's own
-placeholder (``Database.param``), and run with ``executemany`` on the driver's cursor, because
-building ``insert_many`` queries was three quarters of a claim's cost. The SQL is portable
+placeholder (``Database.param``), and run on the driver's cursor (``executemany`` on SQLite),
+because building ``insert_many`` queries was three quarters of a claim's cost. On PostgreSQL a
+batch is one statement, never a pipeline (``_many``). The SQL is portable
 (``RETURNING`` is in SQLite >= 3.35 and PostgreSQL); what differs between databases (how a write
 transaction begins, whether one is still open after an error) is in ``_Dialect``.
 
@@ -155,7 +156,9 @@ def write_claims(
         fired = codec.to_micros(claim.fired_at)
         if claim.skipped:
             why = claim.skip_reason.value
-            cursor.executemany(
+            _many(
+                cursor,
+                p,
                 insert,
                 [
                     (sid, skipped_status, scheduled, codec.to_micros(instant), fired, why,
@@ -173,6 +176,21 @@ def write_claims(
         )  # fmt: skip
         ids.append(int(cursor.fetchone()[0]))
     return ids
+
+
+def _many(cursor: Any, param: str, insert: str, rows: Sequence[tuple[object, ...]]) -> None:
+    """``insert`` (``INSERT ... VALUES (...)``) for each of ``rows``: SQLite reuses its prepared
+    statement (``executemany``); PostgreSQL gets one statement of many rows. psycopg sends an
+    ``executemany`` as a pipeline, and until the pipeline's end the server counts the session as
+    busy, not idle in its transaction: a machine that froze in the middle of one (a lid closed)
+    kept its row locks, and every other machine's claims and take-overs waited, past the
+    server's limit on idle sessions (``backend.IDLE_IN_TRANSACTION``)."""
+    if param == "?":
+        cursor.executemany(insert, rows)
+        return
+    head, _, row = insert.rpartition(" VALUES ")
+    values = ", ".join([row] * len(rows))
+    cursor.execute(f"{head} VALUES {values}", [value for each in rows for value in each])
 
 
 def write_starts(cursor: Any, param: str, starts: Sequence[Start], holder: Holder) -> list[bool]:
@@ -259,12 +277,12 @@ class Writer:
     def record_jobs(self, jobs: Sequence[tuple[int, int, str | None]]) -> None:
         """``Store.record_job`` for many (run id, pid, start marker) in one transaction; a run
         that is no longer ``running`` is left as it is."""
+        p = self._param
+        sql = f"UPDATE runs SET job_pid = {p}, job_started = {p} WHERE id = {p} AND status = {p}"
         with self._writing() as cursor:
-            cursor.executemany(
-                f"UPDATE runs SET job_pid = {self._param}, job_started = {self._param} "
-                f"WHERE id = {self._param} AND status = {self._param}",
-                [(pid, started, run_id, _RUNNING) for run_id, pid, started in jobs],
-            )
+            # One statement each, not ``executemany``: on PostgreSQL that is a pipeline (``_many``).
+            for run_id, pid, started in jobs:
+                cursor.execute(sql, (pid, started, run_id, _RUNNING))
 
     def close(self) -> None:
         self._db.close()

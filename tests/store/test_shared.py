@@ -246,3 +246,39 @@ def test_a_copy_is_one_long_transaction_that_the_frozen_session_timeout_leaves_b
         snapshot = store.dump()
         store.load(snapshot, replace=True)
         assert [schedule.name for schedule in store.list_schedules()] == ["a"]
+
+
+def test_the_hot_paths_batches_never_leave_a_session_busy_in_a_pipeline(
+    store: Store,
+    schedule: Schedule,
+    now: datetime,
+    backend: str,
+    monkeypatch: pytest.MonkeyPatch,
+    sql: Sql,
+) -> None:
+    # A session that froze before its pipeline's end is busy to the server, which then never ends
+    # it (IDLE_IN_TRANSACTION): a batch on PostgreSQL is one statement, or one per row.
+    if backend == "sqlite":
+        pytest.skip("pipelines are psycopg's")
+    import psycopg
+
+    def no_pipeline(*_args: Any, **_options: Any) -> Any:
+        raise AssertionError("a batch went out as a pipeline")
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", no_pipeline)
+    monkeypatch.setattr(psycopg.Connection, "_pipeline_nolock", no_pipeline)
+    writer = store.writer()
+    due = now + timedelta(minutes=100)
+    skipped = tuple(now + timedelta(minutes=minute) for minute in range(1, 100))
+    [run_id] = writer.claim(
+        [FireClaim(schedule.id, schedule.last_due, due, due, missed_count=99, skipped=skipped)]
+    )
+    assert run_id is not None
+    writer.record_jobs([(run_id, os.getpid(), "marker")])
+    writer.close()
+    runs = store.runs(schedule_id=schedule.id, limit=None)
+    assert sorted(run.due for run in runs if run.status is RunStatus.skipped) == list(skipped)
+    assert store.get_run(run_id).status is RunStatus.running
+    assert sql("SELECT job_pid, job_started FROM runs WHERE id = ?", run_id) == [
+        (os.getpid(), "marker")
+    ]
