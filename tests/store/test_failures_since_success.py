@@ -1,36 +1,17 @@
-"""What the alerts' state of many schedules is made of, read in one query, on both backends."""
+"""What the alerts' state of many schedules is made of, read in one query (on both backends, as
+every store test)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
-
-import pytest
 
 from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.store import Store
-from tests.pg import fresh_database
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path, now: datetime) -> Iterator[Store]:
-    if request.param == "sqlite":
-        with Store.open(tmp_path, now=now) as store:
-            yield store
-        return
-    dsn = request.getfixturevalue("postgresql_dsn")
-    with (
-        fresh_database(dsn, "failures_since") as url,
-        Store.open(tmp_path, now=now, url=url) as store,
-    ):
-        yield store
 
 
 def test_each_schedules_failures_after_its_latest_success_newest_first(
-    any_store: Store, now: datetime
+    store: Store, now: datetime
 ) -> None:
-    store = any_store
     histories = {
         "recovered then failed twice": ["failed", "succeeded", "timed_out", "failed"],
         "never succeeded": ["failed", "failed", "failed"],
