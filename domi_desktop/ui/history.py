@@ -34,12 +34,10 @@ from domi_desktop.ui.i18n import register, tr
 
 UPDATE_INTERVAL_MS = 250
 UPDATE_BATCH = 50
+"""Changed runs read and shown at once; more wait for the next interval."""
 COUNT_INTERVAL_MS = 1000
 RESIZE_SAMPLE = 30
 """Rows measured when the columns are fitted to their contents."""
-CELL_PADDING = 24
-"""Pixels beside a cell's text: the item's margins and the sort arrow's room in the header."""
-"""Changed runs read and shown at once; more wait for the next interval."""
 """Ended runs are shown at most this often: a burst of a thousand costs a few repaints."""
 
 register(
@@ -113,6 +111,7 @@ class HistoryWindow(QWidget):
         rows.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(Column.schedule, QHeaderView.ResizeMode.Stretch)
+        columns.setResizeContentsPrecision(RESIZE_SAMPLE)  # Qt measures up to 1,000 by default
         self._fit_columns()
 
         self.details = QLabel()
@@ -331,20 +330,9 @@ class HistoryWindow(QWidget):
         self._scroll_anchor = None if first != 0 or at_top or top < 0 else top
 
     def _fit_columns(self) -> None:
-        """Each column as wide as its header and its first rows' texts, measured here in one go:
-        Qt's own fitting asks every cell of up to 1,000 rows for half a dozen roles, each a call
-        into Python (a third of a second for a catch-up's first runs landing in an empty table).
-        """
-        metrics = self.table.fontMetrics()
-        header = self.table.horizontalHeader()
-        rows = min(self.model.rowCount(), RESIZE_SAMPLE)
-        for column in Column:
-            if column is Column.schedule:
-                continue  # it stretches
-            texts = [str(self.model.headerData(column, Qt.Orientation.Horizontal) or "")]
-            texts += [self.model.cell_text(row, column) for row in range(rows)]
-            width = max(metrics.horizontalAdvance(text) for text in texts)
-            header.resizeSection(column, width + CELL_PADDING)
+        """Each column as wide as its header and its first rows: measured by Qt on the table's
+        copy of the rows, held on the C++ side (``ShownRows``), so no cell calls into Python."""
+        self.table.resizeColumnsToContents()
 
     def _restore_scroll(self, _parent: QModelIndex, first: int, last: int) -> None:
         if self._scroll_anchor is not None:

@@ -320,10 +320,6 @@ class RunsModel(QAbstractTableModel):
             return tr(_HEADERS[Column(section)])
         return None
 
-    def cell_text(self, row: int, column: Column) -> str:
-        """What a cell shows (its display role)."""
-        return str(self.data(self.index(row, column)) or "")
-
     def data(self, index: AnyIndex, role: int = _DISPLAY) -> Any:
         if not index.isValid():
             return None
