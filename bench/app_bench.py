@@ -112,9 +112,9 @@ import tempfile
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from domi_desktop.clock import SystemClock
-from domi_desktop.api.service import Service
+from domi_desktop.frontdoor.service import Service
 from domi_desktop.store import Store
-from domi_desktop.ui.editor import EditorDialog
+from domi_desktop.ui.editor.dialog import EditorDialog
 from domi_desktop.platform.timezone import install_os_zone
 install_os_zone()  # as the app does at start-up
 with Store.open(Path(tempfile.mkdtemp()), now=datetime.now(UTC)) as store:

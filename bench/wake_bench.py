@@ -201,7 +201,7 @@ def wait(condition: Any, timeout: float, what: str) -> Any:
 
 
 def status_ms(data: Path) -> float:
-    from domi_desktop.app.rpc_client import connect_to_app
+    from domi_desktop.frontdoor.rpc.client import connect_to_app
 
     client = connect_to_app(data)
     assert client is not None

@@ -20,8 +20,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QComboBox, QWidget
 
-from domi_desktop.api.service import Service
 from domi_desktop.clock import SystemClock
+from domi_desktop.frontdoor.service import Service
 from domi_desktop.model import (
     CommandAction,
     FireClaim,
@@ -195,7 +195,7 @@ def notification_shot(app: QApplication, tray: Any) -> None:
 
 
 def editor_shots(service: Service) -> None:
-    from domi_desktop.ui.editor import EditorDialog
+    from domi_desktop.ui.editor.dialog import EditorDialog
 
     dialog = EditorDialog(
         service,
@@ -228,10 +228,10 @@ import make_screenshots as shots
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 app.setStyle("Fusion")
-from domi_desktop.api.service import Service
+from domi_desktop.frontdoor.service import Service
 from domi_desktop.platform.timezone import install_os_zone
 from domi_desktop.store import Store
-from domi_desktop.ui.editor import EditorDialog
+from domi_desktop.ui.editor.dialog import EditorDialog
 install_os_zone()
 with tempfile.TemporaryDirectory() as temp, Store.open(Path(temp), now=shots.NOW) as store:
     shots.populate(store)
@@ -264,7 +264,7 @@ def editor_at_2x_shot() -> None:
 
 
 def history_shot(store: Store) -> None:
-    from domi_desktop.ui.history import HistoryWindow
+    from domi_desktop.ui.history.window import HistoryWindow
 
     window = HistoryWindow(store)
     window.resize(1100, 420)
@@ -275,7 +275,7 @@ def history_shot(store: Store) -> None:
 
 
 def settings_shot() -> None:
-    from domi_desktop.api.settings import AppSettings
+    from domi_desktop.frontdoor.settings import AppSettings
     from domi_desktop.platform.autostart import autostart_for_platform
     from domi_desktop.ui.settings import SettingsDialog
 

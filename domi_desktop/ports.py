@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from domi_desktop.model import FireOutcome, Run, RunStatus, Schedule, SystemState
-    from domi_desktop.scheduler.decide import FireDecision
+    from domi_desktop.model import Run, RunStatus, Schedule, SystemState
 
 # -- time ------------------------------------------------------------------------------------------
 
@@ -71,25 +70,6 @@ class ScheduleSource(Protocol):
 
     def decided_ahead(self) -> dict[int, frozenset[datetime]]:
         """Schedule id → the dues already run or skipped that lie after its ``last_due``."""
-        ...
-
-
-class FireSink(Protocol):
-    def fire(self, decision: FireDecision) -> bool:
-        """Claim the fire atomically (compare-and-set on ``last_due``) and start it; False when
-        another process claimed it first."""
-        ...
-
-
-@runtime_checkable
-class BatchFireSink(Protocol):
-    def fire_all(
-        self,
-        decisions: Sequence[FireDecision],
-        done: Callable[[Sequence[FireOutcome]], None],
-    ) -> None:
-        """Claim and start all the fires of one wake (the claims maybe on another thread); call
-        ``done`` on the loop thread, exactly once, with one outcome per decision, in order."""
         ...
 
 

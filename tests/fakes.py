@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from domi_desktop.model import CommandAction, Policies, Schedule
+from domi_desktop.model import CommandAction, FireOutcome, Policies, Schedule
 from domi_desktop.scheduler.decide import FireDecision
 
 
@@ -149,6 +149,13 @@ class MemoryBook:
             if later:
                 found[schedule_id] = later
         return found
+
+    def fire_all(
+        self,
+        decisions: Sequence[FireDecision],
+        done: Callable[[Sequence[FireOutcome]], None],
+    ) -> None:
+        done([FireOutcome(d.schedule_id, self.fire(d)) for d in decisions])
 
     def fire(self, decision: FireDecision) -> bool:
         current = self.schedules[decision.schedule_id]

@@ -20,8 +20,8 @@ from domi_desktop.cli.parser import COMMANDS, build_parser, handler_of, parse
 
 HEAVY = (
     # ours: the database, the engine, the service, the socket client
-    "domi_desktop.store", "domi_desktop.cron", "domi_desktop.scheduler", "domi_desktop.api.service",
-    "domi_desktop.app.rpc_client", "domi_desktop.app.peercred", "domi_desktop.cli.commands",
+    "domi_desktop.store", "domi_desktop.cron", "domi_desktop.scheduler", "domi_desktop.frontdoor.service",
+    "domi_desktop.frontdoor.rpc.client", "domi_desktop.frontdoor.rpc.peercred", "domi_desktop.cli.commands",
     "domi_desktop.cli.schedules", "domi_desktop.cli.transfer", "domi_desktop.cli.render",
     # theirs
     "peewee", "PySide6", "psutil", "keyring", "tzlocal", "platformdirs",

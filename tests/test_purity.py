@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
-CORE = ["cron", "scheduler", "crontab", "export", "model", "ports", "timefmt", "errors", "clock"]
-HEAVY = ("PySide6", "shiboken6", "peewee", "keyring", "subprocess", "psycopg", "sqlite3")
+ROOT = Path(__file__).resolve().parents[1]
+CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
+    "contracts"
+]
+# One list in one place: the import-linter contract that keeps the core pure.
+PURE = next(c for c in CONTRACTS if c["name"].startswith("The core is pure"))
+CORE = [name.removeprefix("domi_desktop.") for name in PURE["source_modules"]]
+HEAVY = tuple(PURE["forbidden_modules"])
 
 WALK = """
 import importlib, pkgutil, sys
@@ -44,7 +52,22 @@ def test_every_module_of_the_core_loads_nothing_heavy() -> None:
     assert count >= 15  # the walk reached the modules inside cron/ and scheduler/
 
 
-@pytest.mark.parametrize("package", ["store", "api"])
+@pytest.mark.parametrize("package", ["store", "runtime"])
 def test_the_walk_would_see_a_heavy_import(package: str) -> None:
     _count, bad = walk([package])
     assert "peewee" in bad
+
+
+def test_every_private_module_is_kept_inside_its_package() -> None:
+    guarded = {
+        module
+        for contract in CONTRACTS
+        if contract["name"].startswith("The private modules of")
+        for module in contract["forbidden_modules"]
+    }
+    private = {
+        "domi_desktop." + ".".join(path.relative_to(ROOT / "domi_desktop").with_suffix("").parts)
+        for path in (ROOT / "domi_desktop").rglob("_*.py")
+        if not path.name.startswith("__")
+    }
+    assert private - guarded == set()

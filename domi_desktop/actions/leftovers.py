@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import psutil
 
-from domi_desktop.store.liveness import Job, find, marker_of, same_start
+from domi_desktop.actions.identity import Job, find, marker_of, same_start
 
 KILL_WAIT = 2.0
 """Seconds to wait for the leftovers to go after the forceful kill."""

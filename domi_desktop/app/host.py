@@ -15,19 +15,16 @@ from typing import Any
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 
 from domi_desktop import __version__
-from domi_desktop.api.dispatch import DEFER, Responder
-from domi_desktop.api.placement import UNREACHABLE
-from domi_desktop.api.runtime import Runtime
-from domi_desktop.api.service import METHODS, Service
-from domi_desktop.api.settings import load_settings, settings_path
-from domi_desktop.api.wire import run_json
-from domi_desktop.api.worker import StoreWorker
-from domi_desktop.app.instance import lock_path, socket_name
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
-from domi_desktop.app.rpc import Connection, RpcServer
-from domi_desktop.app.socket_path import SocketDirError
 from domi_desktop.clock import SystemClock
+from domi_desktop.frontdoor.rpc.dispatch import DEFER, Responder
+from domi_desktop.frontdoor.rpc.instance import lock_path, socket_name
+from domi_desktop.frontdoor.rpc.server import Connection, RpcServer
+from domi_desktop.frontdoor.rpc.socket_path import SocketDirError
+from domi_desktop.frontdoor.service import METHODS, Service
+from domi_desktop.frontdoor.settings import load_settings, settings_path
+from domi_desktop.frontdoor.wire import run_json
 from domi_desktop.model import (
     AlertEvent,
     Event,
@@ -40,6 +37,9 @@ from domi_desktop.platform.conditions import condition_source_for_platform
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
 from domi_desktop.platform.memory import give_back
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
+from domi_desktop.runtime.engine import Runtime
+from domi_desktop.runtime.placement import UNREACHABLE
+from domi_desktop.runtime.recorder import StoreWorker
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
@@ -389,7 +389,7 @@ def _bind(
 
 def wait_for_primary(data_dir: Path, timeout: float = 5.0) -> Any:
     """The primary's client; it may still be starting, so retry for a while."""
-    from domi_desktop.app.rpc_client import connect_to_app
+    from domi_desktop.frontdoor.rpc.client import connect_to_app
 
     deadline = time.monotonic() + timeout
     while True:

@@ -1,7 +1,7 @@
 """The ``domi-desktop`` command: argparse front door. Heavy imports happen inside the commands.
 
 Schedule commands go through one backend: the running app over its socket when one runs (it
-sees edits at once), else the store opened directly. Both end in ``api.service.METHODS``.
+sees edits at once), else the store opened directly. Both end in ``frontdoor.service.METHODS``.
 
 Only the named command's parser is built and only its module imported (``cli.parser``):
 ``status`` with no app running loads argparse, ``app_commands`` and ``app.instance``.

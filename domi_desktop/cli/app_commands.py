@@ -12,12 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from domi_desktop.app.socket_path import SocketDirError
 from domi_desktop.cli.exits import EXIT_NOT_RUNNING
+from domi_desktop.frontdoor.rpc.socket_path import SocketDirError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
 if TYPE_CHECKING:
-    from domi_desktop.app.rpc_client import RpcClient
+    from domi_desktop.frontdoor.rpc.client import RpcClient
 
 
 def status(args: argparse.Namespace) -> int:
@@ -96,14 +96,14 @@ def app_client(args: argparse.Namespace) -> RpcClient | None:
     A socket directory refused as unsafe (another user's, mode 0777, a link) is said in one line
     on stderr; schedule commands then use the database directly, which the app re-reads.
     """
-    from domi_desktop.app.instance import app_socket
+    from domi_desktop.frontdoor.rpc.instance import app_socket
     from domi_desktop.paths import resolve_data_dir
 
     try:
         name = app_socket(resolve_data_dir(args.data_dir))
         if name is None:
             return None
-        from domi_desktop.app.rpc_client import connect
+        from domi_desktop.frontdoor.rpc.client import connect
 
         return connect(name)
     except SocketDirError as error:
@@ -115,7 +115,7 @@ def unreachable_reason() -> str | None:
     """Why no app can be reached whatever runs: the socket directory is refused; else None."""
     if sys.platform == "win32":
         return None
-    from domi_desktop.app.socket_path import socket_dir
+    from domi_desktop.frontdoor.rpc.socket_path import socket_dir
 
     try:
         socket_dir()

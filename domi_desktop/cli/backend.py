@@ -21,14 +21,14 @@ class DirectBackend:
     """No app runs: the service over the store, opened for this command only."""
 
     def __init__(self, store: Store) -> None:
-        from domi_desktop.api.service import Service
         from domi_desktop.clock import SystemClock
+        from domi_desktop.frontdoor.service import Service
 
         self.store = store
         self.service = Service(store, SystemClock())
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
-        from domi_desktop.api.service import METHODS
+        from domi_desktop.frontdoor.service import METHODS
 
         return METHODS[method](self.service, params)
 

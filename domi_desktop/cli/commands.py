@@ -157,16 +157,16 @@ def runs(args: argparse.Namespace) -> int:
 
 
 def run_now(args: argparse.Namespace) -> int:
-    from domi_desktop.api.wire import id_param
+    from domi_desktop.frontdoor.wire import id_param
 
     id_param({"id": args.id})
     client = app_client(args)
     if client is not None:
         result = client.call("schedule.run_now", {"id": args.id, "wait": True})
         return print_run_outcome(args, result)
-    from domi_desktop.api.jobs import run_here
-    from domi_desktop.api.wire import run_json
     from domi_desktop.clock import SystemClock
+    from domi_desktop.frontdoor.wire import run_json
+    from domi_desktop.runtime.jobs import run_here
     from domi_desktop.secrets import KeyringSecretStore
 
     with open_store(args) as store:

@@ -35,7 +35,7 @@ def printable(text: object) -> str:
     """``text`` safe for a terminal: control characters (C0, DEL, C1) and bidi controls shown
     as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``), so that a name cannot move the cursor,
     recolour or hide what follows, or pass for another text."""
-    from domi_desktop.api.wire import is_control
+    from domi_desktop.frontdoor.wire import is_control
 
     value = str(text)
     if not any(is_control(char) for char in value):

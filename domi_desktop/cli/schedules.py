@@ -198,8 +198,8 @@ disable_schedule = _simple("schedule.disable")
 
 
 def import_crontab(args: argparse.Namespace) -> int:
-    from domi_desktop.api.wire import action_json
     from domi_desktop.crontab import MAX_CHARACTERS, read_crontab, to_action
+    from domi_desktop.frontdoor.wire import action_json
 
     try:
         if args.file == "-":

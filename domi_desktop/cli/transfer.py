@@ -26,8 +26,8 @@ def export(args: argparse.Namespace) -> int:
 
 
 def _export_to_scheduler(args: argparse.Namespace) -> int:
-    from domi_desktop.api.portable import schedule_from_json
     from domi_desktop.export import ExportTarget, export_schedule
+    from domi_desktop.frontdoor.portable import schedule_from_json
 
     if len(args.ids) != 1:
         raise UsageError(f"--to {args.to} exports one schedule: give exactly one ID")

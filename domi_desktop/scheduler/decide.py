@@ -17,9 +17,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from domi_desktop.cron import CronExpr, next_run, parse, prev_run, zone_for
-from domi_desktop.cron._count import count_between, fires_before
-from domi_desktop.cron._eval import FAST_PATH_SPAN
+from domi_desktop.cron import (
+    FAST_PATH_SPAN,
+    CronExpr,
+    count_between,
+    fires_before,
+    next_run,
+    parse,
+    prev_run,
+    zone_for,
+)
 from domi_desktop.errors import DomiError
 from domi_desktop.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
 

@@ -23,21 +23,28 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from domi_desktop.model import FireOutcome, Schedule, WakeReason
-from domi_desktop.ports import (
-    BatchFireSink,
-    Clock,
-    FireSink,
-    ScheduleSource,
-    Timer,
-    TimerHandle,
-)
+from domi_desktop.ports import Clock, ScheduleSource, Timer, TimerHandle
 from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan, decide
 
 log = logging.getLogger(__name__)
 
 _TICK = timedelta(microseconds=1)
+
+
+class FireSink(Protocol):
+    """Where the driver hands a wake's fires: the runtime claims them in the store and starts them."""
+
+    def fire_all(
+        self,
+        decisions: Sequence[FireDecision],
+        done: Callable[[Sequence[FireOutcome]], None],
+    ) -> None:
+        """Claim and start all the fires of one wake (the claims maybe on another thread); call
+        ``done`` on the loop thread, exactly once, with one outcome per decision, in order."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +79,7 @@ class Driver:
         clock: Clock,
         timer: Timer,
         source: ScheduleSource,
-        sink: FireSink | BatchFireSink,
+        sink: FireSink,
         *,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
@@ -185,17 +192,19 @@ class Driver:
     def _hand_over(
         self, fires: Sequence[FireDecision], done: Callable[[Sequence[FireOutcome]], None]
     ) -> None:
-        if isinstance(self._sink, BatchFireSink):
-            self._sink.fire_all(fires, done)
-            return
-        outcomes = []
-        for decision in fires:
-            try:
-                outcomes.append(FireOutcome(decision.schedule_id, self._sink.fire(decision)))
-            except Exception as error:
-                log.exception("fire of schedule %s failed", decision.schedule_id)
-                outcomes.append(FireOutcome(decision.schedule_id, False, error=str(error)))
-        done(outcomes)
+        answered = False
+
+        def once(outcomes: Sequence[FireOutcome]) -> None:
+            nonlocal answered
+            answered = True
+            done(outcomes)
+
+        try:
+            self._sink.fire_all(fires, once)
+        except Exception as error:
+            log.exception("the fires of a wake failed")
+            if not answered:
+                once([FireOutcome(d.schedule_id, False, error=str(error)) for d in fires])
 
     def _fired(
         self, plan: WakePlan, reason: WakeReason, outcomes: Sequence[FireOutcome]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from domi_desktop.actions import identity
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import Run, RunStatus, Trigger
-from domi_desktop.store import codec, liveness
+from domi_desktop.store import codec
 from domi_desktop.store.models import RunRow, ScheduleRow
 
 
@@ -25,7 +26,7 @@ def run_row(run_id: int) -> RunRow:
 
 
 def owner_columns(machine: str | None = None, lease_until: int | None = None) -> dict[str, Any]:
-    owner = liveness.this_process()
+    owner = identity.this_process()
     return {
         "owner_pid": owner.pid,
         "owner_token": owner.token,
@@ -39,8 +40,8 @@ def owner_alive(row: RunRow) -> bool:
     # No owner: written by schema version 1, before owners were recorded; its writer is long gone.
     if row.owner_pid is None:
         return False
-    return liveness.is_alive(
-        liveness.Owner(pid=row.owner_pid, token=row.owner_token or "", started=row.owner_started)
+    return identity.is_alive(
+        identity.Owner(pid=row.owner_pid, token=row.owner_token or "", started=row.owner_started)
     )
 
 

@@ -23,9 +23,10 @@ from typing import Any
 
 from peewee import Database, SqliteDatabase
 
+from domi_desktop.actions import identity
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import FireClaim, RunStatus, SkipReason, Trigger
-from domi_desktop.store import _open, backend, codec, liveness
+from domi_desktop.store import _open, backend, codec
 
 _COLUMNS = (
     'schedule_id, status, "trigger", due, fired_at, reason, late, missed_count, attempt, '
@@ -136,7 +137,7 @@ def write_claims(
     exists = f"SELECT 1 FROM schedules WHERE id = {p}"
     values = ", ".join([p] * 14)
     insert = f"INSERT INTO runs ({_COLUMNS}) VALUES ({values})"
-    owner = liveness.this_process()
+    owner = identity.this_process()
     pid, token, started = owner.pid, owner.token, owner.started
     machine = holder.machine
     scheduled, skipped_status = Trigger.scheduled.value, RunStatus.skipped.value

@@ -69,7 +69,7 @@ class RunRow(_Base):
     owner_started = TextField(null=True)
     job_pid = IntegerField(null=True)
     job_started = TextField(null=True)
-    """``liveness.start_marker`` of ``job_pid``; None if the job was gone before it was read."""
+    """``identity.start_marker`` of ``job_pid``; None if the job was gone before it was read."""
     machine = TextField(null=True)
     """The machine that claimed the run (``backend.machine_name``); None before version 4."""
     lease_until = IntegerField(null=True)

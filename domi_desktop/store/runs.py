@@ -10,9 +10,10 @@ from types import MappingProxyType
 
 from peewee import IntegrityError, fn
 
+from domi_desktop.actions import identity
 from domi_desktop.errors import StoreError
 from domi_desktop.model import PROCESS_DIED, FireClaim, Run, RunStatus, Trigger
-from domi_desktop.store import _open, _rows, claims, codec, leases, liveness, retention, waiting
+from domi_desktop.store import _open, _rows, claims, codec, leases, retention, waiting
 from domi_desktop.store.core import StoreCore
 from domi_desktop.store.models import RunRow
 
@@ -114,12 +115,12 @@ class RunStore(StoreCore):
         )
 
     def record_job(self, run_id: int, pid: int, started: str | None) -> bool:
-        """Record the process of a running run's job (``liveness.start_marker`` in ``started``),
+        """Record the process of a running run's job (``identity.start_marker`` in ``started``),
         so that a start after this process died can stop what is left of it. False if the run
         is no longer ``running``."""
         return self._update_running(run_id, {RunRow.job_pid: pid, RunRow.job_started: started})
 
-    def orphaned_jobs(self) -> dict[int, liveness.Job]:
+    def orphaned_jobs(self) -> dict[int, identity.Job]:
         """Run id → job process, for the running runs whose owner died and whose job was recorded.
 
         Read before ``interrupt_orphans``, so the caller can stop those processes first: the job
@@ -127,7 +128,7 @@ class RunStore(StoreCore):
         """
         with self._using():
             return {
-                row.id: liveness.Job(pid=row.job_pid, started=row.job_started)
+                row.id: identity.Job(pid=row.job_pid, started=row.job_started)
                 for row in RunRow.select().where(self._mine(RunRow.status == _RUNNING))
                 if row.job_pid is not None and not _rows.owner_alive(row)
             }

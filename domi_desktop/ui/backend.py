@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from domi_desktop.api.service import Service
+from domi_desktop.frontdoor.service import Service
 from domi_desktop.model import Schedule
 from domi_desktop.ports import RunReader, SecretStore
 

@@ -20,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTra
 from PySide6.QtWidgets import QApplication, QLabel
 
 from domi_desktop import timefmt
-from domi_desktop.api.settings import LANGUAGES
+from domi_desktop.frontdoor.settings import LANGUAGES
 
 _catalogs: dict[str, dict[str, str]] = {"zh": {}}
 _language = "en"

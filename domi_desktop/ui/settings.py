@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domi_desktop.api.settings import LANGUAGES, AppSettings
+from domi_desktop.frontdoor.settings import LANGUAGES, AppSettings
 from domi_desktop.platform.autostart import AutostartError, default_command
 from domi_desktop.ports import Autostart
-from domi_desktop.ui.editor_widgets import ZonePicker, error_label
+from domi_desktop.ui.editor.widgets import ZonePicker, error_label
 from domi_desktop.ui.i18n import Texts, register, tr
 
 register(

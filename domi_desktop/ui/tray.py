@@ -41,7 +41,7 @@ from domi_desktop.ui.notices import late_notice
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
 if TYPE_CHECKING:
-    from domi_desktop.ui.history import HistoryWindow
+    from domi_desktop.ui.history.window import HistoryWindow
 
 log = logging.getLogger("domi_desktop")
 
@@ -271,7 +271,7 @@ class TrayApp(QObject):
         return True
 
     def open_editor(self, schedule_id: int | None) -> None:
-        from domi_desktop.ui.editor import EditorDialog
+        from domi_desktop.ui.editor.dialog import EditorDialog
 
         dialog = EditorDialog(
             self.host.service,
@@ -296,7 +296,7 @@ class TrayApp(QObject):
         log.info("history window opened from a notification (run %s)", run_id)
 
     def _history_window(self) -> HistoryWindow:
-        from domi_desktop.ui.history import HistoryWindow
+        from domi_desktop.ui.history.window import HistoryWindow
 
         self.attention = False
         self.update_look()
@@ -328,19 +328,19 @@ class TrayApp(QObject):
     # -- settings ------------------------------------------------------------------------------
 
     def _settings_path(self) -> Path:
-        from domi_desktop.api.settings import settings_path
+        from domi_desktop.frontdoor.settings import settings_path
 
         return settings_path(self.host.data_dir)
 
     def _load_settings(self) -> Any:
-        from domi_desktop.api.settings import load_settings
+        from domi_desktop.frontdoor.settings import load_settings
 
         settings = load_settings(self._settings_path())
         set_language(settings.language)
         return settings
 
     def _apply_settings(self, settings: Any) -> None:
-        from domi_desktop.api.settings import save_settings
+        from domi_desktop.frontdoor.settings import save_settings
 
         save_settings(self._settings_path(), settings)
         self.settings = settings

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from domi_desktop.actions import identity
+from domi_desktop.actions.identity import Job
 from domi_desktop.actions.leftovers import Stopped, leftovers, stop_leftovers
-from domi_desktop.store import liveness
-from domi_desktop.store.liveness import Job
 from tests.actions.conftest import is_gone
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX sessions and signals")
@@ -31,7 +31,7 @@ def orphaned(tmp_path: Path) -> Iterator[tuple[Job, list[int]]]:
     shell = subprocess.Popen(["/bin/sh", "-c", script], start_new_session=True)
     while not pids.exists() or len(pids.read_text().split()) < 2:
         time.sleep(0.01)
-    job = Job(shell.pid, liveness.start_marker(shell.pid))
+    job = Job(shell.pid, identity.start_marker(shell.pid))
     grandchildren = [int(pid) for pid in pids.read_text().split()]
     yield job, [shell.pid, *grandchildren]
     os.killpg(shell.pid, signal.SIGKILL) if not is_gone(shell.pid) else None

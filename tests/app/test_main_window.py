@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
-from domi_desktop.app.instance import socket_name
 from domi_desktop.errors import ParamError
+from domi_desktop.frontdoor.rpc.instance import socket_name
 from domi_desktop.model import CommandAction, Event, FireEvent, Policies, RunFinished, RunStatus
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store

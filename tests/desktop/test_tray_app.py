@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from domi_desktop.app.instance import socket_name
+from domi_desktop.frontdoor.rpc.instance import socket_name
 from tests.desktop.harness import Child, FakeDesktop, FakeLogind, Spawn
 from tests.fakes import wait_for
 

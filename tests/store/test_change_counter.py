@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from domi_desktop.api.service import Service
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import NotFoundError
+from domi_desktop.frontdoor.service import Service
 from domi_desktop.model import (
     CatchUp,
     CommandAction,

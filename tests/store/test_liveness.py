@@ -127,7 +127,7 @@ def test_a_resume_that_dies_too_is_not_offered_again(
 def test_a_dead_owners_recorded_job_is_offered_for_stopping_and_its_note_joins_the_reason(
     store: Store, schedule: Schedule, data_dir: Path, now: datetime, spawn: Spawn, sql: Sql
 ) -> None:
-    from domi_desktop.store.liveness import Job
+    from domi_desktop.actions.identity import Job
 
     worker, live_run = _hold(spawn, data_dir, schedule)
     store.record_job(live_run, 4242, "boot:7")
@@ -154,7 +154,7 @@ def test_a_retry_forgets_the_previous_attempts_job(
 
 
 def test_start_markers_compare_only_when_both_are_known_and_in_one_format() -> None:
-    from domi_desktop.store.liveness import same_start
+    from domi_desktop.actions.identity import same_start
 
     assert same_start("boot:7", "boot:7")
     assert not same_start("boot:7", "boot:8")
@@ -165,7 +165,7 @@ def test_start_markers_compare_only_when_both_are_known_and_in_one_format() -> N
 
 
 def test_this_process_has_a_start_marker_of_its_own() -> None:
-    from domi_desktop.store import liveness
+    from domi_desktop.actions import identity as liveness
 
     me = liveness.this_process()
     assert me.started is not None and me.started == liveness.start_marker(os.getpid())

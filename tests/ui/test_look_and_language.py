@@ -15,17 +15,17 @@ from PySide6.QtWidgets import QApplication, QComboBox, QGroupBox, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 # Every module that registers a catalog, so the check below sees all of them.
-import domi_desktop.ui.editor
-import domi_desktop.ui.history
+import domi_desktop.ui.editor.dialog
+import domi_desktop.ui.history.window
 import domi_desktop.ui.settings  # noqa: F401
-from domi_desktop.api.service import Service
-from domi_desktop.api.settings import AppSettings
+from domi_desktop.frontdoor.service import Service
+from domi_desktop.frontdoor.settings import AppSettings
 from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n, palette
-from domi_desktop.ui.editor import EditorDialog
-from domi_desktop.ui.editor_widgets import error_label
-from domi_desktop.ui.history_model import RunsModel
+from domi_desktop.ui.editor.dialog import EditorDialog
+from domi_desktop.ui.editor.widgets import error_label
+from domi_desktop.ui.history.model import RunsModel
 from domi_desktop.ui.settings import SettingsDialog
 from tests.fakes import FakeClock
 

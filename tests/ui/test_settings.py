@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtWidgets import QDialogButtonBox, QLabel
 from pytestqt.qtbot import QtBot
 
-from domi_desktop.api.settings import AppSettings
+from domi_desktop.frontdoor.settings import AppSettings
 from domi_desktop.platform.autostart import autostart_for_platform
 from domi_desktop.ports import Autostart
 from domi_desktop.ui import i18n

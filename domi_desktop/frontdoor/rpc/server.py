@@ -1,0 +1,356 @@
+"""JSON-RPC 2.0 over the app's local socket: one JSON value per line (SPEC §6, ``protocol``).
+
+Garbage, a client that disconnects mid-line or floods the socket never stops the app: every
+request is answered or the client is dropped, and nothing a client sends can raise out of here.
+Connections are capped (the oldest idle one goes first) so a flood of idle clients cannot use up
+the process's file descriptors, and the listener is checked and re-created if it is lost.
+
+On Linux and macOS the server takes each accepted descriptor itself (``incomingConnection``) rather
+than through ``QLocalSocket``: Qt closes a socket as soon as the peer half-closes, which would lose
+the answers owed to ``echo REQUEST | socat - UNIX-CONNECT:…``. Windows named pipes cannot half-close,
+so there ``QLocalSocket`` serves.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket as sockets
+import stat
+import sys
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from PySide6.QtCore import QObject, QSocketNotifier
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from domi_desktop.frontdoor.rpc.dispatch import AppMethod, Dispatcher, error_reply
+from domi_desktop.frontdoor.rpc.protocol import INVALID_REQUEST, MAX_LINE
+
+log = logging.getLogger(__name__)
+
+MAX_PENDING_OUTPUT = 8 << 20
+"""A subscriber that stops reading is dropped once this much output waits for it."""
+MAX_CONNECTIONS = 64
+"""At most this many clients at once (fewer under a low descriptor limit); see ``_cap``."""
+
+
+class Connection:
+    """One client: splits its bytes into lines, and tracks what it is owed."""
+
+    def __init__(self, server: RpcServer) -> None:
+        self.server = server
+        self.buffer = bytearray()
+        self.subscribed = False
+        self.closed = False
+        self.eof = False
+        self.pending = 0
+        """Deferred answers still owed (``run_now`` with ``wait``)."""
+        self.last_active = time.monotonic()
+
+    def send(self, message: Mapping[str, Any] | list[Any]) -> None:
+        if self.closed:
+            return
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        if self.queued() + len(data) > MAX_PENDING_OUTPUT:
+            log.warning("dropping an RPC client that does not read its answers or events")
+            self.close()
+            return
+        self.last_active = time.monotonic()
+        self._write(data)
+
+    def owe(self) -> Callable[[], None]:
+        """Count an answer still owed; the returned callable settles it (once)."""
+        self.pending += 1
+        settled = False
+
+        def settle() -> None:
+            nonlocal settled
+            if not settled:
+                settled = True
+                self.pending -= 1
+                self._maybe_finish()
+
+        return settle
+
+    def feed(self, data: bytes) -> None:
+        self.last_active = time.monotonic()
+        self.buffer += data
+        while not self.closed:
+            end = self.buffer.find(b"\n")
+            if end < 0:
+                if len(self.buffer) > MAX_LINE:
+                    self.send(error_reply(None, INVALID_REQUEST, "request line too long"))
+                    self.flush()
+                    self.close()
+                return
+            line = bytes(self.buffer[:end])
+            del self.buffer[: end + 1]
+            if line.strip():
+                self.server.dispatcher.handle_line(self, line)
+
+    def end_of_input(self) -> None:
+        """The client sent EOF: a last line without a newline counts if it is complete JSON."""
+        self.eof = True
+        rest = bytes(self.buffer).strip()
+        self.buffer.clear()
+        if rest and not self.closed:
+            try:
+                json.loads(rest)
+            except (ValueError, RecursionError):
+                pass  # cut off mid-request: the client gave up, nothing to answer
+            else:
+                self.server.dispatcher.handle_line(self, rest)
+        self._maybe_finish()
+
+    def _maybe_finish(self) -> None:
+        if self.eof and self.pending == 0 and self.queued() == 0:
+            self.close()
+
+    def queued(self) -> int:
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        """Push what is queued now, blocking briefly (before the app quits)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+
+class _UnixConnection(Connection):
+    """A descriptor the server accepted, served with non-blocking reads and writes."""
+
+    def __init__(self, server: RpcServer, descriptor: int) -> None:
+        super().__init__(server)
+        self._socket = sockets.socket(fileno=descriptor)
+        self._socket.setblocking(False)
+        self._output = bytearray()
+        self._reader = QSocketNotifier(descriptor, QSocketNotifier.Type.Read, server)
+        self._writer = QSocketNotifier(descriptor, QSocketNotifier.Type.Write, server)
+        self._writer.setEnabled(False)
+        self._reader.activated.connect(self._readable)
+        self._writer.activated.connect(self._writable)
+
+    def queued(self) -> int:
+        return len(self._output)
+
+    def _readable(self) -> None:
+        while not self.closed and not self.eof:
+            try:
+                data = self._socket.recv(65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.close()
+                return
+            if not data:
+                self._reader.setEnabled(False)
+                self.end_of_input()
+                return
+            self.feed(data)
+
+    def _write(self, data: bytes) -> None:
+        self._output += data
+        self._writable()
+
+    def _writable(self) -> None:
+        while self._output and not self.closed:
+            try:
+                sent = self._socket.send(self._output)
+            except BlockingIOError:
+                break
+            except OSError:
+                self.close()
+                return
+            del self._output[:sent]
+        if self.closed:
+            return
+        self._writer.setEnabled(bool(self._output))
+        self._maybe_finish()
+
+    def flush(self) -> None:
+        if self.closed or not self._output:
+            return
+        try:
+            self._socket.settimeout(1.0)
+            self._socket.sendall(self._output)
+            self._output.clear()
+            self._socket.setblocking(False)
+        except OSError:
+            self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for notifier in (self._reader, self._writer):
+            notifier.setEnabled(False)
+            notifier.deleteLater()
+        self._socket.close()
+        self.server.forget(self)
+
+
+class _QtConnection(Connection):
+    """A ``QLocalSocket`` (Windows named pipes)."""
+
+    def __init__(self, server: RpcServer, socket: QLocalSocket) -> None:
+        super().__init__(server)
+        self._socket = socket
+        socket.readyRead.connect(self._read)
+        socket.disconnected.connect(self._disconnected)
+
+    def queued(self) -> int:
+        return int(self._socket.bytesToWrite())
+
+    def _read(self) -> None:
+        self.feed(bytes(self._socket.readAll().data()))
+
+    def _disconnected(self) -> None:
+        self._read()
+        self.close()
+
+    def _write(self, data: bytes) -> None:
+        self._socket.write(data)
+        self._socket.flush()
+
+    def flush(self) -> None:
+        if not self.closed:
+            self._socket.waitForBytesWritten(1000)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.server.forget(self)
+        self._socket.readyRead.disconnect(self._read)
+        self._socket.abort()
+        self._socket.deleteLater()
+
+
+class _Listener(QLocalServer):
+    def __init__(self, server: RpcServer) -> None:
+        super().__init__(server)
+        self._rpc = server
+
+    def incomingConnection(self, socketDescriptor: int, /) -> None:
+        if sys.platform == "win32":
+            super().incomingConnection(socketDescriptor)
+        else:
+            self._rpc.adopt(_UnixConnection(self._rpc, socketDescriptor))
+
+
+class RpcServer(QObject):
+    """Accepts clients on the local socket and hands their lines to the dispatcher."""
+
+    def __init__(
+        self,
+        methods: Mapping[str, Callable[[Mapping[str, Any]], Any]],
+        app_methods: Mapping[str, AppMethod[Connection]],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.dispatcher: Dispatcher[Connection] = Dispatcher(methods, app_methods)
+        self._server = _Listener(self)
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(self._accept)
+        self._name: str | None = None
+        self._inode: tuple[int, int] | None = None
+        self.connections: list[Connection] = []
+        self.max_connections = _cap()
+        self.dropped = 0
+
+    def listen(self, name: str) -> bool:
+        self._name = name
+        return self._listen()
+
+    def _listen(self) -> bool:
+        assert self._name is not None
+        # Only the lock holder calls this, so a leftover socket is a crashed instance's.
+        QLocalServer.removeServer(self._name)
+        if not self._server.listen(self._name):
+            log.error("cannot listen on %s: %s", self._name, self._server.errorString())
+            return False
+        self._inode = _inode(self._server.fullServerName())
+        return True
+
+    def ensure_listening(self) -> bool:
+        """Listen again if the listener was lost (Qt closes it when accept fails, e.g. EMFILE)
+        or its socket file vanished (a temp cleaner); called on each wake and as clients go."""
+        if self._name is None:
+            return False
+        if self._server.isListening() and (
+            sys.platform == "win32" or _inode(self._server.fullServerName()) == self._inode
+        ):
+            return True
+        log.warning("the RPC socket %s was lost; listening again", self._name)
+        self._server.close()
+        return self._listen()
+
+    def name(self) -> str:
+        return self._server.fullServerName()
+
+    def close(self) -> None:
+        self._name = None
+        for connection in list(self.connections):
+            connection.close()
+        self._server.close()
+
+    def broadcast(self, method: str, params: Mapping[str, Any]) -> None:
+        """An event to every subscriber (``events.subscribe``)."""
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        for connection in list(self.connections):
+            if connection.subscribed:
+                connection.send(message)
+
+    def forget(self, connection: Connection) -> None:
+        if connection in self.connections:
+            self.connections.remove(connection)
+            self.ensure_listening()
+
+    def adopt(self, connection: Connection) -> None:
+        self.connections.append(connection)
+        while len(self.connections) > self.max_connections:
+            # Idle before subscribers before clients owed an answer; the oldest first.
+            victim = min(
+                self.connections, key=lambda c: (c.pending > 0, c.subscribed, c.last_active)
+            )
+            self.dropped += 1
+            if self.dropped % 100 == 1:
+                log.warning(
+                    "more than %d RPC clients: dropping the oldest idle ones (%d so far)",
+                    self.max_connections,
+                    self.dropped,
+                )
+            victim.close()
+
+    def _accept(self) -> None:
+        while self._server.hasPendingConnections():
+            self.adopt(_QtConnection(self, self._server.nextPendingConnection()))
+        self.ensure_listening()
+
+
+def _cap() -> int:
+    """``MAX_CONNECTIONS``, or a quarter of the descriptor limit when that is lower."""
+    if sys.platform == "win32":  # named pipe handles are not descriptors
+        return MAX_CONNECTIONS
+    import resource
+
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(4, min(MAX_CONNECTIONS, soft // 4))
+
+
+def _inode(path: str) -> tuple[int, int] | None:
+    """Which socket file ``path`` is now, if it is one."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISSOCK(info.st_mode) else None

@@ -1,0 +1,249 @@
+"""One service layer for the CLI (store opened directly) and the RPC server (the running app).
+
+It takes and returns the JSON shapes of ``wire`` and tells the app to re-plan after each change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+from domi_desktop.cron import describe, next_run, upcoming
+from domi_desktop.errors import CronError, DomiError, ParamError
+from domi_desktop.frontdoor.portable import export_document, parse_document
+from domi_desktop.frontdoor.wire import (
+    MAX_PREVIEW,
+    MAX_RUNS_PAGE,
+    Json,
+    action_json,
+    check_expr,
+    check_name,
+    check_zone,
+    get_param,
+    id_param,
+    instant_param,
+    iso,
+    parse_action,
+    parse_policies,
+    policies_json,
+    run_json,
+)
+from domi_desktop.model import LOCAL_ZONE, RunStatus, Schedule
+from domi_desktop.ports import Clock
+from domi_desktop.scheduler.simulate import MAX_WAKES, simulate
+from domi_desktop.store import Store
+
+
+class Service:
+    """Schedules, runs, previews and simulations. ``on_change(id)`` tells the app to re-plan."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        on_change: Callable[[int], None] | None = None,
+        next_fire: Callable[[int], datetime | None] | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self._on_change = on_change or (lambda _id: None)
+        self._next_fire = next_fire
+
+    def schedule_json(self, schedule: Schedule, lang: str = "en") -> Json:
+        return {
+            "id": schedule.id,
+            "name": schedule.name,
+            "expr": schedule.expr,
+            "tz": schedule.tz,
+            "enabled": schedule.enabled,
+            "last_due": iso(schedule.last_due),
+            "next_run": iso(self.next_run_of(schedule)),
+            "description": _describe(schedule.expr, lang),
+            "action": action_json(schedule.action),
+            "policies": policies_json(schedule.policies),
+            "created_at": iso(schedule.created_at),
+            "updated_at": iso(schedule.updated_at),
+        }
+
+    def next_run_of(self, schedule: Schedule) -> datetime | None:
+        if not schedule.enabled:
+            return None
+        if self._next_fire is not None:
+            return self._next_fire(schedule.id)
+        try:
+            upcoming = next_run(schedule.expr, self.clock.now(), schedule.tz)
+        except DomiError:
+            return None
+        return None if upcoming is None else upcoming
+
+    def list_schedules(self) -> list[Json]:
+        """Every schedule by id; one whose row cannot be read is listed disabled, with the reason
+        in ``broken`` (the others have ``broken: null``), so it can be repaired or removed."""
+        schedules, broken = self.store.read_schedules()
+        listed = [{**self.schedule_json(s), "broken": None} for s in schedules]
+        listed += [
+            {"id": schedule_id, "name": "", "expr": "", "tz": "", "enabled": False,
+             "last_due": None, "next_run": None, "broken": reason}
+            for schedule_id, reason in broken.items()
+        ]  # fmt: skip
+        return sorted(listed, key=lambda item: int(item["id"]))
+
+    def get_schedule(self, params: Mapping[str, Any]) -> Json:
+        return self.schedule_json(self.store.get_schedule(self._id(params)))
+
+    def create_schedule(self, params: Mapping[str, Any]) -> Json:
+        schedule = self.store.create_schedule(
+            check_name(params.get("name")),
+            check_expr(params.get("expr")),
+            check_zone(params.get("tz", LOCAL_ZONE)),
+            parse_action(params.get("action")),
+            parse_policies(params.get("policies")),
+            enabled=bool(get_param(params, "enabled", bool) if "enabled" in params else True),
+            now=self.clock.now(),
+        )
+        self._on_change(schedule.id)
+        return self.schedule_json(schedule)
+
+    def update_schedule(self, params: Mapping[str, Any]) -> Json:
+        schedule_id = self._id(params)
+        current = self.store.get_schedule(schedule_id)
+        changes: dict[str, Any] = {}
+        if "name" in params:
+            changes["name"] = check_name(params["name"])
+        if "expr" in params:
+            changes["expr"] = check_expr(params["expr"])
+        if "tz" in params:
+            changes["tz"] = check_zone(params["tz"])
+        if "action" in params:
+            changes["action"] = parse_action(params["action"])
+        if "policies" in params:
+            changes["policies"] = parse_policies(params["policies"], current.policies)
+        if "enabled" in params:
+            changes["enabled"] = get_param(params, "enabled", bool, required=True)
+        schedule = self.store.update_schedule(schedule_id, now=self.clock.now(), **changes)
+        self._on_change(schedule_id)
+        return self.schedule_json(schedule)
+
+    def set_enabled(self, params: Mapping[str, Any], enabled: bool) -> Json:
+        schedule = self.store.set_enabled(self._id(params), enabled, self.clock.now())
+        self._on_change(schedule.id)
+        return self.schedule_json(schedule)
+
+    def delete_schedule(self, params: Mapping[str, Any]) -> Json:
+        schedule_id = self._id(params)
+        self.store.delete_schedule(schedule_id)
+        self._on_change(schedule_id)
+        return {"id": schedule_id, "deleted": True}
+
+    def runs(self, params: Mapping[str, Any]) -> list[Json]:
+        schedule_id = id_param(params, "schedule_id", required=False)
+        status_text = get_param(params, "status", str)
+        status = None
+        if status_text is not None:
+            try:
+                status = RunStatus(status_text)
+            except ValueError:
+                allowed = ", ".join(s.value for s in RunStatus)
+                raise ParamError(
+                    "status", f"must be one of {allowed}, not {status_text!r}"
+                ) from None
+        limit = get_param(params, "limit", int)
+        limit = 100 if limit is None else limit
+        if not 1 <= limit <= MAX_RUNS_PAGE:
+            raise ParamError("limit", f"must be between 1 and {MAX_RUNS_PAGE}, not {limit}")
+        if schedule_id is not None:
+            self.store.get_schedule(schedule_id)  # an unknown id is an error, not an empty list
+        before = id_param(params, "before_id", required=False)
+        runs = self.store.runs(
+            schedule_id=schedule_id, status=status, limit=limit, before_id=before
+        )
+        return [run_json(run) for run in runs]
+
+    def preview(self, params: Mapping[str, Any]) -> Json:
+        expr = check_expr(params.get("expr"))
+        tz = check_zone(params.get("tz", LOCAL_ZONE))
+        count = get_param(params, "count", int)
+        count = 10 if count is None else count
+        if not 1 <= count <= MAX_PREVIEW:
+            raise ParamError("count", f"must be between 1 and {MAX_PREVIEW}, not {count}")
+        after_text = get_param(params, "after", str)
+        after = self.clock.now() if after_text is None else instant_param(after_text, "after")
+        lang = get_param(params, "lang", str) or "en"
+        if lang not in ("en", "zh"):
+            raise ParamError("lang", f"must be 'en' or 'zh', not {lang!r}")
+        fires = [fire.isoformat() for fire in islice(upcoming(expr, after, tz), count)]
+        return {"expr": expr, "tz": tz, "description": describe(expr, lang), "next": fires}
+
+    def simulate(self, params: Mapping[str, Any]) -> Json:
+        expr = check_expr(params.get("expr"))
+        tz = check_zone(params.get("tz", LOCAL_ZONE))
+        last_due = instant_param(get_param(params, "last_due", str, required=True), "last_due")
+        wakes_raw = get_param(params, "wakes", list, required=True)
+        if len(wakes_raw) > MAX_WAKES:  # before parsing a million of them
+            raise ParamError("wakes", f"has {len(wakes_raw)} wakes, at most {MAX_WAKES}")
+        wakes = [
+            instant_param(wake if isinstance(wake, str) else "", f"wakes[{index}]")
+            for index, wake in enumerate(wakes_raw)
+        ]
+        result = simulate(expr, tz, last_due, wakes, parse_policies(params.get("policies")))
+        return {"wakes": [wake.to_json() for wake in result]}
+
+    def export(self, params: Mapping[str, Any]) -> Json:
+        """The export document of the schedules named by ``ids`` (all when absent)."""
+        ids = get_param(params, "ids", list)
+        if ids is None:
+            return export_document(self.store.list_schedules())
+        checked = [id_param({"ids": i}, "ids") for i in ids]
+        return export_document([self.store.get_schedule(i) for i in checked if i is not None])
+
+    def import_(self, params: Mapping[str, Any]) -> Json:
+        """Create the schedules of an export document, all or none; ``dry_run`` only checks."""
+        portables = parse_document(params.get("document"))
+        disabled = bool(get_param(params, "disabled", bool))
+        if get_param(params, "dry_run", bool):
+            return {"created": [], "checked": len(portables)}
+        created = []
+        now = self.clock.now()
+        for item in portables:
+            schedule = self.store.create_schedule(
+                item.name, item.expr, item.tz, item.action, item.policies,
+                enabled=item.enabled and not disabled, now=now,
+            )  # fmt: skip
+            created.append(schedule.id)
+            self._on_change(schedule.id)
+        return {"created": created, "checked": len(portables)}
+
+    @staticmethod
+    def _id(params: Mapping[str, Any]) -> int:
+        value = id_param(params)
+        assert value is not None
+        return value
+
+
+def _describe(expr: str, lang: str) -> str:
+    try:
+        return describe(expr, lang)
+    except CronError as error:
+        return f"invalid: {error.message}"
+
+
+Method = Callable[[Service, Mapping[str, Any]], Any]
+
+METHODS: dict[str, Method] = {
+    "schedule.list": lambda service, _params: service.list_schedules(),
+    "schedule.get": Service.get_schedule,
+    "schedule.create": Service.create_schedule,
+    "schedule.update": Service.update_schedule,
+    "schedule.delete": Service.delete_schedule,
+    "schedule.enable": lambda service, params: service.set_enabled(params, True),
+    "schedule.disable": lambda service, params: service.set_enabled(params, False),
+    "schedule.runs": Service.runs,
+    "schedule.preview": Service.preview,
+    "schedule.simulate": Service.simulate,
+    "schedule.export": Service.export,
+    "schedule.import": Service.import_,
+}
+"""The methods both front doors share; the app adds run_now, app.* and events.subscribe."""

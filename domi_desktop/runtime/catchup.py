@@ -1,0 +1,318 @@
+"""The runtime's share of a wake, cut to size: which fires are busy, the claims of the whole wake
+written on the worker in one transaction, the loop's work in short slices, and the results of runs
+written in batches that survive a full disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+from domi_desktop.errors import DomiError
+from domi_desktop.model import (
+    Event,
+    FireClaim,
+    FireEvent,
+    Overlap,
+    RunFinished,
+    RunStatus,
+    Schedule,
+    SkipReason,
+    StoreProblem,
+)
+from domi_desktop.ports import Clock, Loop
+from domi_desktop.runtime.recorder import StoreWorker
+from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision
+from domi_desktop.store import Store
+from domi_desktop.store.claims import Finish, Start, Writer
+
+log = logging.getLogger(__name__)
+
+PRUNE_INTERVAL = 600.0
+"""Seconds between two retention passes of the worker (after a wake, never inside a claim)."""
+RETRY_FIRST, RETRY_MAX = 1.0, 60.0
+"""Backoff, in seconds, of writing run results the database refused (a full disk)."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """One fire of a wake, decided on the loop: its schedule, and busy or not by the lanes."""
+
+    decision: FireDecision
+    schedule: Schedule
+    reason: SkipReason | None
+    queued: bool
+    """It waits for its lane's running job (``overlap`` queue)."""
+    start_now: bool
+    """Its run starts as soon as it is claimed (recorded by the worker with the claim)."""
+    hold: str | None = None
+    """It waits for its conditions (a ``waiting`` row, this its reason)."""
+    note: str | None = None
+    """The words recorded on its row instead of ``reason`` (what the conditions' gate said)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WakeWrite:
+    run_ids: tuple[int | None, ...]
+    """Per pending fire, its run's id, or None when another process (or an edit) came first."""
+    started: frozenset[int]
+    rows: int
+    seconds: float
+    """Rows inserted and the worker's time writing them (the transactions, not the listing)."""
+    listing: float = 0.0
+    """The worker's time listing the skipped instants, before the write."""
+
+
+class _Lanes:
+    """What the lanes will look like once the earlier fires of this wake are launched."""
+
+    def __init__(self, lanes: dict[str, Any]) -> None:
+        self._lanes = lanes
+        self._running: set[str] = set()
+        self._waiting: set[str] = set()
+
+    def busy(self, key: str) -> tuple[bool, bool]:
+        lane = self._lanes.get(key)
+        running = bool(lane is not None and lane.running) or key in self._running
+        waiting = (lane is not None and lane.waiting is not None) or key in self._waiting
+        return running, waiting
+
+    def take(self, key: str, queued: bool) -> None:
+        (self._waiting if queued else self._running).add(key)
+
+
+def plan_claims(
+    decisions: Sequence[FireDecision],
+    schedule_of: Callable[[int], Schedule],
+    lanes: dict[str, Any],
+    key_of: Callable[[Schedule], str],
+) -> list[Pending]:
+    """Busy or not, per fire, in order: a fire sees the ones before it in the same wake."""
+    future = _Lanes(lanes)
+    pending: list[Pending] = []
+    for decision in decisions:
+        schedule = schedule_of(decision.schedule_id)
+        key = key_of(schedule)
+        overlap = schedule.policies.overlap
+        running, waiting = future.busy(key)
+        reason = decision.skip_reason
+        if (reason is None and running) and (
+            overlap is Overlap.skip or (overlap is Overlap.queue and waiting)
+        ):
+            reason = SkipReason.busy
+        queued = reason is None and running and overlap is Overlap.queue
+        if reason is None:
+            future.take(key, queued)
+        start_now = reason is None and not queued and decision.delay.total_seconds() <= 0
+        pending.append(Pending(decision, schedule, reason, queued, start_now))
+    return pending
+
+
+def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: Writer) -> WakeWrite:
+    """On the worker: every claim of the wake in one transaction, the runs that start at once in
+    a second. The skipped instants are listed here too (cron work, kept off the loop), before the
+    transaction begins, so that it is held no longer than the writing."""
+    listed = time.perf_counter()
+    claims = [
+        FireClaim(
+            each.decision.schedule_id,
+            expected_last_due=each.decision.expected_last_due,
+            due=each.decision.due,
+            fired_at=each.decision.fired_at,
+            trigger=each.decision.trigger,
+            late=each.decision.late,
+            missed_count=each.decision.missed_count,
+            skipped=each.decision.skipped()[-MAX_LISTED_SKIPS:],
+            status=(
+                RunStatus.waiting
+                if each.hold is not None
+                else RunStatus.running
+                if each.reason is None
+                else RunStatus.skipped
+            ),
+            reason=each.hold or each.note or each.reason,
+        )
+        for each in pending
+    ]
+    began = time.perf_counter()
+    run_ids = writer.claim(claims)
+    now = clock.now()
+    starts = [
+        Start(run_id, now, str(store.log_path_for(run_id)))
+        for each, run_id in zip(pending, run_ids, strict=True)
+        if run_id is not None and each.start_now
+    ]
+    started = writer.start(starts) if starts else []
+    rows = sum(
+        len(claim.skipped) + 1 for claim, run_id in zip(claims, run_ids, strict=True) if run_id
+    )
+    return WakeWrite(
+        tuple(run_ids),
+        frozenset(start.run_id for start, ok in zip(starts, started, strict=True) if ok),
+        rows,
+        time.perf_counter() - began,
+        began - listed,
+    )
+
+
+def fire_event(
+    decision: FireDecision, schedule: Schedule, run_id: int, reason: SkipReason | None
+) -> FireEvent:
+    return FireEvent(
+        schedule_id=decision.schedule_id,
+        run_id=run_id,
+        name=schedule.name,
+        tz=schedule.tz,
+        due=decision.due,
+        fired_at=decision.fired_at,
+        trigger=decision.trigger,
+        late=decision.late,
+        missed_count=decision.missed_count,
+        skipped=reason,
+    )
+
+
+class Slicer:
+    """Work through items on the loop thread in slices of about ``budget`` seconds, letting the
+    loop run between them; with no budget, all at once (before ``run`` returns)."""
+
+    def __init__(self, loop: Loop, budget: float | None) -> None:
+        self._loop = loop
+        self._budget = budget
+
+    def run(
+        self,
+        items: Sequence[T],
+        each: Callable[[T], None],
+        then: Callable[[], None] | None = None,
+        start: int = 0,
+    ) -> None:
+        deadline = None if self._budget is None else time.perf_counter() + self._budget
+        index = start
+        while index < len(items):
+            try:
+                each(items[index])
+            except Exception:  # one bad item must not stall the rest of the wake
+                log.exception("handling %r failed", items[index])
+            index += 1
+            if deadline is not None and index < len(items) and time.perf_counter() > deadline:
+                self._loop.call_soon(partial(self.run, items, each, then, index))
+                return
+        if then is not None:
+            then()
+
+
+class Results:
+    """Run results on their way to the database: written in batches by the worker; when it
+    refuses (a full disk), kept in memory and retried with backoff, one ``StoreProblem`` said."""
+
+    def __init__(
+        self,
+        worker: StoreWorker,
+        loop: Loop,
+        store: Store,
+        emit: Callable[[Event], None],
+        slices: Slicer | None = None,
+        read_ahead: Callable[[Sequence[RunFinished]], None] | None = None,
+    ) -> None:
+        """``read_ahead`` gets each written batch's events before they are emitted one by one:
+        what they will all need, read at once."""
+        self._worker = worker
+        self._read_ahead = read_ahead
+        self._slices = slices or Slicer(loop, None)
+        self._loop = loop
+        self._store = store
+        self._emit = emit
+        self._queue: list[tuple[Finish, RunFinished | None]] = []
+        self._writing = False
+        self._retry = RETRY_FIRST
+        self._retry_armed = False
+        self.troubled = False
+        self.stopping = False
+
+    @property
+    def unwritten(self) -> int:
+        return len(self._queue)
+
+    def add(self, finish: Finish, event: RunFinished) -> None:
+        self._queue.append((finish, event))
+        if self.stopping:
+            self.write_now()
+        else:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._writing or not self._queue:
+            return
+        batch, self._queue = self._queue, []
+        self._writing = True
+        finishes = [finish for finish, _ in batch]
+        self._worker.submit(lambda writer: writer.finish(finishes), lambda o: self._wrote(batch, o))
+
+    def write_now(self) -> None:
+        """On quit: what is left, on this thread (the loop will not run the worker's answers)."""
+        batch, self._queue = self._queue, []
+        for finish, event in batch:
+            try:
+                self._store.finish_run(
+                    finish.run_id,
+                    status=finish.status,
+                    finished_at=finish.finished_at,
+                    exit_code=finish.exit_code,
+                    reason=finish.reason,
+                    output_tail=finish.output_tail,
+                )
+            except DomiError as error:
+                log.error("the result of run %s is lost: %s", finish.run_id, error)
+            if event is not None:
+                self._emit(event)
+
+    def problem(self, error: Exception) -> None:
+        if self.troubled:
+            return
+        self.troubled = True
+        self._emit(StoreProblem(str(error), self.unwritten))
+
+    def _wrote(
+        self, batch: list[tuple[Finish, RunFinished | None]], outcome: list[bool] | Exception
+    ) -> None:
+        self._writing = False
+        events = [event for _, event in batch if event is not None]
+        if isinstance(outcome, Exception):
+            log.warning("%s run results not written (kept, retried): %s", len(batch), outcome)
+            # Announced now all the same: the job did end; only its record waits.
+            self._queue[:0] = [(finish, None) for finish, _ in batch]
+            self.problem(outcome)
+            self._arm_retry()
+        else:
+            if self.troubled:
+                log.info("the database takes writes again")
+            self.troubled = False
+            self._retry = RETRY_FIRST
+        # A batch holds the results of hundreds of jobs after a catch-up: announced in slices.
+        if self._read_ahead is not None:
+            try:
+                self._read_ahead(events)
+            except Exception:  # the events go out all the same; each reads what it needs
+                log.exception("reading ahead for %s results failed", len(events))
+        self._slices.run(events, self._emit)
+        if not isinstance(outcome, Exception):
+            self.flush()
+
+    def _arm_retry(self) -> None:
+        if self._retry_armed:
+            return
+        self._retry_armed = True
+        delay, self._retry = self._retry, min(self._retry * 2, RETRY_MAX)
+
+        def retry() -> None:
+            self._retry_armed = False
+            self.flush()
+
+        self._loop.call_later(delay, retry)

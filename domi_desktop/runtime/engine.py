@@ -1,0 +1,484 @@
+"""The running scheduler: the driver's fires claimed in the store and carried out by the runner.
+
+Used by the headless daemon and by the tray app alike. Everything here runs on one loop thread;
+the action runner's threads hand their results back through ``Loop.call_soon``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from functools import partial
+from pathlib import Path
+
+from domi_desktop.actions import (
+    ActionRequest,
+    ActionResult,
+    ActionRunner,
+)
+from domi_desktop.errors import DomiError
+from domi_desktop.model import (
+    Alerts,
+    Event,
+    FireOutcome,
+    Overlap,
+    Run,
+    RunFinished,
+    RunStatus,
+    RunWaiting,
+    Schedule,
+    Trigger,
+    WakeReason,
+)
+from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
+from domi_desktop.runtime.catchup import (
+    PRUNE_INTERVAL,
+    Pending,
+    Results,
+    Slicer,
+    WakeWrite,
+    fire_event,
+    plan_claims,
+    write_wake,
+)
+from domi_desktop.runtime.gates import ConditionKeeper
+from domi_desktop.runtime.jobs import JobBook, stop_orphaned_jobs
+from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
+from domi_desktop.runtime.leases import LeaseKeeper
+from domi_desktop.runtime.placement import UNREACHABLE, PlacedSource
+from domi_desktop.runtime.recorder import StoreWorker
+from domi_desktop.scheduler.decide import FireDecision, WakePlan
+from domi_desktop.scheduler.driver import Driver
+from domi_desktop.store import Store
+from domi_desktop.store.claims import Finish
+
+log = logging.getLogger(__name__)
+
+UNLIMITED = 1 << 31
+Listener = Callable[[Event], None]
+
+
+class Runtime:
+    """Fires claimed atomically, actions started off the loop thread, events to listeners."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        loop: Loop,
+        secrets: SecretStore,
+        *,
+        runner: ActionRunner | None = None,
+        on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
+        worker: StoreWorker | None = None,
+        slice_budget: float | None = None,
+        conditions: ConditionSource | None = None,
+        inhibitor: SleepInhibitor | None = None,
+        alerts: Alerts = Alerts(),
+        burst: int | None = None,
+    ) -> None:
+        """``worker`` writes the claims and results (by default on the loop thread, at once);
+        with ``slice_budget`` (seconds) the loop's share of a wake is cut into slices of about
+        that long, so a catch-up of thousands of schedules never blocks the loop. ``conditions``
+        and ``inhibitor`` are the OS's (none: every run starts, sleep is not held off);
+        ``alerts`` the defaults of a schedule without its own; ``burst`` the catch-up limit
+        (the app's setting; ``None``: no limit)."""
+        self.store = store
+        self.clock = clock
+        self.loop = loop
+        self.secrets = secrets
+        self.runner = runner or ActionRunner(clock)
+        self.worker = worker or StoreWorker(store, loop, threaded=False)
+        self._jobs = JobBook(store)
+        self._source = PlacedSource(store, secrets)
+        self.keeper = ConditionKeeper(
+            self, conditions, inhibitor, alerts=alerts, on_wake=on_wake, burst=burst or UNLIMITED
+        )
+        self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
+        self.driver.held_until = self.keeper.held_until
+        self._lanes: dict[str, Lane] = {}
+        self._listeners: list[Listener] = []
+        self._slices = Slicer(loop, slice_budget)
+        self._results = Results(
+            self.worker, loop, store, self._emit, self._slices, self.keeper.read_alert_states
+        )
+        self.leases = LeaseKeeper(
+            store,
+            clock,
+            loop,
+            running=self.running_runs,
+            stop=self.stop_run,
+            resume=self._resume,
+            placed_here=self._source.placed_here,
+        )
+        self._pruned_at: float | None = None
+        self.started_at: datetime | None = None
+        self._bursting: dict[int, tuple[Active, Pending]] = {}
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> WakePlan:
+        """Resume what a dead process left running, then the first wake (catch-up at start-up)."""
+        self.started_at = self.clock.now()
+        self.keeper.load(self.store.waiting_runs())
+        notes, unstopped = stop_orphaned_jobs(self.store)
+        for orphan in self.store.interrupt_orphans(self.clock.now(), notes):
+            # A second copy beside a job that would not die is what stopping it was to prevent.
+            if orphan.id not in unstopped:
+                self._resume(orphan)
+        plan = self.driver.start()
+        self.leases.start()
+        # Runs of machines that vanished while this one was off; after the first read of the
+        # schedules, which says which of them this machine may run.
+        self.leases.tick()
+        return plan
+
+    def stop(self, *, wait: float = 5.0) -> None:
+        """Stop waking; running jobs are stopped and recorded ``interrupted`` (reason given)."""
+        self.driver.stop()
+        self.leases.stop()
+        parked = [active for active, _ in self._bursting.values()]
+        self._bursting.clear()  # a catch-up not admitted yet never starts now
+        for lane in self._lanes.values():
+            waiting, lane.waiting = lane.waiting, None
+            for unstarted in [waiting] + [a for a in parked if lane.running.pop(a.run_id, None)]:
+                if unstarted is None:
+                    continue
+                self.store.finish_run(
+                    unstarted.run_id,
+                    status=RunStatus.interrupted,
+                    finished_at=self.clock.now(),
+                    reason="stopped: domi-desktop quit before it started",
+                )
+        self._results.stopping = True
+        for running in self.runner.stop_all("stopped: domi-desktop quit"):
+            result = running.wait(wait)
+            if result is not None:
+                self._finished(running.run_id, result)
+        self._results.write_now()
+        self._jobs.close()
+        self.keeper.close()
+        self.worker.close()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    # -- this machine's share of a shared store (runtime/placement.py) -------------------------------
+
+    def link_lost(self, problem: str | None) -> None:
+        """The shared store is unreachable (``problem``) or back (None): no claim meanwhile."""
+        self._source.link_lost(problem)
+
+    @property
+    def link_problem(self) -> str | None:
+        return self._source.link_problem
+
+    def not_here(self) -> dict[int, str]:
+        """Schedule id -> why this machine does not claim it."""
+        return dict(self._source.not_here)
+
+    def running_runs(self) -> list[int]:
+        return sorted(run_id for lane in self._lanes.values() for run_id in lane.running)
+
+    def running_by_schedule(self) -> dict[int, list[int]]:
+        """Schedule id -> the ids of its runs in progress (started or about to start)."""
+        found: dict[int, list[int]] = {}
+        for lane in self._lanes.values():
+            for active in lane.running.values():
+                found.setdefault(active.schedule.id, []).append(active.run_id)
+        return found
+
+    def stop_run(self, run_id: int, reason: str = "stopped by the user") -> bool:
+        """Stop a running run (its whole process tree); False when it is not running here.
+
+        The runner reports the stopped result as usual, so ``RunFinished`` follows. A run still
+        waiting for its jitter delay or a retry has no process: it is recorded as stopped now.
+        """
+        for lane in self._lanes.values():
+            if lane.waiting is not None and lane.waiting.run_id == run_id:
+                lane.running[run_id], lane.waiting = lane.waiting, None
+            active = lane.running.get(run_id)
+            if active is None:
+                continue
+            if active.handle is not None and active.handle.wait(0) is None:
+                active.handle.stop(reason)
+            else:
+                now = self.clock.now()
+                stopped = ActionResult(
+                    RunStatus.interrupted, reason, None, "",
+                    self.store.log_path_for(run_id), active.started_at or now, now,
+                )  # fmt: skip
+                active.attempt = active.schedule.policies.retries  # no retry after a stop
+                self._finished(run_id, stopped)
+            return True
+        return False
+
+    # -- the driver's sink ---------------------------------------------------------------------
+
+    def fire_all(
+        self, decisions: Sequence[FireDecision], done: Callable[[Sequence[FireOutcome]], None]
+    ) -> None:
+        """A wake's fires: decided here (busy or not), claimed on the worker in one transaction
+        (their runs started in the next), then registered, announced and launched here."""
+        if self._source.link_problem is not None:
+            done([FireOutcome(d.schedule_id, False, error=UNREACHABLE) for d in decisions])
+            return
+        pending = self.keeper.apply_gates(
+            plan_claims(decisions, self._source.schedule, self._lanes, lane_key)
+        )
+        pending = self.keeper.hold_back_catch_ups(pending)
+        self.worker.submit(
+            partial(write_wake, pending, self.clock, self.store),
+            lambda outcome: self._claimed(pending, outcome, done),
+        )
+
+    def _claimed(
+        self,
+        pending: Sequence[Pending],
+        outcome: WakeWrite | Exception,
+        done: Callable[[Sequence[FireOutcome]], None],
+    ) -> None:
+        if isinstance(outcome, Exception):
+            log.error("the fires of this wake could not be recorded: %s", outcome)
+            self._results.problem(outcome)
+            done([FireOutcome(p.decision.schedule_id, False, error=str(outcome)) for p in pending])
+            return
+        log.info(
+            "claimed %s fire(s): wrote %s rows in %.3f s",
+            sum(run_id is not None for run_id in outcome.run_ids),
+            outcome.rows,
+            outcome.seconds,
+        )
+        outcomes: list[FireOutcome] = []
+        launches: list[tuple[Active, Pending]] = []
+        catch_ups: list[tuple[Active, Pending]] = []
+
+        def claimed(item: tuple[Pending, int | None]) -> None:
+            each, run_id = item
+            decision, schedule = each.decision, each.schedule
+            if run_id is None:
+                outcomes.append(FireOutcome(decision.schedule_id, False))
+                return
+            if self._source.known.get(schedule.id) is schedule:
+                moved = replace(schedule, last_due=decision.due)
+                self._source.known[schedule.id] = moved
+                outcomes.append(FireOutcome(schedule.id, True, moved))
+            else:  # edited while its claim was being written: the driver re-reads it
+                outcomes.append(FireOutcome(schedule.id, True))
+            if each.hold is not None:
+                self.keeper.hold(run_id, each)
+                self._emit(RunWaiting(run_id, schedule.id, schedule.name, decision.due, each.hold))
+                return
+            active = None
+            if each.reason is None:
+                active = Active(run_id, schedule, decision.trigger)
+                self._register(active, each.queued)
+                if each.note is not None:
+                    self.keeper.noted(run_id, each.note)
+            self._emit(fire_event(decision, schedule, run_id, each.reason))
+            if active is not None and not each.queued:
+                burst = decision.trigger is Trigger.catch_up
+                (catch_ups if burst else launches).append((active, each))
+
+        def announced() -> None:
+            launches.extend(self.keeper.admit_catch_ups(catch_ups, self._bursting))
+            done(outcomes)
+            self._slices.run(launches, lambda item: self._begin(*item, outcome.started))
+            self._maybe_prune()
+
+        self._slices.run(list(zip(pending, outcome.run_ids, strict=True)), claimed, announced)
+
+    def _register(self, active: Active, queued: bool) -> None:
+        lane = self._lanes.setdefault(lane_key(active.schedule), Lane())
+        if queued:
+            lane.waiting = active
+            return
+        if active.schedule.policies.overlap is Overlap.replace:
+            for other in lane.running.values():
+                if other.handle is not None:
+                    other.handle.stop(REPLACED)
+        lane.running[active.run_id] = active
+
+    def _begin(self, active: Active, pending: Pending, started: frozenset[int]) -> None:
+        lane = self._lanes.get(lane_key(active.schedule))
+        if lane is None or active.run_id not in lane.running:
+            return  # stopped meanwhile
+        if active.run_id in started:
+            active.started_at = self.clock.now()
+            self._run_action(active, self.store.log_path_for(active.run_id))
+        elif pending.decision.delay > timedelta(0):
+            self.loop.call_later(
+                pending.decision.delay.total_seconds(), lambda: self._start(active)
+            )
+        else:
+            self._start(active)
+
+    def _maybe_prune(self) -> None:
+        now = self.clock.monotonic()
+        if self._pruned_at is not None and now - self._pruned_at < PRUNE_INTERVAL:
+            return
+        self._pruned_at = now
+        when = self.clock.now()
+        self.worker.submit(lambda _writer: self.store.prune(when), self._pruned)
+
+    @staticmethod
+    def _pruned(outcome: int | Exception) -> None:
+        if isinstance(outcome, Exception):
+            log.warning("pruning old runs failed: %s", outcome)
+        elif outcome:
+            log.info("pruned %s old runs", outcome)
+
+    # -- manual runs and resumed ones ----------------------------------------------------------
+
+    def run_now(self, schedule_id: int) -> int:
+        """Start the schedule's action now (trigger ``manual``); ``last_due`` is untouched."""
+        schedule = self.store.get_schedule(schedule_id)
+        run_id = self.store.record_manual_run(schedule_id, self.clock.now(), Trigger.manual)
+        self._launch(
+            self._lanes.setdefault(lane_key(schedule), Lane()),
+            Active(run_id, schedule, Trigger.manual),
+        )
+        self._emit_manual(schedule, run_id, Trigger.manual)
+        return run_id
+
+    def _resume(self, orphan: Run) -> None:
+        try:
+            schedule = self.store.get_schedule(orphan.schedule_id)
+            run_id = self.store.record_manual_run(
+                orphan.schedule_id, self.clock.now(), Trigger.resumed, resumed_from=orphan.id
+            )
+        except DomiError as error:
+            log.warning("run %s was interrupted and cannot be resumed: %s", orphan.id, error)
+            return
+        log.info(
+            "run %s was interrupted by a dead process; re-running it as run %s", orphan.id, run_id
+        )
+        self._launch(
+            self._lanes.setdefault(lane_key(schedule), Lane()),
+            Active(run_id, schedule, Trigger.resumed),
+        )
+        self._emit_manual(schedule, run_id, Trigger.resumed)
+
+    def _emit_manual(self, schedule: Schedule, run_id: int, trigger: Trigger) -> None:
+        self._emit(manual_event(schedule, run_id, trigger, self.clock.now()))
+
+    # -- starting and finishing ----------------------------------------------------------------
+
+    def _launch(self, lane: Lane, active: Active, *, delay: timedelta = timedelta(0)) -> None:
+        lane.running[active.run_id] = active
+        if delay > timedelta(0):
+            self.loop.call_later(delay.total_seconds(), lambda: self._start(active))
+        else:
+            self._start(active)
+
+    def _start(self, active: Active) -> None:
+        now = self.clock.now()
+        log_path = self.store.log_path_for(active.run_id)
+        if not self.store.start_run(active.run_id, now, log_path, attempt=active.attempt):
+            self._release(active, None)
+            return
+        active.started_at = active.started_at or now
+        self._run_action(active, log_path)
+
+    def _run_action(self, active: Active, log_path: Path) -> None:
+        self.keeper.started(active.run_id, active.schedule)
+        request = ActionRequest(
+            action=active.schedule.action,
+            run_id=active.run_id,
+            log_path=log_path,
+            timeout=active.schedule.policies.timeout,
+        )
+        run_id = active.run_id
+        active.handle = self.runner.start(
+            request,
+            lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
+            secrets=self.secrets,
+            on_started=lambda pid: self._jobs.record(run_id, pid),
+        )
+
+    def _finished(self, run_id: int, result: ActionResult) -> None:
+        active = next(
+            (lane.running[run_id] for lane in self._lanes.values() if run_id in lane.running), None
+        )
+        if active is None:
+            return  # already recorded (stop() waited for it)
+        policies = active.schedule.policies
+        failed = result.status in (RunStatus.failed, RunStatus.timed_out)
+        if failed and active.attempt < policies.retries:
+            backoff = policies.retry_backoff * (2**active.attempt)
+            active.attempt += 1
+            log.info(
+                "run %s failed (%s); retry %s in %s", run_id, result.reason, active.attempt, backoff
+            )
+            self.loop.call_later(backoff.total_seconds(), lambda: self._start(active))
+            return
+        started = active.started_at or result.started_at
+        reason = self.keeper.reason(run_id, result.reason)
+        # The job has ended: its lane is free now, whether or not its result can be written yet
+        # ("busy" means a live job, never a full disk).
+        self._release(active, result)
+        self._results.add(
+            Finish(
+                run_id, result.status, result.finished_at, result.exit_code, reason,
+                result.output_tail,
+            ),
+            RunFinished(
+                run_id=run_id,
+                schedule_id=active.schedule.id,
+                name=active.schedule.name,
+                status=result.status,
+                reason=reason,
+                exit_code=result.exit_code,
+                duration=result.finished_at - started,
+            ),
+        )  # fmt: skip
+
+    def _release(self, active: Active, result: ActionResult | None) -> None:
+        key = lane_key(active.schedule)
+        lane = self._lanes.get(key)
+        if lane is None:
+            return
+        lane.running.pop(active.run_id, None)
+        for run_id in self.keeper.ended(active.run_id):
+            if run_id in self._bursting:
+                self._begin(*self._bursting.pop(run_id), frozenset())
+        if not lane.running and lane.waiting is not None:
+            waiting, lane.waiting = lane.waiting, None
+            self._launch(lane, waiting)
+        elif not lane.running and self._lanes.get(key) is lane:
+            # An idle lane goes: after a catch-up of 10,000 schedules, asking what runs would
+            # otherwise walk 10,000 empty lanes.
+            del self._lanes[key]
+
+    def _emit(self, event: Event) -> None:
+        alerts = self.keeper.observe(event)
+        if isinstance(event, RunFinished):
+            event = replace(event, alerted=bool(alerts))
+        for each in [event, *alerts]:
+            for listener in list(self._listeners):
+                try:
+                    listener(each)
+                except Exception:  # a broken subscriber must not break the scheduler
+                    log.exception("event listener failed on %s", each.kind)
+
+    # -- for the conditions' keeper ------------------------------------------------------------
+
+    emit = _emit
+
+    def known_schedules(self) -> dict[int, Schedule]:
+        return self._source.known
+
+    def lane_free(self, schedule: Schedule) -> bool:
+        lane = self._lanes.get(lane_key(schedule))
+        return lane is None or not lane.running or schedule.policies.overlap is Overlap.parallel
+
+    def launch_held(
+        self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path
+    ) -> None:
+        """A waiting run whose row has just turned ``running``: its action starts."""
+        active = Active(run_id, schedule, trigger, started_at=now)
+        self._lanes.setdefault(lane_key(schedule), Lane()).running[run_id] = active
+        self._run_action(active, log_path)

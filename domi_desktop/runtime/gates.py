@@ -1,0 +1,495 @@
+"""The runtime's share of issue 13: runs gated by the machine's state, waiting rows re-gated at
+each wake, jobs stopped when a condition goes away, sleep held off while a job runs, failures
+folded into alerts, and catch-up bursts admitted a few at a time.
+
+The decisions are the pure ones of ``scheduler.conditions``, ``scheduler.alerts`` and
+``scheduler.burst`` (their docstrings are the design); this module keeps their state and carries
+them out through the ``Runtime`` that owns it, on the loop thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from domi_desktop.errors import DomiError
+from domi_desktop.model import (
+    AlertEvent,
+    Alerts,
+    BurstEvent,
+    Conditions,
+    Event,
+    Run,
+    RunFinished,
+    RunStatus,
+    Schedule,
+    SkipReason,
+    SystemState,
+    Trigger,
+    WakeReason,
+)
+from domi_desktop.ports import Clock, ConditionSource, InhibitorHandle, Loop, SleepInhibitor
+from domi_desktop.runtime.catchup import Pending
+from domi_desktop.scheduler import alerts as alerting
+from domi_desktop.scheduler.burst import BurstQueue
+from domi_desktop.scheduler.conditions import (
+    RECHECK,
+    Gate,
+    Verdict,
+    format_span,
+    gate,
+    lost,
+)
+from domi_desktop.scheduler.decide import GRACE, WakePlan
+from domi_desktop.scheduler.driver import Driver
+from domi_desktop.store import Store
+
+
+class KeeperHost(Protocol):
+    """What the keeper needs of the runtime that owns it (``engine.Runtime``)."""
+
+    clock: Clock
+    loop: Loop
+    store: Store
+    driver: Driver
+
+    def emit(self, event: Event) -> None: ...
+
+    def known_schedules(self) -> dict[int, Schedule]: ...
+
+    def lane_free(self, schedule: Schedule) -> bool: ...
+
+    def launch_held(
+        self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path
+    ) -> None: ...
+
+    def stop_run(self, run_id: int, reason: str = ...) -> bool: ...
+
+
+log = logging.getLogger(__name__)
+
+
+class _HasRunId(Protocol):
+    @property
+    def run_id(self) -> int: ...
+
+
+_A = TypeVar("_A", bound=_HasRunId)
+
+_WAITING_FOR = "waiting for "
+
+
+@dataclass
+class Held:
+    """A run in the ``waiting`` state, as the runtime remembers it."""
+
+    run_id: int
+    schedule_id: int
+    due: datetime | None
+    since: datetime
+    trigger: Trigger
+    reason: str
+
+
+@dataclass
+class _Watched:
+    schedule: Schedule
+    at_start: SystemState
+
+
+class ConditionKeeper:
+    def __init__(
+        self,
+        runtime: KeeperHost,
+        source: ConditionSource | None,
+        inhibitor: SleepInhibitor | None,
+        *,
+        alerts: Alerts = Alerts(),
+        burst: int,
+        on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
+    ) -> None:
+        self._rt = runtime
+        self._source = source
+        self._inhibitor = inhibitor
+        self.default_alerts = alerts
+        self.burst: BurstQueue[int] = BurstQueue(burst)
+        self.held: dict[int, Held] = {}
+        self._watched: dict[int, _Watched] = {}
+        self._lost: dict[int, str] = {}
+        self._awake: dict[int, InhibitorHandle] = {}
+        self._successes: dict[int, datetime] | None = None
+        self._alerts: dict[int, alerting.AlertState] = {}
+        self._listening = False
+        self._notes: dict[int, str] = {}
+        self._read: tuple[float, SystemState] | None = None
+        self._on_wake = on_wake
+
+    # -- the machine's state ---------------------------------------------------------------------
+
+    def state(self) -> SystemState:
+        """The OS's word, read at most once a second: a wake of many fires asks once."""
+        if self._source is None:
+            return SystemState()
+        now = self._rt.clock.monotonic()
+        if self._read is None or now - self._read[0] >= 1.0:
+            self._read = (now, self._source.current())
+        return self._read[1]
+
+    def last_success(self, schedule_id: int) -> datetime | None:
+        if self._successes is None:
+            self._successes = self._rt.store.last_successes()
+        return self._successes.get(schedule_id)
+
+    def _gate(self, schedule: Schedule, due: datetime, now: datetime) -> Gate:
+        conditions = schedule.policies.conditions
+        return gate(
+            conditions,
+            schedule.action.kind,
+            self.state(),
+            due,
+            now,
+            self.last_success(schedule.id),
+        )
+
+    # -- at claim ------------------------------------------------------------------------------
+
+    def apply_gates(self, pending: list[Pending]) -> list[Pending]:
+        """Each fire that would run is gated: it runs, waits (a ``waiting`` row) or is skipped."""
+        gated: list[Pending] = []
+        for each in pending:
+            schedule = each.schedule
+            if each.reason is not None or not _has_conditions(schedule):
+                gated.append(each)
+                continue
+            verdict = self._gate(schedule, each.decision.due, each.decision.fired_at)
+            text = verdict.reason
+            if verdict.verdict is Verdict.wait:
+                gated.append(replace(each, hold=text, queued=False, start_now=False))
+            elif verdict.verdict is Verdict.skip:
+                gated.append(
+                    replace(each, reason=SkipReason.conditions, note=text, start_now=False)
+                )
+            else:
+                gated.append(each if text is None else replace(each, note=text))
+        return gated
+
+    def noted(self, run_id: int, note: str) -> None:
+        """What the gate said of a run that started: kept on its row when it ends."""
+        self._notes[run_id] = note
+
+    def reason(self, run_id: int, reason: str | None) -> str | None:
+        """The reason a run ends with: the gate's words first, then the job's."""
+        note = self._notes.pop(run_id, None)
+        if note is None:
+            return reason
+        return note if reason is None else f"{note}; {reason}"
+
+    def hold_back_catch_ups(self, pending: list[Pending]) -> list[Pending]:
+        """Beyond the burst's room a catch-up is recorded now and started when admitted."""
+        room = self.burst.limit - len(self.burst.running)
+        held: list[Pending] = []
+        for each in pending:
+            if each.start_now and each.decision.trigger is Trigger.catch_up:
+                if room <= 0:
+                    each = replace(each, start_now=False)  # noqa: PLW2901
+                room -= 1
+            held.append(each)
+        return held
+
+    def admit_catch_ups(
+        self, catch_ups: list[tuple[_A, Pending]], parked: dict[int, tuple[_A, Pending]]
+    ) -> list[tuple[_A, Pending]]:
+        """A wake's catch-up runs, ``limit`` at a time: those that start now; the others are
+        ``parked`` by run id until ``ended`` admits them. One ``BurstEvent`` when they queue."""
+        if len(catch_ups) > self.burst.limit:
+            self._rt.emit(BurstEvent(len(catch_ups), self.burst.limit))
+        admitted: list[tuple[_A, Pending]] = []
+        for item in catch_ups:
+            run_id = item[0].run_id
+            parked[run_id] = item
+            for ready in self.burst.submit(run_id, item[1].decision.due):
+                admitted.append(parked.pop(ready))
+        return admitted
+
+    def hold(self, run_id: int, each: Pending) -> None:
+        decision = each.decision
+        self.held[run_id] = Held(
+            run_id,
+            decision.schedule_id,
+            decision.due,
+            decision.fired_at,
+            decision.trigger,
+            each.hold or "",
+        )
+        log.info("run %s of schedule %s: %s", run_id, decision.schedule_id, each.hold)
+        self._listen()
+
+    def load(self, runs: list[Run]) -> None:
+        """The waiting rows left by an earlier process: they wait here now."""
+        for run in runs:
+            since = run.fired_at or run.due or self._rt.clock.now()
+            self.held[run.id] = Held(
+                run.id, run.schedule_id, run.due, since, run.trigger, run.reason or ""
+            )
+        self._listen()
+
+    # -- at each wake --------------------------------------------------------------------------
+
+    def held_until(self, now: datetime) -> datetime | None:
+        """The driver's next wake at the latest, while runs wait: a minute, or sooner when time
+        alone changes a verdict."""
+        if not self.held:
+            return None
+        soonest = now + RECHECK
+        for held in self.held.values():
+            schedule = self._rt.known_schedules().get(held.schedule_id)
+            if schedule is None:
+                continue
+            until = self._gate(schedule, held.due or held.since, now).until
+            if until is not None and until < soonest:
+                soonest = until
+        return soonest
+
+    def woke(self, plan: WakePlan, reason: WakeReason) -> None:
+        """The driver's wake: waiting runs re-gated, staleness looked at, then the app's hook."""
+        self.regate()
+        self.tick(plan.now)
+        if self._on_wake is not None:
+            self._on_wake(plan, reason)
+
+    def regate(self) -> None:
+        """Each waiting run again: it starts, is skipped, or goes on waiting."""
+        if not self.held:
+            return
+        now = self._rt.clock.now()
+        for held in sorted(self.held.values(), key=lambda h: h.run_id):
+            schedule = self._rt.known_schedules().get(held.schedule_id)
+            if schedule is None:
+                self.held.pop(held.run_id, None)
+                continue
+            due = held.due or held.since
+            verdict = self._gate(schedule, due, now)
+            if verdict.verdict is Verdict.wait:
+                continue
+            if not self._rt.lane_free(schedule):
+                continue
+            self.held.pop(held.run_id, None)
+            try:
+                self._release_held(held, schedule, verdict, due, now)
+            except DomiError as error:
+                log.error("waiting run %s could not go on: %s", held.run_id, error)
+        self._listen()
+
+    def _release_held(
+        self, held: Held, schedule: Schedule, verdict: Gate, due: datetime, now: datetime
+    ) -> None:
+        waited_for = held.reason.removeprefix(_WAITING_FOR)
+        if verdict.verdict is Verdict.skip:
+            reason = verdict.reason or "skipped"
+            if self._rt.store.skip_waiting(held.run_id, now, reason):
+                self._rt.emit(
+                    RunFinished(
+                        held.run_id, schedule.id, schedule.name, RunStatus.skipped, reason, None,
+                        timedelta(0),
+                    )
+                )  # fmt: skip
+            return
+        if verdict.verdict is Verdict.run_anyway:
+            reason = verdict.reason or "ran anyway"
+        else:
+            reason = f"started after waiting {format_span(_whole(now - due))} for {waited_for}"
+            if verdict.reason is not None:
+                reason += f"; {verdict.reason}"
+        log_path = self._rt.store.log_path_for(held.run_id)
+        late = now - due > GRACE
+        if self._rt.store.start_waiting(held.run_id, now, log_path, late=late, reason=reason):
+            if reason is not None:
+                self._notes[held.run_id] = reason
+            log.info("run %s of %r: %s", held.run_id, schedule.name, reason)
+            self._rt.launch_held(held.run_id, schedule, held.trigger, now, log_path)
+
+    def tick(self, now: datetime) -> None:
+        """The staleness watchdog of every schedule that has one."""
+        for schedule in list(self._rt.known_schedules().values()):
+            alerts = self.alerts_of(schedule)
+            if alerts.stale_after is None or not schedule.enabled:
+                continue
+            since = self.last_success(schedule.id) or schedule.created_at
+            state = self._alert_state(schedule.id, None)
+            state, notices = alerting.on_tick(state, now, since, alerts)
+            self._alerts[schedule.id] = state
+            for notice in notices:
+                self._rt.emit(_alert_event(schedule, notice, None))
+
+    # -- a job's life --------------------------------------------------------------------------
+
+    def started(self, run_id: int, schedule: Schedule) -> None:
+        conditions = schedule.policies.conditions
+        if conditions.keep_awake and self._inhibitor is not None and run_id not in self._awake:
+            self._awake[run_id] = self._inhibitor.acquire(f"{schedule.name} is running")
+        if conditions.stop_if_lost and run_id not in self._watched:
+            self._watched[run_id] = _Watched(schedule, self.state())
+            self._listen()
+
+    def ended(self, run_id: int) -> tuple[int, ...]:
+        """The job ``run_id`` is over: what it held is let go; the catch-up runs that may start."""
+        handle = self._awake.pop(run_id, None)
+        if handle is not None:
+            handle.release()
+        watched = self._watched.pop(run_id, None)
+        reason = self._lost.pop(run_id, None)
+        if watched is not None and reason is not None:
+            self._wait_again(run_id, watched.schedule)
+        self._listen()
+        return self.burst.done(run_id)
+
+    def _wait_again(self, run_id: int, schedule: Schedule) -> None:
+        now = self._rt.clock.now()
+        try:
+            due = self._rt.store.get_run(run_id).due
+            verdict = self._gate(schedule, due or now, now)
+            reason = verdict.reason or f"{_WAITING_FOR}its conditions"
+            new_id = self._rt.store.record_waiting_run(schedule.id, due, now, reason, run_id)
+        except DomiError as error:
+            log.error("run %s was stopped and cannot wait to run again: %s", run_id, error)
+            return
+        self.held[new_id] = Held(new_id, schedule.id, due, now, Trigger.resumed, reason)
+        log.info("run %s will run again as run %s: %s", run_id, new_id, reason)
+        self._rt.loop.call_soon(self._condition_wake)
+
+    def _condition_wake(self) -> None:
+        self._rt.driver.wake(WakeReason.condition)
+
+    def changed(self) -> None:
+        """The OS said the network or the power changed."""
+        self._read = None
+        state = self.state()
+        for run_id, watched in list(self._watched.items()):
+            schedule = watched.schedule
+            why = lost(
+                schedule.policies.conditions, schedule.action.kind, state, at_start=watched.at_start
+            )
+            if why is not None and run_id not in self._lost:
+                self._lost[run_id] = why
+                log.info("run %s of %r: %s", run_id, schedule.name, why)
+                self._rt.stop_run(run_id, why)
+        if self.held:
+            self._rt.driver.wake(WakeReason.condition)
+
+    def _listen(self) -> None:
+        if self._source is None:
+            return
+        needed = bool(self.held or self._watched)
+        if needed and not self._listening:
+            self._listening = True
+            if not self._source.start(lambda: self._rt.loop.call_soon(self.changed)):
+                log.info("no condition signals (%s); checked every minute", self._source.status)
+        elif not needed and self._listening:
+            self._listening = False
+            self._source.stop()
+
+    def close(self) -> None:
+        for handle in self._awake.values():
+            handle.release()
+        self._awake.clear()
+        if self._listening and self._source is not None:
+            self._source.stop()
+        self._listening = False
+
+    @property
+    def inhibiting(self) -> frozenset[int]:
+        return frozenset(self._awake)
+
+    # -- alerts --------------------------------------------------------------------------------
+
+    def alerts_of(self, schedule: Schedule) -> Alerts:
+        return schedule.policies.alerts or self.default_alerts
+
+    def observe(self, event: Event) -> list[Event]:
+        """A recorded result: the alerts it makes, and the schedule paused when they say so."""
+        if not isinstance(event, RunFinished):
+            return []
+        now = self._rt.clock.now()
+        if event.status is RunStatus.succeeded and self._successes is not None:
+            self._successes[event.schedule_id] = now
+        schedule = self._rt.known_schedules().get(event.schedule_id)
+        outcome = alerting.Outcome.of(event.status, event.reason)
+        if schedule is None or outcome is None:
+            return []
+        alerts = self.alerts_of(schedule)
+        state = self._alert_state(schedule.id, event.run_id)
+        state, notices, pause = alerting.on_result(state, outcome, now, alerts)
+        self._alerts[schedule.id] = state
+        if pause:
+            self._pause(schedule, f"paused after {state.consecutive_failures} failures in a row")
+        return [
+            replace(_alert_event(schedule, notice, event.run_id), reason=event.reason)
+            for notice in notices
+        ]
+
+    def _pause(self, schedule: Schedule, why: str) -> None:
+        """Alerts said so: the schedule is disabled (the user turns it back on)."""
+        log.warning("schedule %s %r: %s", schedule.id, schedule.name, why)
+        try:
+            self._rt.store.set_enabled(schedule.id, False, self._rt.clock.now())
+        except DomiError as error:
+            log.error("schedule %s could not be paused: %s", schedule.id, error)
+            return
+        self._rt.driver.reload(schedule.id)
+
+    def read_alert_states(self, events: Sequence[Event]) -> None:
+        """Before ``observe`` goes through a batch of results: the alert states of their
+        schedules not known yet, in one query (one per schedule stood the GUI still after a
+        wake)."""
+        finished = [event for event in events if isinstance(event, RunFinished)]
+        missing = {e.schedule_id for e in finished if e.schedule_id not in self._alerts}
+        if missing:
+            self._read_states(missing, besides={event.run_id for event in finished})
+
+    def _alert_state(self, schedule_id: int, skip_run: int | None) -> alerting.AlertState:
+        """Rebuilt the first time from the failures since the schedule's latest success (a
+        success starts the state afresh; notices dropped), the run being observed left out."""
+        if schedule_id not in self._alerts:
+            self._read_states({schedule_id}, besides=() if skip_run is None else {skip_run})
+        return self._alerts.get(schedule_id) or alerting.AlertState()
+
+    def _read_states(self, schedule_ids: Collection[int], *, besides: Collection[int]) -> None:
+        known = self._rt.known_schedules()
+        wanted = [schedule_id for schedule_id in schedule_ids if schedule_id in known]
+        try:
+            failures = self._rt.store.failures_since_success(wanted, besides=besides)
+        except DomiError:
+            failures = {}
+        for schedule_id in wanted:
+            alerts = self.alerts_of(known[schedule_id])
+            state = alerting.AlertState()
+            for status, reason, finished_at in reversed(failures.get(schedule_id, [])):
+                outcome = alerting.Outcome.of(status, reason)
+                state = alerting.on_result(state, outcome, finished_at, alerts).state
+            self._alerts[schedule_id] = state
+
+
+def _alert_event(
+    schedule: Schedule, notice: alerting.AlertNotice, run_id: int | None
+) -> AlertEvent:
+    return AlertEvent(
+        schedule_id=schedule.id,
+        name=schedule.name,
+        notice=notice.kind.value,
+        failures=notice.failures,
+        error=notice.error,
+        stale_for=notice.stale_for,
+        run_id=run_id,
+    )
+
+
+def _has_conditions(schedule: Schedule) -> bool:
+    return schedule.policies.conditions != Conditions() or schedule.action.kind == "http"
+
+
+def _whole(span: timedelta) -> timedelta:
+    return timedelta(seconds=max(0, int(span.total_seconds())))

@@ -1,0 +1,1 @@
+"""The schedule editor: one dialog, its sections and their widgets."""

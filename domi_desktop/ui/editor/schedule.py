@@ -1,0 +1,158 @@
+"""The editor's Schedule box: the name, the expression (typed, a preset, or a time of day) with
+its error underlined or its description, and the zone."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import QTime
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QTimeEdit
+
+from domi_desktop.cron import CronError, describe, parse
+from domi_desktop.frontdoor.wire import MAX_NAME
+from domi_desktop.ui.editor.widgets import (
+    CronEdit,
+    ErrorLabel,
+    ZonePicker,
+    row,
+    stacked,
+    time_of,
+    with_time,
+)
+from domi_desktop.ui.i18n import Texts, cron_language, register
+
+PRESETS = (
+    ("Every minute", "* * * * *"),
+    ("Every 5 minutes", "*/5 * * * *"),
+    ("Every 15 minutes", "*/15 * * * *"),
+    ("Hourly", "0 * * * *"),
+    ("Daily at 09:00", "0 9 * * *"),
+    ("Weekdays at 09:00", "0 9 * * 1-5"),
+    ("Weekly on Monday at 09:00", "0 9 * * 1"),
+    ("Monthly on the 1st at 09:00", "0 9 1 * *"),
+)
+
+
+class ScheduleBox(QGroupBox):
+    """Name, when, and where; ``errors`` holds the labels under the name, expression and zone."""
+
+    def __init__(self, texts: Texts, errors: dict[str, ErrorLabel]) -> None:
+        super().__init__()
+        t = texts
+        self.name = QLineEdit()
+        self.name.setObjectName("name")
+        t.bind(self.name.setAccessibleName, "Name")
+        t.bind(self.name.setPlaceholderText, "e.g. Rate-limit report for the login endpoint")
+        self.name.setMaxLength(MAX_NAME + 50)  # room to show "too long" rather than cut silently
+
+        self.cron = CronEdit()
+        self.cron.setObjectName("cron")
+        self.cron.setMinimumWidth(self.fontMetrics().horizontalAdvance("M") * 12)
+        t.bind(self.cron.setAccessibleName, "Cron expression")
+        t.bind(
+            self.cron.setToolTip,
+            "Five fields: minute, hour, day of month, month, day of week (e.g. 0 9 * * 1-5).",
+        )
+        self.presets = QComboBox()
+        self.presets.setObjectName("presets")
+        t.bind(self.presets.setAccessibleName, "Presets")
+        # As wide as its longest preset ("Weekly on Monday at 09:00"), at any scale and language.
+        self.presets.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        for index, (label, expr) in enumerate((("Custom", ""), *PRESETS)):
+            self.presets.addItem("", expr)
+            t.bind(partial(self.presets.setItemText, index), label)
+        self.time = QTimeEdit()
+        self.time.setObjectName("timePicker")
+        self.time.setDisplayFormat("HH:mm")
+        t.bind(self.time.setAccessibleName, "Time of day")
+        t.bind(self.time.setToolTip, "Run at this time of day (keeps the days of the expression).")
+        self.description = QLabel()
+        self.description.setObjectName("description")
+        self.description.setWordWrap(True)
+
+        self.zone = ZonePicker()
+        self.zone.setObjectName("zone")
+        t.bind(self.zone.setAccessibleName, "Time zone")
+        t.bind(self.zone.setToolTip, "Type any part of a zone name to search, e.g. “york”.")
+
+        t.bind(self.setTitle, "Schedule")
+        form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow(t.label("Name"), stacked(self.name, errors["name"]))
+        when = stacked(
+            row(self.cron, self.presets, self.time),
+            errors["expr"],
+            self.description,
+        )
+        form.addRow(t.label("When"), when)
+        form.addRow(t.label("Time zone"), stacked(self.zone, errors["tz"]))
+
+        self.presets.currentIndexChanged.connect(self._preset_chosen)
+        self.time.timeChanged.connect(self._time_chosen)
+
+    def show_choices(self) -> None:
+        """The preset and the time of day that the typed expression matches."""
+        expr = self.cron.text().strip()
+        preset = self.presets.findData(expr)
+        self.presets.blockSignals(True)  # showing the match is not choosing a preset
+        self.presets.setCurrentIndex(max(preset, 0))
+        self.presets.blockSignals(False)
+        at = time_of(expr)
+        if at is not None:
+            self.time.blockSignals(True)  # showing the expression's time is not picking one
+            self.time.setTime(QTime(*at))
+            self.time.blockSignals(False)
+
+    def show_expression(self) -> None:
+        """Underline the error in the expression, or describe it in words."""
+        try:
+            parsed = parse(self.cron.text())
+        except CronError as error:
+            self.cron.set_error_span(error.span)
+            self.description.hide()
+        else:
+            self.cron.set_error_span(None)
+            self.description.setText(describe(parsed, cron_language()))
+            self.description.show()
+
+    def _preset_chosen(self, index: int) -> None:
+        expr = self.presets.itemData(index)
+        if expr and expr != self.cron.text().strip():
+            self.cron.set_text(expr)
+
+    def _time_chosen(self, time: QTime) -> None:
+        expr = with_time(self.cron.text(), time.hour(), time.minute())
+        if expr != self.cron.text():
+            self.cron.set_text(expr)
+
+
+register(
+    "zh",
+    {
+        "Every minute": "每分钟",
+        "Every 5 minutes": "每 5 分钟",
+        "Every 15 minutes": "每 15 分钟",
+        "Hourly": "每小时",
+        "Daily at 09:00": "每天 09:00",
+        "Weekdays at 09:00": "工作日 09:00",
+        "Weekly on Monday at 09:00": "每周一 09:00",
+        "Monthly on the 1st at 09:00": "每月 1 日 09:00",
+        "e.g. Rate-limit report for the login endpoint": "例如：登录接口限流报告",
+        "Cron expression": "Cron 表达式",
+        "Five fields: minute, hour, day of month, month, day of week (e.g. 0 9 * * 1-5).": (
+            "五个字段：分钟、小时、日、月、星期（例如 0 9 * * 1-5）。"
+        ),
+        "Presets": "预设",
+        "Custom": "自定义",
+        "Time of day": "时刻",
+        "Run at this time of day (keeps the days of the expression).": (
+            "在这个时刻运行（保留表达式中的日期部分）。"
+        ),
+        "Time zone": "时区",
+        "Type any part of a zone name to search, e.g. “york”.": (
+            "输入时区名称的任意部分即可搜索，例如“york”。"
+        ),
+        "Schedule": "计划",
+        "When": "时间",
+    },
+)

@@ -1,0 +1,1 @@
+"""The History window: the runs table, its model and rows, and a run's log."""

@@ -1,0 +1,335 @@
+"""How the editor behaves for a person at the keyboard: focus, Tab, Escape, secrets created in
+place, the time picker, a language change while it is open, and its size on a small screen."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QTime
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QComboBox,
+    QDialogButtonBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTimeEdit,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from domi_desktop.frontdoor.service import Service
+from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.store import Store
+from domi_desktop.ui import i18n
+from domi_desktop.ui.editor.dialog import EditorDialog
+from domi_desktop.ui.editor.secret import NewSecretDialog
+from domi_desktop.ui.editor.widgets import PairsTable, time_of, with_time
+from tests.fakes import FakeClock
+
+NOW = datetime(2024, 3, 5, 12, 0, tzinfo=UTC)
+SECRET_VALUE = "a-new-token-typed-once"
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    store = Store.open(tmp_path / "data", now=NOW)
+    yield Service(store, FakeClock(NOW))
+    store.close()
+
+
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+class Asked:
+    """A stand-in for the "discard the changes?" question: records it, answers ``answer``."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer = answer
+        self.times = 0
+
+    def __call__(self, _parent: QWidget) -> bool:
+        self.times += 1
+        return self.answer
+
+
+def editor(qtbot: QtBot, service: Service, **options: Any) -> EditorDialog:
+    options.setdefault("now", lambda: NOW)
+    dialog = EditorDialog(service, **options)
+    qtbot.addWidget(dialog)
+    return dialog
+
+
+def child(root: QWidget, kind: type[Any], name: str) -> Any:
+    found = root.findChild(kind, name)
+    assert found is not None, f"no {kind.__name__} named {name!r}"
+    return found
+
+
+def test_it_opens_with_the_name_focused(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.focusWidget() is child(dialog, QLineEdit, "name")
+
+
+def test_tab_leaves_the_input_box_and_leaves_its_text_alone(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    stdin: QPlainTextEdit = child(dialog, QPlainTextEdit, "stdin")
+    stdin.setPlainText("yes")
+    stdin.setFocus()
+    qtbot.keyClick(stdin, Qt.Key.Key_Tab)
+    assert stdin.toPlainText() == "yes"
+    assert dialog.focusWidget() is not stdin
+    body: QPlainTextEdit = child(dialog, QPlainTextEdit, "httpBody")
+    assert body.tabChangesFocus()
+    for table in dialog.findChildren(PairsTable):
+        assert not table.table.tabKeyNavigation()
+
+
+def test_escape_with_edits_asks_and_keeping_them_keeps_the_dialog(
+    qtbot: QtBot, service: Service
+) -> None:
+    keep = Asked(answer=False)
+    dialog = editor(qtbot, service, confirm_discard=keep)
+    dialog.show()
+    qtbot.keyClicks(child(dialog, QLineEdit, "name"), "backup")
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert keep.times == 1
+    assert dialog.isVisible()
+    assert child(dialog, QLineEdit, "name").text() == "backup"
+    discard = Asked(answer=True)
+    dialog._confirm_discard = discard
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert discard.times == 1
+    assert not dialog.isVisible()
+
+
+def test_escape_without_edits_closes_without_asking(qtbot: QtBot, service: Service) -> None:
+    asked = Asked(answer=False)
+    dialog = editor(qtbot, service, confirm_discard=asked)
+    dialog.show()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert asked.times == 0
+    assert not dialog.isVisible()
+
+
+def test_the_default_question_keeps_the_edits_unless_discard_is_clicked(
+    qtbot: QtBot, service: Service
+) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    dialog = editor(qtbot, service)
+    dialog.show()
+    qtbot.keyClicks(child(dialog, QLineEdit, "name"), "backup")
+    seen: list[str] = []
+
+    def answer(label: str) -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text())
+        button = next(b for b in box.buttons() if b.text() == label)
+        button.click()
+
+    QTimer.singleShot(0, lambda: answer("Keep editing"))
+    dialog.reject()
+    assert dialog.isVisible()
+    QTimer.singleShot(0, lambda: answer("Discard changes"))
+    dialog.reject()
+    assert not dialog.isVisible()
+    assert seen == ["Discard the changes to this schedule?"] * 2
+
+
+def test_a_secret_created_in_the_editor_is_stored_and_never_shown_again(
+    qtbot: QtBot, service: Service
+) -> None:
+    secrets = MemorySecretStore()
+    dialog = editor(qtbot, service, secrets=secrets)
+    dialog.show()
+    create = child(
+        dialog.findChild(QWidget, "secretEnv").parentWidget(), QAbstractButton, "newSecret"
+    )
+    create.click()
+    asked = dialog.findChild(NewSecretDialog)
+    assert asked is not None
+    value = child(asked, QLineEdit, "secretValue")
+    assert value.echoMode() is QLineEdit.EchoMode.Password
+    qtbot.keyClicks(child(asked, QLineEdit, "secretName"), "API_TOKEN")
+    qtbot.keyClicks(value, SECRET_VALUE)
+    child(asked, QAbstractButton, "storeSecret").click()
+    assert secrets.get("API_TOKEN") == SECRET_VALUE
+    assert value.text() == ""
+    table: PairsTable = child(dialog, PairsTable, "secretEnv")
+    assert table.pairs() == [("API_TOKEN", "API_TOKEN")]
+    shown = [w.text() for w in dialog.findChildren(QLineEdit)] + [
+        w.text() for w in dialog.findChildren(QLabel)
+    ]
+    assert not any(SECRET_VALUE in text for text in shown)
+    qtbot.keyClicks(child(dialog, QLineEdit, "name"), "report")
+    qtbot.keyClicks(child(dialog, QLineEdit, "command"), "report")
+    with qtbot.waitSignal(dialog.saved, timeout=1000) as saved:
+        child(dialog, QAbstractButton, "save").click()
+    stored = service.get_schedule({"id": saved.args[0]})
+    assert stored["action"]["secret_env"] == {"API_TOKEN": "API_TOKEN"}
+    assert SECRET_VALUE not in json.dumps(stored)
+
+
+def test_a_secret_name_already_taken_is_refused_with_a_reason(qtbot: QtBot) -> None:
+    secrets = MemorySecretStore({"API_TOKEN": "old-value-kept"})
+    asked = NewSecretDialog(secrets)
+    qtbot.addWidget(asked)
+    asked.name.setText("API_TOKEN")
+    asked.value.setText("new-value-refused")
+    child(asked, QAbstractButton, "storeSecret").click()
+    assert secrets.get("API_TOKEN") == "old-value-kept"
+    assert asked.created is None
+    assert "already exists" in child(asked, QLabel, "secretError").text()
+
+
+def test_without_a_secret_store_the_editor_points_to_the_cli(
+    qtbot: QtBot, service: Service
+) -> None:
+    dialog = editor(qtbot, service, secret_names=list)
+    assert dialog.findChild(QAbstractButton, "newSecret") is None
+    hints = [label.text() for label in dialog.findChildren(QLabel)]
+    assert "No secrets stored yet. Add one with: domi-desktop secret set NAME" in hints
+
+
+def test_the_time_picker_sets_the_time_and_keeps_the_days(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    cron: QPlainTextEdit = child(dialog, QPlainTextEdit, "cron")
+    presets: QComboBox = child(dialog, QComboBox, "presets")
+    presets.setCurrentIndex(presets.findText("Weekdays at 09:00"))
+    picker: QTimeEdit = child(dialog, QTimeEdit, "timePicker")
+    assert picker.time() == QTime(9, 0)
+    picker.setTime(QTime(14, 30))
+    assert cron.toPlainText() == "30 14 * * 1-5"
+    assert child(dialog, QLabel, "description").text() == "At 14:30, Monday through Friday"
+    cron.setPlainText("0 7 * * *")
+    assert picker.time() == QTime(7, 0)
+
+
+def test_with_time_and_time_of_read_and_write_the_first_two_fields() -> None:
+    assert with_time("*/5 * 1 * *", 8, 5) == "5 8 1 * *"
+    assert with_time("0 9 *", 8, 5) == "5 8 * * *"
+    assert time_of("30 14 * * 1-5") == (14, 30)
+    assert time_of("*/5 * * * *") is None
+    assert time_of("0 24 * * *") is None
+
+
+def test_an_open_editor_speaks_the_new_language_at_once(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    dialog.show()
+    schedule_box = next(g for g in dialog.findChildren(QGroupBox) if g.title() == "Schedule")
+    i18n.set_language("zh")
+    assert dialog.windowTitle() == "新建计划"
+    assert schedule_box.title() == "计划"
+    assert child(dialog, QComboBox, "presets").itemText(1) == "每分钟"
+    assert child(dialog, QLabel, "description").text() != "At 09:00"
+    assert child(dialog, QLabel, "simulateResult").text() != "Runs once, on time."
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert buttons is not None
+    qtbot.waitUntil(lambda: child(dialog, QAbstractButton, "save").text() == "保存")
+    cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    assert cancel.text() == "取消"
+    i18n.set_language("en")
+    assert dialog.windowTitle() == "New schedule"
+    assert schedule_box.title() == "Schedule"
+    qtbot.waitUntil(lambda: cancel.text() == "Cancel")
+
+
+GEOMETRY = """
+import json, sys
+from datetime import UTC, datetime
+from pathlib import Path
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QAbstractButton, QApplication
+app = QApplication([])
+from domi_desktop.platform.timezone import install_os_zone
+install_os_zone()
+from domi_desktop.frontdoor.service import Service
+from domi_desktop.store import Store
+from domi_desktop.ui.editor.dialog import EditorDialog
+from tests.fakes import FakeClock
+now = datetime(2024, 3, 5, 12, 0, tzinfo=UTC)
+with Store.open(Path(sys.argv[1]), now=now) as store:
+    dialog = EditorDialog(Service(store, FakeClock(now)), secret_names=list)
+    dialog.show()
+    app.processEvents()
+    save = dialog.findChild(QAbstractButton, "save")
+    top_left = save.mapToGlobal(QPoint(0, 0))
+    screen = dialog.screen()
+    print(json.dumps({
+        "save": [top_left.x(), top_left.y(), save.width(), save.height()],
+        "save_visible": save.isVisible(),
+        "frame": [dialog.frameGeometry().x(), dialog.frameGeometry().y(),
+                  dialog.frameGeometry().width(), dialog.frameGeometry().height()],
+        "screen": [screen.availableGeometry().x(), screen.availableGeometry().y(),
+                   screen.availableGeometry().width(), screen.availableGeometry().height()],
+        "ratio": screen.devicePixelRatio(),
+    }))
+"""
+
+
+def test_at_scale_2_on_a_1600x1000_screen_save_stays_on_screen(tmp_path: Path) -> None:
+    screens = tmp_path / "screens.json"
+    screens.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": "laptop",
+                        "x": 0,
+                        "y": 0,
+                        "width": 1600,
+                        "height": 1000,
+                        "logicalDpi": 96,
+                        "logicalBaseDpi": 96,
+                        "dpr": 1,
+                    }
+                ]
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": f"offscreen:configfile={screens}",
+        "QT_SCALE_FACTOR": "2",
+        "TZ": "Europe/Riga",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", GEOMETRY, str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["ratio"] == 2.0
+    assert found["screen"] == [0, 0, 800, 500]  # 1600x1000 pixels at scale 2
+    x, y, width, height = found["save"]
+    assert found["save_visible"]
+    assert x >= 0 and x + width <= 800 and y >= 0 and y + height <= 500, found
+    fx, fy, fwidth, fheight = found["frame"]
+    assert fx >= 0 and fx + fwidth <= 800 and fy >= 0 and fy + fheight <= 500, found
