@@ -124,8 +124,10 @@ class TrayApp(QObject):
         self._menu_timer.stop()
         self._look_timer.stop()
         self.notifier.close()
-        for window in self._windows.values():
-            window.close()
+        # Hidden, not closed: closing an editor with edits would ask "discard?" after the user
+        # already chose Quit.
+        for window in list(self._windows.values()):
+            window.hide()
         if self._main_window is not None:
             self._main_window.hide()
         self.tray.hide()
@@ -314,9 +316,15 @@ class TrayApp(QObject):
 
     def _keep(self, key: str, window: QWidget) -> None:
         self._windows[key] = window
+        # A window deleted on close must not be touched again (quit would raise "already deleted").
+        window.destroyed.connect(lambda *_: self._forget(key, window))
         window.show()
         window.raise_()
         window.activateWindow()
+
+    def _forget(self, key: str, window: QWidget) -> None:
+        if self._windows.get(key) is window:
+            del self._windows[key]
 
     def _secret_names(self) -> list[str]:
         try:
