@@ -29,7 +29,9 @@ class DirectBackend:
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
         from domi_desktop.frontdoor.service import METHODS
+        from domi_desktop.frontdoor.wire import check_values
 
+        check_values(params)  # what the app's dispatcher checks first
         return METHODS[method](self.service, params)
 
 

@@ -43,6 +43,7 @@ MAX_SECONDS = 10 * 365 * 86400
 """The longest duration a policy takes (timeouts, windows, backoff, jitter)."""
 MAX_ID = 2**63 - 1
 """SQLite's largest integer: a larger id is an error, not an OverflowError from the driver."""
+MIN_INT = -(2**63)
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
@@ -197,6 +198,42 @@ def run_json(run: Run) -> Json:
 
 
 # -- reading requests --------------------------------------------------------------------------
+
+
+def check_values(params: Mapping[str, Any]) -> None:
+    """Refuse what no parameter may hold, naming where it is (``action.argv[2]``): integers beyond
+    SQLite's 64 bits, non-finite numbers, and lone surrogates (``"\\ud800"`` in JSON, undecodable
+    bytes in a command line), which no database or terminal can write as text."""
+    stack: list[tuple[str, Any]] = [("", dict(params))]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and not MIN_INT <= value <= MAX_ID:
+            shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
+            raise ParamError(path, f"{shown} is out of range ({MIN_INT} to {MAX_ID})")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ParamError(path, "must be a finite number")
+        if isinstance(value, str):
+            _check_text(value, path)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = str(key)
+                _check_text(name, f"{path}.{name!a}".lstrip("."))
+                stack.append((f"{path}.{name}".lstrip("."), item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+
+
+def _check_text(text: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ParamError(
+            path,
+            f"is not valid text: a lone surrogate (U+{ord(text[error.start]):04X}) at position "
+            f"{error.start + 1} (bytes that are not UTF-8?)",
+        ) from None
 
 
 def get_param(

@@ -21,14 +21,14 @@ from domi_desktop.frontdoor.rpc.protocol import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     MAX_BATCH,
-    MAX_INT,
     METHOD_NOT_FOUND,
-    MIN_INT,
     NOT_FOUND,
     PARSE_ERROR,
+    POSITIONAL,
     PROTOCOL_MISMATCH,
     PROTOCOL_VERSION,
 )
+from domi_desktop.frontdoor.wire import check_values
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class Dispatcher(Generic[C]):
             self._handle(peer, message, peer.send)
             return
         if not message:
-            peer.send(error_reply(None, INVALID_REQUEST, "empty batch"))
+            peer.send(error_reply(None, INVALID_REQUEST, "invalid request: an empty batch"))
             return
         if len(message) > MAX_BATCH:
             peer.send(
@@ -104,15 +104,15 @@ class Dispatcher(Generic[C]):
         settle()
 
     def _handle(self, peer: C, message: Any, reply: Callable[[Any], None]) -> None:
-        notification = _is_notification(message)
-        request_id = message.get("id") if isinstance(message, dict) else None
-        if not _valid_id(request_id):
-            reply(
-                error_reply(
-                    None, INVALID_REQUEST, "invalid request: 'id' must be a string or number"
-                )
-            )
+        """Answers ``message`` exactly once through ``reply``, unless it is a notification."""
+        try:
+            method, raw_params = _validate(message)
+        except RpcError as error:
+            # Not a request at all, so not a notification either: answered even without an id.
+            reply(error_reply(_readable_id(message), error.code, error.message, error.data))
             return
+        notification = "id" not in message
+        request_id = message.get("id")
 
         def fail(error: Exception) -> None:
             if not notification:
@@ -126,15 +126,16 @@ class Dispatcher(Generic[C]):
                 reply({"jsonrpc": "2.0", "id": request_id, "result": result})
 
         try:
-            method, params = _validate(message)
+            if method != HELLO and method not in self._app_methods and method not in self._methods:
+                raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
+            params = _named(method, raw_params)
+            check_values(params)
             if method == HELLO:
                 answer(_hello(params))
             elif method in self._app_methods:
                 self._call_app_method(peer, method, params, answer)
-            elif method in self._methods:
-                answer(self._methods[method](params))
             else:
-                raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
+                answer(self._methods[method](params))
         except Exception as error:  # a bug must not take the app down with a client's request
             fail(error)
 
@@ -177,51 +178,68 @@ def _failure(error: Exception) -> tuple[int, str, Any]:
 
 
 def _is_notification(message: Any) -> bool:
-    return isinstance(message, dict) and "id" not in message
+    """A valid request without an id: the only kind of message that gets no answer."""
+    try:
+        _validate(message)
+    except RpcError:
+        return False
+    return "id" not in message
+
+
+def _readable_id(message: Any) -> Any:
+    """The id of a message that is not a valid request, when one can be read; else null."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if _valid_id(request_id) else None
 
 
 def _valid_id(request_id: Any) -> bool:
-    # JSON-RPC ids are strings, numbers or null; objects, arrays and booleans are refused.
+    # JSON-RPC ids are strings, numbers or null; objects, arrays and booleans are refused, and
+    # so are 1e400 and NaN, which Python reads as floats that cannot be written back as JSON.
+    if isinstance(request_id, float):
+        return math.isfinite(request_id)
     return request_id is None or (
-        isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
+        isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
     )
 
 
-def _validate(message: Any) -> tuple[str, Mapping[str, Any]]:
+def _validate(message: Any) -> tuple[str, Any]:
+    """The method and the params (an object or an array) of a valid request object."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise RpcError(INVALID_REQUEST, "invalid request: expected a JSON-RPC 2.0 object")
+    if not _valid_id(message.get("id")):
+        raise RpcError(
+            INVALID_REQUEST, "invalid request: 'id' must be a string, a finite number or null"
+        )
     method = message.get("method")
     if not isinstance(method, str):
         raise RpcError(INVALID_REQUEST, "invalid request: 'method' must be a string")
-    params = message.get("params", {})
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise RpcError(INVALID_PARAMS, "params: must be an object (named parameters)")
-    _check_numbers(params)
+    params = message.get("params")
+    if params is not None and not isinstance(params, (dict, list)):
+        raise RpcError(INVALID_REQUEST, "invalid request: 'params' must be an object or an array")
     return method, params
 
 
-def _check_numbers(params: Mapping[str, Any]) -> None:
-    """Refuse integers beyond SQLite's 64 bits and non-finite numbers, naming the parameter."""
-    stack: list[tuple[str, Any]] = [(name, value) for name, value in params.items()]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int) and not MIN_INT <= value <= MAX_INT:
-            shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
-            raise RpcError(
-                INVALID_PARAMS,
-                f"{path}: {shown} is out of range ({MIN_INT} to {MAX_INT})",
-                {"param": path},
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise RpcError(INVALID_PARAMS, f"{path}: must be a finite number", {"param": path})
-        if isinstance(value, dict):
-            stack.extend((f"{path}.{key}", item) for key, item in value.items())
-        elif isinstance(value, list):
-            stack.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+def _named(method: str, params: dict[str, Any] | list[Any] | None) -> dict[str, Any]:
+    """By-name params as they are; by-position ones named in the method's order."""
+    if params is None:
+        return {}
+    if isinstance(params, dict):
+        return params
+    names = POSITIONAL.get(method)
+    if names is None:
+        raise RpcError(
+            INVALID_PARAMS,
+            f"params: {method} takes named parameters only (an object)",
+            {"param": "params"},
+        )
+    if len(params) > len(names):
+        listed = f" ({', '.join(names)})" if names else ""
+        raise RpcError(
+            INVALID_PARAMS,
+            f"params: {method} takes at most {len(names)} by position{listed}, not {len(params)}",
+            {"param": "params"},
+        )
+    return dict(zip(names, params, strict=False))
 
 
 def _hello(params: Mapping[str, Any]) -> dict[str, Any]:

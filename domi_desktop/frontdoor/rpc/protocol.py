@@ -30,6 +30,26 @@ MAX_BATCH: Final = 100
 """A batch with more requests than this is refused whole, with one error."""
 MAX_LINE: Final = 1 << 20
 """A request longer than this (1 MiB) without a newline is a flood: the client is dropped."""
-MIN_INT: Final = -(1 << 63)
-MAX_INT: Final = (1 << 63) - 1
-"""Integers a request may carry (SQLite's range); others are refused as invalid params."""
+POSITIONAL: Final[dict[str, tuple[str, ...]]] = {
+    HELLO: ("protocol",),
+    "app.status": (),
+    "app.show": (),
+    "app.quit": (),
+    "events.subscribe": (),
+    "run.stop": ("id",),
+    "schedule.list": (),
+    "schedule.get": ("id",),
+    "schedule.create": ("name", "expr", "tz", "action", "policies", "enabled"),
+    "schedule.update": ("id", "name", "expr", "tz", "action", "policies", "enabled"),
+    "schedule.delete": ("id",),
+    "schedule.enable": ("id",),
+    "schedule.disable": ("id",),
+    "schedule.runs": ("schedule_id", "status", "limit", "before_id"),
+    "schedule.run_now": ("id", "wait"),
+    "schedule.preview": ("expr", "tz", "count", "after", "lang"),
+    "schedule.simulate": ("expr", "tz", "last_due", "wakes", "policies"),
+    "schedule.export": ("ids",),
+    "schedule.import": ("document", "dry_run", "disabled"),
+}
+"""Each method's parameters in the order a by-position call (``"params": [...]``) gives them;
+JSON-RPC 2.0 allows both forms, and a method missing here takes named parameters only."""

@@ -53,7 +53,10 @@ class Connection:
     def send(self, message: Mapping[str, Any] | list[Any]) -> None:
         if self.closed:
             return
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        # A lone surrogate (a name stored before such text was refused) goes out as its JSON
+        # escape (\udcff), which is still JSON, rather than failing the whole answer.
+        data = text.encode("utf-8", "backslashreplace") + b"\n"
         if self.queued() + len(data) > MAX_PENDING_OUTPUT:
             log.warning("dropping an RPC client that does not read its answers or events")
             self.close()
