@@ -23,6 +23,9 @@ from domi_desktop.ui.history.window import HistoryWindow
 
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 ACTION = CommandAction(argv=("report",))
+SETTLED_MS = 60_000
+"""How long a wait for the window to catch up may take: generous, for loaded machines (a test
+waits for what it checks; the figures are ``bench/wake_bench.py``'s, with History open)."""
 
 
 @pytest.fixture(autouse=True)
@@ -92,9 +95,10 @@ def test_a_burst_of_a_thousand_ended_runs_costs_a_handful_of_updates(
         ids.append(run_id)
         history.run_changed(run_id)
         QApplication.processEvents()
-    # A batch each interval: the last ones arrive after the burst (at most all of them).
-    backlog_ms = 1000 // history_module.UPDATE_BATCH * history_module.UPDATE_INTERVAL_MS
-    qtbot.waitUntil(lambda: history.model.rowCount() == 1000, timeout=backlog_ms + 3000)
+    # A batch each interval: the last ones arrive after the burst (at most all of them), and
+    # the count (read at most once a second) after the last batch.
+    qtbot.waitUntil(lambda: history.model.rowCount() == 1000, timeout=SETTLED_MS)
+    qtbot.waitUntil(lambda: history.run_count.text() == "1,000 runs", timeout=SETTLED_MS)
     elapsed = time.perf_counter() - began
     print(f"1,000 run.finished: {counted.updates} row updates, {elapsed:.2f} s in total")
     assert counted.resets == 0
@@ -104,7 +108,6 @@ def test_a_burst_of_a_thousand_ended_runs_costs_a_handful_of_updates(
     assert len(resized) <= 1
     assert [history.model.run_at(row).id for row in range(3)] == ids[::-1][:3]
     assert history.model.index(999, 3).data() == "failed"
-    assert history.run_count.text() == "1,000 runs"
 
 
 def test_a_thousand_changes_arrive_newest_first_in_batches_a_few_times_a_second(
@@ -121,11 +124,11 @@ def test_a_thousand_changes_arrive_newest_first_in_batches_a_few_times_a_second(
     history.model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
     history.runs_changed(ids)
     assert history.model.rowCount() == 0  # nothing yet: the timer has not fired
-    qtbot.waitUntil(lambda: history.model.rowCount() > 0, timeout=2000)
+    qtbot.waitUntil(lambda: history.model.rowCount() > 0, timeout=SETTLED_MS)
     first = [history.model.run_at(row).id for row in range(history.model.rowCount())]
     assert first == sorted(ids, reverse=True)[: history_module.UPDATE_BATCH]  # the newest first
     began = time.monotonic()
-    qtbot.waitUntil(lambda: history.model.rowCount() == 1000, timeout=10_000)
+    qtbot.waitUntil(lambda: history.model.rowCount() == 1000, timeout=SETTLED_MS)
     took = time.monotonic() - began
     batches = 1000 // history_module.UPDATE_BATCH
     assert (counted.updates, counted.resets, counted.refreshes) == (batches, 0, 0)
@@ -149,7 +152,7 @@ def test_a_run_that_leaves_the_filter_is_removed_and_one_that_enters_is_inserted
     store.finish_run(second, status=RunStatus.succeeded, finished_at=NOW, exit_code=0)
     third = store.record_manual_run(schedule.id, NOW + timedelta(minutes=2))
     history.runs_changed([second, third])
-    qtbot.waitUntil(lambda: history.model.run_at(0).id == third, timeout=2000)
+    qtbot.waitUntil(lambda: history.model.run_at(0).id == third, timeout=SETTLED_MS)
     assert [history.model.run_at(row).id for row in range(history.model.rowCount())] == [
         third,
         first,
@@ -214,7 +217,7 @@ def test_cells_are_written_afresh_for_another_local_zone_a_rename_and_a_language
     assert model.data(model.index(1, 0)) == "report"
     store.update_schedule(schedule.id, name="the report", now=NOW)
     history.run_changed(run_id)
-    qtbot.waitUntil(lambda: shown(0) == "the report", timeout=2000)
+    qtbot.waitUntil(lambda: shown(0) == "the report", timeout=SETTLED_MS)
     assert model.data(model.index(1, 0)) == "the report"  # a row the change did not touch
     i18n.set_language("zh")
     try:
