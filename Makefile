@@ -14,7 +14,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring \
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd util-linux
 
-.PHONY: run test system-deps venv lint test-headless test-desktop bench screenshots package package-test clean
+.PHONY: run test system-deps venv lint test-headless test-desktop test-fast bench screenshots package package-test clean
 
 run: venv
 	$(VENV)/bin/domi-desktop
@@ -44,6 +44,10 @@ system-deps:
 # PACKAGE_TEST=1 also builds the Linux bundle and smoke-tests it (tests/packaging, in test-headless).
 test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP)) test-headless test-desktop
 
+# `make test` without the tests marked slow: the same stages, SKIP_SLOW reaches them as their variable.
+test-fast: SKIP_SLOW := 1
+test-fast: test
+
 lint: venv
 	$(VENV)/bin/ruff check domi_desktop tests bench docs packaging
 	$(VENV)/bin/ruff format --check domi_desktop tests bench docs packaging
@@ -56,14 +60,14 @@ lint: venv
 
 # Widgets, the core, the store and the actions: offscreen Qt, no display needed.
 test-headless: venv
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not gui and not keyring" -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not gui and not keyring$(if $(SKIP_SLOW), and not slow)" -p no:cacheprovider
 
 # Tray, notifications, logind and keyring: a session bus and a virtual screen of their own.
 test-desktop: venv
 	@command -v dbus-run-session >/dev/null && command -v xvfb-run >/dev/null || \
 	  { echo "test-desktop needs dbus-run-session and xvfb-run (make system-deps as root)"; exit 1; }
 	HOME=$$(mktemp -d) dbus-run-session --config-file=tests/desktop/session-bus.conf -- \
-	  xvfb-run -a -s "-screen 0 1280x800x24" $(CURDIR)/$(PY) -m pytest -q -m "gui or keyring" -p no:cacheprovider
+	  xvfb-run -a -s "-screen 0 1280x800x24" $(CURDIR)/$(PY) -m pytest -q -m "$(if $(SKIP_SLOW),(gui or keyring) and not slow,gui or keyring)" -p no:cacheprovider
 
 bench: venv
 	$(PY) bench/cron_bench.py
