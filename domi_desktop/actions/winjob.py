@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Protocol
+from typing import Protocol, cast
+
+from domi_desktop.ffi import Signature, load_windows
 
 JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
 JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS = 9
@@ -139,30 +141,20 @@ def _error(call: str) -> OSError:
     return OSError(f"{call} failed (Windows error {code})")
 
 
+HANDLE, DWORD, BOOL = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32
+KERNEL32: dict[str, Signature] = {
+    "CreateJobObjectW": ((ctypes.c_void_p, ctypes.c_wchar_p), HANDLE),
+    "SetInformationJobObject": ((HANDLE, ctypes.c_int, ctypes.c_void_p, DWORD), BOOL),
+    "OpenProcess": ((DWORD, BOOL, DWORD), HANDLE),
+    "AssignProcessToJobObject": ((HANDLE, HANDLE), BOOL),
+    "TerminateJobObject": ((HANDLE, ctypes.c_uint), BOOL),
+    "CloseHandle": ((HANDLE,), BOOL),
+}
+
 if sys.platform == "win32":
-    from ctypes import wintypes
 
     def _kernel32() -> Kernel32:
-        dll = ctypes.WinDLL("kernel32", use_last_error=True)
-        dll.CreateJobObjectW.argtypes = (wintypes.LPVOID, wintypes.LPCWSTR)
-        dll.CreateJobObjectW.restype = wintypes.HANDLE
-        dll.SetInformationJobObject.argtypes = (
-            wintypes.HANDLE,
-            ctypes.c_int,
-            wintypes.LPVOID,
-            wintypes.DWORD,
-        )
-        dll.SetInformationJobObject.restype = wintypes.BOOL
-        dll.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
-        dll.OpenProcess.restype = wintypes.HANDLE
-        dll.AssignProcessToJobObject.argtypes = (wintypes.HANDLE, wintypes.HANDLE)
-        dll.AssignProcessToJobObject.restype = wintypes.BOOL
-        dll.TerminateJobObject.argtypes = (wintypes.HANDLE, wintypes.UINT)
-        dll.TerminateJobObject.restype = wintypes.BOOL
-        dll.CloseHandle.argtypes = (wintypes.HANDLE,)
-        dll.CloseHandle.restype = wintypes.BOOL
-        api: Kernel32 = dll
-        return api
+        return cast(Kernel32, load_windows("kernel32", KERNEL32))
 
     def _last_error() -> int:
         return ctypes.get_last_error()

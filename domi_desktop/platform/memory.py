@@ -11,19 +11,27 @@ from __future__ import annotations
 import ctypes
 import sys
 
+from domi_desktop.ffi import Library, Signature, load_c
+
 _M_ARENA_MAX = -8
 ARENAS = 2
 
 
-def _glibc() -> ctypes.CDLL | None:
+GLIBC: dict[str, Signature] = {
+    "gnu_get_libc_version": ((), ctypes.c_char_p),
+    "mallopt": ((ctypes.c_int, ctypes.c_int), ctypes.c_int),
+    "malloc_trim": ((ctypes.c_size_t,), ctypes.c_int),
+}
+
+
+def _glibc() -> Library | None:
     if sys.platform != "linux":
         return None
     try:
-        libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # noqa: B018  (musl has no such symbol: leave its malloc be)
+        # musl has no gnu_get_libc_version: its malloc is left be.
+        return load_c(None, GLIBC)
     except (OSError, AttributeError):
         return None
-    return libc
 
 
 _LIBC = _glibc()
@@ -40,5 +48,4 @@ def give_back() -> bool:
     """Return the allocator's free pages to the OS (after a burst). False if not glibc."""
     if _LIBC is None:
         return False
-    _LIBC.malloc_trim.argtypes = [ctypes.c_size_t]
     return bool(_LIBC.malloc_trim(0))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +13,7 @@ from domi_desktop.platform.inhibit.base import NoInhibition, UnsupportedSleepInh
 from domi_desktop.platform.inhibit.macos import (
     ASSERTION_LEVEL_ON,
     CORE_FOUNDATION,
+    FRAMEWORKS,
     IOKIT,
     AssertionSleepInhibitor,
 )
@@ -110,7 +110,7 @@ def test_macos_holds_one_assertion_per_handle_until_released() -> None:
     second.release()
     assert mac.assertions == {}
     assert inhibitor.status == "a power assertion keeps the machine awake (Sync is running)"
-    assert mac.iokit.IOPMAssertionRelease.argtypes == (ctypes.c_uint32,)
+    assert FRAMEWORKS[IOKIT]["IOPMAssertionRelease"] == ((ctypes.c_uint32,), ctypes.c_int32)
 
 
 def test_macos_refusal_is_a_status_and_an_empty_handle() -> None:
@@ -175,7 +175,7 @@ def test_windows_refusal_is_a_status_and_an_empty_handle() -> None:
     assert inhibitor.status == "SetThreadExecutionState refused to keep the system awake"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="kernel32 loads there")
+@pytest.mark.posix_only  # kernel32 loads on Windows
 def test_windows_inhibitor_elsewhere_is_a_status() -> None:
     inhibitor = ExecutionStateInhibitor()
     assert isinstance(inhibitor.acquire("Backup"), NoInhibition)

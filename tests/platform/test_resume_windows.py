@@ -129,12 +129,13 @@ def test_off_windows_the_source_says_why_it_cannot_start() -> None:
     assert source.status == "WM_POWERBROADCAST exists only on Windows, not on linux"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="user32.dll is there")
+@pytest.mark.posix_only  # user32.dll is on Windows
 def test_without_user32_the_source_says_so() -> None:
     source = PowerWindowResumeSource(platform="win32")
     assert source.start(lambda: None) is False
     assert source.status == (
-        "user32.dll cannot be loaded, so no WM_POWERBROADCAST: user32.dll exists only on Windows"
+        "user32.dll cannot be loaded, so no WM_POWERBROADCAST: "
+        f"user32 exists on Windows only, not on {sys.platform}"
     )
 
 

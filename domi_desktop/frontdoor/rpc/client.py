@@ -302,4 +302,14 @@ def _kernel32_peek() -> PeekPipe:
         raise AppError("named pipes are a Windows thing")
     import ctypes
 
-    return Kernel32Peek(ctypes.WinDLL("kernel32", use_last_error=True))
+    from domi_desktop.ffi import Signature, load_windows
+
+    dword_p = ctypes.POINTER(ctypes.c_ulong)
+    signatures: dict[str, Signature] = {
+        "PeekNamedPipe": (
+            (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ulong, dword_p, dword_p, dword_p),
+            ctypes.c_int32,
+        ),
+        "GetLastError": ((), ctypes.c_uint32),
+    }
+    return Kernel32Peek(load_windows("kernel32", signatures))

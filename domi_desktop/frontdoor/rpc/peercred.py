@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from domi_desktop.errors import DomiError
+from domi_desktop.ffi import Signature, load_c, load_windows
 
 
 class PeerError(DomiError):
@@ -55,7 +56,12 @@ def peer_uid(sock: socket.socket) -> int:
         return int(uid)
     import ctypes.util  # loads subprocess: only where getpeereid is the way
 
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    uint32_p = ctypes.POINTER(ctypes.c_uint32)
+    libc = load_c(
+        ctypes.util.find_library("c"),
+        {"getpeereid": ((ctypes.c_int, uint32_p, uint32_p), ctypes.c_int)},
+        use_errno=True,
+    )
     uid, gid = ctypes.c_uint32(), ctypes.c_uint32()
     if libc.getpeereid(sock.fileno(), ctypes.byref(uid), ctypes.byref(gid)) != 0:
         number = ctypes.get_errno()
@@ -130,13 +136,31 @@ class WindowsUsers:
         raise OSError(code, f"{function} failed (Windows error {code})")
 
 
+# Handles are pointer-sized: undeclared, ctypes cut GetCurrentProcess()'s pseudo-handle to a
+# 32-bit int and OpenProcessToken refused it (error 6), so the CLI never reached the app.
+HANDLE, DWORD, BOOL = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32
+KERNEL32: dict[str, Signature] = {
+    "GetNamedPipeServerProcessId": ((HANDLE, ctypes.POINTER(ctypes.c_ulong)), BOOL),
+    "GetCurrentProcess": ((), HANDLE),
+    "OpenProcess": ((DWORD, BOOL, DWORD), HANDLE),
+    "CloseHandle": ((HANDLE,), BOOL),
+    "LocalFree": ((ctypes.c_void_p,), ctypes.c_void_p),
+    "GetLastError": ((), DWORD),
+}
+ADVAPI32: dict[str, Signature] = {
+    "OpenProcessToken": ((HANDLE, DWORD, ctypes.POINTER(ctypes.c_void_p)), BOOL),
+    "GetTokenInformation": (
+        (HANDLE, ctypes.c_int, ctypes.c_void_p, DWORD, ctypes.POINTER(ctypes.c_ulong)),
+        BOOL,
+    ),
+    "ConvertSidToStringSidW": ((ctypes.c_void_p, ctypes.POINTER(ctypes.c_wchar_p)), BOOL),
+}
+
+
 def windows_users() -> WindowsUsers:
     if sys.platform != "win32":
         raise PeerError("named pipe servers are a Windows thing")
-    return WindowsUsers(
-        ctypes.WinDLL("kernel32", use_last_error=True),
-        ctypes.WinDLL("advapi32", use_last_error=True),
-    )
+    return WindowsUsers(load_windows("kernel32", KERNEL32), load_windows("advapi32", ADVAPI32))
 
 
 def check_pipe_server(handle: int, name: str, users: WindowsUsers) -> None:

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from domi_desktop.ffi import Signature, load_c
 from domi_desktop.platform.inhibit.base import NoInhibition
 from domi_desktop.ports import InhibitorHandle
 
@@ -25,27 +26,32 @@ IO_RETURN_SUCCESS = 0
 _log = logging.getLogger("domi_desktop.platform.inhibit")
 
 
+FRAMEWORKS: dict[str, dict[str, Signature]] = {
+    IOKIT: {
+        "IOPMAssertionCreateWithName": (
+            (ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)),
+            ctypes.c_int32,
+        ),
+        "IOPMAssertionRelease": ((ctypes.c_uint32,), ctypes.c_int32),
+    },
+    CORE_FOUNDATION: {
+        "CFStringCreateWithCString": (
+            (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32),
+            ctypes.c_void_p,
+        ),
+        "CFRelease": ((ctypes.c_void_p,), None),
+    },
+}
+
+
+def load_framework(path: str) -> Any:
+    return load_c(path, FRAMEWORKS[path])
+
+
 class _Frameworks:
     def __init__(self, load: Callable[[str], Any]) -> None:
         self.iokit = load(IOKIT)
         self.cf = load(CORE_FOUNDATION)
-        self.cf.CFStringCreateWithCString.restype = ctypes.c_void_p
-        self.cf.CFStringCreateWithCString.argtypes = (
-            ctypes.c_void_p,
-            ctypes.c_char_p,
-            ctypes.c_uint32,
-        )
-        self.cf.CFRelease.restype = None
-        self.cf.CFRelease.argtypes = (ctypes.c_void_p,)
-        self.iokit.IOPMAssertionCreateWithName.restype = ctypes.c_int32
-        self.iokit.IOPMAssertionCreateWithName.argtypes = (
-            ctypes.c_void_p,
-            ctypes.c_uint32,
-            ctypes.c_void_p,
-            ctypes.POINTER(ctypes.c_uint32),
-        )
-        self.iokit.IOPMAssertionRelease.restype = ctypes.c_int32
-        self.iokit.IOPMAssertionRelease.argtypes = (ctypes.c_uint32,)
 
     def cfstring(self, text: bytes) -> Any:
         return self.cf.CFStringCreateWithCString(None, text, CF_STRING_ENCODING_UTF8)
@@ -68,7 +74,7 @@ class AssertionHandle:
 
 
 class AssertionSleepInhibitor:
-    def __init__(self, load: Callable[[str], Any] = ctypes.CDLL) -> None:
+    def __init__(self, load: Callable[[str], Any] = load_framework) -> None:
         self.status = "not used yet"
         self._load = load
         self._frameworks: _Frameworks | None = None

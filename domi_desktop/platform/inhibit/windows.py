@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import sys
 from collections.abc import Callable
 from typing import Any
 
+from domi_desktop.ffi import Signature, load_windows
 from domi_desktop.platform.inhibit.base import NoInhibition
 from domi_desktop.ports import InhibitorHandle
 
@@ -22,10 +22,11 @@ ES_SYSTEM_REQUIRED = 0x00000001
 _log = logging.getLogger("domi_desktop.platform.inhibit")
 
 
+KERNEL32: dict[str, Signature] = {"SetThreadExecutionState": ((ctypes.c_uint32,), ctypes.c_uint32)}
+
+
 def load_kernel32() -> Any:
-    if sys.platform == "win32":
-        return ctypes.WinDLL("kernel32", use_last_error=True)
-    raise OSError(f"kernel32 exists on Windows only, not on {sys.platform}")
+    return load_windows("kernel32", KERNEL32)
 
 
 class _Held:
@@ -49,10 +50,7 @@ class ExecutionStateInhibitor:
     def acquire(self, why: str) -> InhibitorHandle:
         try:
             if self._kernel32 is None:
-                kernel32 = self._load()
-                kernel32.SetThreadExecutionState.restype = ctypes.c_uint32
-                kernel32.SetThreadExecutionState.argtypes = (ctypes.c_uint32,)
-                self._kernel32 = kernel32
+                self._kernel32 = self._load()
         except (OSError, AttributeError) as error:
             self.status = f"cannot load kernel32: {error}"
             return NoInhibition()

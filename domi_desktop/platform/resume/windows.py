@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol, cast
 
+from domi_desktop.ffi import Signature, load_windows
 from domi_desktop.platform.resume.base import PowerCallbacks
 from domi_desktop.ports import PowerEvent
 
@@ -203,31 +204,26 @@ class PowerWindowResumeSource:
         return 1  # TRUE: the request is granted (the only answer Windows still reads)
 
 
+_HANDLE, _TEXT = ctypes.c_void_p, ctypes.c_wchar_p
+USER32: dict[str, Signature] = {
+    "RegisterClassW": ((ctypes.POINTER(WNDCLASSW),), ctypes.c_uint16),
+    "UnregisterClassW": ((_TEXT, _HANDLE), ctypes.c_int32),
+    "CreateWindowExW": (
+        (ctypes.c_uint32, _TEXT, _TEXT, ctypes.c_uint32)
+        + (ctypes.c_int32,) * 4
+        + (_HANDLE, _HANDLE, _HANDLE, ctypes.c_void_p),
+        _HANDLE,
+    ),
+    "DestroyWindow": ((_HANDLE,), ctypes.c_int32),
+    "DefWindowProcW": (
+        (_HANDLE, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_ssize_t),
+        ctypes.c_ssize_t,
+    ),
+    "RegisterSuspendResumeNotification": ((_HANDLE, ctypes.c_uint32), _HANDLE),
+    "UnregisterSuspendResumeNotification": ((_HANDLE,), ctypes.c_int32),
+}
+
+
 def _load_user32() -> User32:
-    if sys.platform == "win32":
-        dll = ctypes.WinDLL("user32")
-        pointer, handle, text = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_wchar_p
-        signatures: dict[str, tuple[tuple[type, ...], type]] = {
-            "RegisterClassW": ((ctypes.POINTER(WNDCLASSW),), ctypes.c_uint16),
-            "UnregisterClassW": ((text, handle), ctypes.c_int32),
-            "CreateWindowExW": (
-                (ctypes.c_uint32, text, text, ctypes.c_uint32)
-                + (ctypes.c_int32,) * 4
-                + (handle, handle, handle, pointer),
-                handle,
-            ),
-            "DestroyWindow": ((handle,), ctypes.c_int32),
-            "DefWindowProcW": (
-                (handle, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_ssize_t),
-                ctypes.c_ssize_t,
-            ),
-            "RegisterSuspendResumeNotification": ((handle, ctypes.c_uint32), handle),
-            "UnregisterSuspendResumeNotification": ((handle,), ctypes.c_int32),
-        }
-        for name, (argtypes, restype) in signatures.items():
-            function = getattr(dll, name)
-            function.argtypes = argtypes
-            function.restype = restype
-        # A WinDLL finds its functions by __getattr__, which a Protocol cannot see.
-        return cast(User32, dll)
-    raise OSError("user32.dll exists only on Windows")
+    # A Library finds its functions by __getattr__, which a Protocol cannot see.
+    return cast(User32, load_windows("user32", USER32))
