@@ -3,10 +3,18 @@
 postgresql_dsn   (session) a DSN for psycopg 3 to a throw-away PostgreSQL server on a Unix
                  socket (tests/pg.py); skipped only when the server binaries are not installed
 local_is_the_os_zone   (autouse) ``local`` resolves to the OS zone, as the entry points make it
+
+Platform markers (pyproject): a test marked ``linux_only``, ``posix_only`` or ``windows_only`` is
+deselected elsewhere, so a run's skips are only what could not be tested where it should run (on
+Wine, what Wine cannot do). Tests of the PostgreSQL store are ``linux_only``: their server is
+Debian's. tests/desktop/ (a session bus, Xvfb's tray, jeepney) is not even collected off Linux: a
+conftest is imported before any marker can deselect its tests.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +22,29 @@ import pytest
 from domi_desktop.cron import set_local_resolver
 from domi_desktop.platform.timezone import install_os_zone
 from tests import pg
+
+collect_ignore = [] if sys.platform.startswith("linux") else ["desktop"]
+
+PLATFORM_MARKERS = {
+    "linux_only": sys.platform.startswith("linux"),
+    "posix_only": os.name == "posix",
+    "windows_only": sys.platform == "win32",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    kept, elsewhere = [], []
+    for item in items:
+        if "postgresql_dsn" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.linux_only)
+        here = all(
+            applies or item.get_closest_marker(marker) is None
+            for marker, applies in PLATFORM_MARKERS.items()
+        )
+        (kept if here else elsewhere).append(item)
+    if elsewhere:
+        config.hook.pytest_deselected(items=elsewhere)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import glob
 import os
-import pwd
 import shutil
 import subprocess
 import tempfile
@@ -78,6 +77,8 @@ def start_server(bin_dir: Path) -> PostgresServer:
     data, sockets, log = base / "data", base / "sock", base / "server.log"
     sockets.mkdir()
     if os.geteuid() == 0:
+        import pwd  # POSIX only, and this module is loaded by the root conftest on every OS
+
         try:
             user = pwd.getpwnam(SERVER_USER)
         except KeyError as exc:

@@ -29,9 +29,7 @@ HEAVY = (
     "ctypes", "subprocess", "hashlib", "typing", "datetime", "json", "socket", "tempfile",
 )  # fmt: skip
 
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux", reason="the socket directory is set through XDG_RUNTIME_DIR"
-)
+pytestmark = pytest.mark.linux_only  # the socket directory is set through XDG_RUNTIME_DIR
 
 
 def loaded_by(argv: list[str], env: dict[str, str]) -> tuple[set[str], str]:

@@ -32,6 +32,7 @@ def ask(child: subprocess.Popen[str]) -> tuple[float, float]:
     return float(wall), float(monotonic)
 
 
+@pytest.mark.linux_only
 @pytest.mark.skipif(find_library() is None, reason="libfaketime not installed")
 def test_it_jumps_a_running_child_clock_at_once(tmp_path: Path) -> None:
     clock = fake_clock(tmp_path)
@@ -65,6 +66,7 @@ def test_it_reads_libfaketime_offsets() -> None:
         parse_offset("3 days")
 
 
+@pytest.mark.linux_only
 @pytest.mark.skipif(find_library() is None, reason="libfaketime not installed")
 def test_it_gives_the_env_a_child_needs(tmp_path: Path) -> None:
     clock = fake_clock(tmp_path, "+1h")

@@ -39,7 +39,7 @@ from tests.fakes import wait_for
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals"),
+    pytest.mark.linux_only,  # POSIX signals
     pytest.mark.skipif(faketime.find_library() is None, reason="needs libfaketime"),
 ]
 

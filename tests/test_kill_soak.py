@@ -31,7 +31,7 @@ import pytest
 from domi_desktop.model import PROCESS_DIED
 from tests.fakes import wait_for
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX sessions")
+pytestmark = pytest.mark.linux_only  # POSIX sessions, /proc
 
 FAKETIME_LIB = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
 SPEED = 10

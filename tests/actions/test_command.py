@@ -20,8 +20,9 @@ from domi_desktop.actions.environment import POSIX_PATH
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import CommandAction, RunStatus
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shells and signals")
-resource = pytest.importorskip("resource")  # POSIX only
+pytestmark = pytest.mark.posix_only  # POSIX shells and signals
+if sys.platform != "win32":
+    import resource
 
 MakeRequest = Callable[..., Any]
 
@@ -168,7 +169,7 @@ def test_a_missing_program_is_a_failed_result_not_an_exception(
     assert result.output_tail == f"[domi-desktop] {result.reason}\n"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+@pytest.mark.linux_only  # prctl is Linux's
 def test_on_linux_the_job_itself_gets_sigterm_when_the_app_dies(
     runner: ActionRunner, make_request: MakeRequest
 ) -> None:
@@ -375,7 +376,7 @@ print(json.dumps({
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prlimit is Linux's")
+@pytest.mark.linux_only  # prlimit is Linux's
 def test_jobs_beyond_the_sessions_file_limit_all_run_and_each_keeps_that_limit(
     tmp_path: Path,
 ) -> None:

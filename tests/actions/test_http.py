@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import socket
 import ssl
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -331,6 +330,7 @@ def test_https_to_a_server_of_an_untrusted_ca_is_refused(
     assert "certificate verify failed" in result.reason
 
 
+@pytest.mark.linux_only  # macOS and Windows ask the OS store, which has no such paths
 def test_the_systems_ca_bundle_is_found_where_the_bundled_openssl_does_not_look(
     runner: ActionRunner,
     make_request: MakeRequest,
@@ -343,8 +343,6 @@ def test_the_systems_ca_bundle_is_found_where_the_bundled_openssl_does_not_look(
     Simulated with an OpenSSL default that points nowhere; the trusted CA sits where the
     distribution keeps its bundle, and must be found there.
     """
-    if not sys.platform.startswith("linux"):
-        pytest.skip("Linux: macOS and Windows ask the OS store, which has no such paths")
     import truststore._openssl
 
     url, ca_file = https_server

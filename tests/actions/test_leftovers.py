@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from domi_desktop.actions.identity import Job
 from domi_desktop.actions.leftovers import Stopped, leftovers, stop_leftovers
 from tests.actions.conftest import is_gone
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX sessions and signals")
+pytestmark = pytest.mark.posix_only  # POSIX sessions and signals
 
 
 @pytest.fixture

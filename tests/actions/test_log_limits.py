@@ -28,7 +28,7 @@ PRINT_50_MB = (
 )
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes; the capture is the same")
+@pytest.mark.posix_only  # POSIX pipes; the capture is the same
 def test_a_job_printing_50_mb_leaves_a_log_of_its_head_its_tail_and_the_cut(
     make_request: MakeRequest,
 ) -> None:

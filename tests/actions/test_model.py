@@ -78,7 +78,7 @@ def test_resolve_secrets_maps_each_target_to_its_value() -> None:
         resolve_secrets(command, MemorySecretStore())
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="the POSIX base")
+@pytest.mark.posix_only  # the POSIX base
 def test_the_base_environment_is_small_and_fixed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LANG", "de_DE.UTF-8")
     monkeypatch.setenv("TMPDIR", "/var/tmp")
@@ -109,7 +109,7 @@ def test_durations_are_short(seconds: float, text: str) -> None:
     assert format_seconds(seconds) == text
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shells")
+@pytest.mark.posix_only  # POSIX shells
 def test_a_note_starts_on_a_line_of_its_own(tmp_path: Path) -> None:
     request = ActionRequest(
         action=CommandAction(shell="printf no-newline; exit 2"), run_id=1, log_path=tmp_path / "l"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -15,7 +14,7 @@ from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner
 from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.secrets import MemorySecretStore
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shells and signals")
+pytestmark = pytest.mark.posix_only  # POSIX shells and signals
 
 MakeRequest = Callable[..., ActionRequest]
 WaitUntil = Callable[[Callable[[], bool]], None]

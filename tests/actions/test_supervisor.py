@@ -84,7 +84,7 @@ def test_a_callback_that_raises_leaves_the_loop_running(caplog: pytest.LogCaptur
     assert "RuntimeError: a bug" in caplog.text
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
+@pytest.mark.posix_only  # POSIX shell
 def test_a_burst_of_200_running_jobs_is_not_a_crowd_of_threads(
     runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
 ) -> None:
@@ -108,9 +108,7 @@ def test_a_burst_of_200_running_jobs_is_not_a_crowd_of_threads(
     assert {r.output_tail for r in results if r} == {"ran\n"}
 
 
-@pytest.mark.skipif(
-    sys.platform != "linux", reason="the pidfd is Linux's; elsewhere this is the way"
-)
+@pytest.mark.linux_only  # the pidfd is Linux's; elsewhere this is the way
 def test_without_a_pidfd_a_thread_waits_for_the_exit_and_the_run_ends_the_same(
     runner: ActionRunner,
     make_request: MakeRequest,

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import stat
 from dataclasses import asdict
 from pathlib import Path
@@ -39,7 +38,7 @@ def test_saved_settings_load_back_equal(path: Path) -> None:
     assert json.loads(path.read_text(encoding="utf-8"))["default_zone"] == "Europe/Berlin"
 
 
-@pytest.mark.skipif(os.name == "nt", reason="mode bits are a POSIX notion")
+@pytest.mark.posix_only  # mode bits are a POSIX notion
 def test_the_file_is_private_to_the_user_even_when_it_replaces_a_public_one(path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text("{}", encoding="utf-8")

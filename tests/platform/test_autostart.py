@@ -138,6 +138,7 @@ def test_exec_reads_back_as_the_same_arguments(command: list[str]) -> None:
     assert parse_exec(desktop_exec(command)) == command
 
 
+@pytest.mark.linux_only
 @pytest.mark.skipif(shutil.which("gio") is None, reason="needs GLib's gio (libglib2.0-bin)")
 def test_glib_launches_the_entry_with_the_exact_arguments(tmp_path: Path) -> None:
     folder = tmp_path / "dir with space"

@@ -97,7 +97,7 @@ def test_disable_removes_the_run_value_and_the_switch(registry: MemoryRegistry) 
     assert not autostart.is_enabled()
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="the real registry is there")
+@pytest.mark.posix_only  # the real registry is on Windows
 def test_the_real_registry_is_only_used_on_windows() -> None:
     with pytest.raises(AutostartError, match="only on Windows"):
         autostart_for_platform("win32")

@@ -43,6 +43,7 @@ print(kept, rss() - before)
 """
 
 
+@pytest.mark.linux_only
 @pytest.mark.skipif(memory._LIBC is None, reason="glibc's allocator only")
 def test_after_a_burst_of_threads_the_freed_memory_goes_back() -> None:
     done = subprocess.run(

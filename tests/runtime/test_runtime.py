@@ -21,7 +21,7 @@ from domi_desktop.model import (
 from domi_desktop.runtime.engine import REPLACED, Runtime
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
-from tests.fakes import FakeClock, FakeLoop, wait_for
+from tests.fakes import FakeClock, FakeLoop, run_now, wait_for
 
 START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
 
@@ -176,7 +176,7 @@ def test_retries_back_off_and_end_failed(harness: Harness) -> None:
 def test_run_now_is_manual_and_leaves_last_due_alone(harness: Harness) -> None:
     schedule = harness.add("0 9 * * *", (PY, "-c", "print('hi')"), last_due=START)
     harness.runtime.start()
-    run_id = harness.runtime.run_now(schedule.id)
+    run_id = run_now(harness.runtime.run_now, schedule.id)
     harness.finished(1)
     run = harness.store.get_run(run_id)
     assert run.trigger is Trigger.manual and run.status is RunStatus.succeeded
@@ -186,7 +186,7 @@ def test_run_now_is_manual_and_leaves_last_due_alone(harness: Harness) -> None:
 def test_a_missing_secret_fails_the_run_with_the_reason(harness: Harness) -> None:
     schedule = harness.add("0 9 * * *", (PY, "-c", "print('hi')"), last_due=START)
     harness.secrets.delete("API_TOKEN")
-    run_id = harness.runtime.run_now(schedule.id)
+    run_id = run_now(harness.runtime.run_now, schedule.id)
     harness.finished(1)
     run = harness.store.get_run(run_id)
     assert run.status is RunStatus.failed
@@ -196,7 +196,7 @@ def test_a_missing_secret_fails_the_run_with_the_reason(harness: Harness) -> Non
 def test_stop_interrupts_running_jobs_with_a_reason(store: Store) -> None:
     harness = Harness(store)
     schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
-    run_id = harness.runtime.run_now(schedule.id)
+    run_id = run_now(harness.runtime.run_now, schedule.id)
     harness.runtime.stop(wait=10)
     run = store.get_run(run_id)
     assert run.status is RunStatus.interrupted
@@ -214,7 +214,7 @@ def test_the_jobs_pid_and_start_marker_are_on_record_while_it_runs(harness: Harn
     from domi_desktop.actions import identity
 
     schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
-    run_id = harness.runtime.run_now(schedule.id)
+    run_id = run_now(harness.runtime.run_now, schedule.id)
     wait_for(lambda: _job_row(harness.store, run_id)[0], 10, "the pid on record")
     recorded_pid, recorded_marker = _job_row(harness.store, run_id)
     # Read while the job lives: a dead pid has no start marker to compare.
@@ -223,7 +223,7 @@ def test_the_jobs_pid_and_start_marker_are_on_record_while_it_runs(harness: Harn
     assert active.pid == recorded_pid
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX sessions")
+@pytest.mark.posix_only  # POSIX sessions
 def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
     harness: Harness, tmp_path: Path
 ) -> None:

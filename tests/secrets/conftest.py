@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from jeepney import DBus
-from jeepney.io.blocking import open_dbus_connection
 from keyring.backend import KeyringBackend
 from keyring.backends.SecretService import Keyring as SecretServiceKeyring
 
@@ -27,6 +25,10 @@ SECRETS_BUS_NAME = "org.freedesktop.secrets"
 
 
 def _bus_name_has_owner(name: str) -> bool:
+    # jeepney is Linux's (a conftest is imported on every OS, before markers deselect anything).
+    from jeepney import DBus
+    from jeepney.io.blocking import open_dbus_connection
+
     with open_dbus_connection(bus="SESSION") as connection:
         reply = connection.send_and_get_reply(DBus().NameHasOwner(name), timeout=5)
     return bool(reply.body[0])

@@ -17,7 +17,7 @@ from domi_desktop.store import Store
 Spawn = Callable[..., subprocess.Popen[str]]
 Sql = Callable[..., list[tuple[object, ...]]]
 LATER = timedelta(minutes=5)
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+linux_only = pytest.mark.linux_only  # reads /proc
 
 
 def _hold(spawn: Spawn, data_dir: Path, schedule: Schedule) -> tuple[subprocess.Popen[str], int]:

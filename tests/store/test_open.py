@@ -3,7 +3,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-import sys
 from collections.abc import Callable
 from contextlib import closing
 from datetime import datetime
@@ -16,7 +15,7 @@ from domi_desktop.errors import StoreError
 from domi_desktop.model import CommandAction
 from domi_desktop.store import DB_FILENAME, Store, _open, resolve_data_dir
 
-posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
+posix_only = pytest.mark.posix_only  # POSIX file modes
 
 BACKENDS = ("sqlite",)
 """About the SQLite file itself: what is refused before it is opened, and how."""
@@ -169,7 +168,7 @@ def test_a_data_dir_that_is_a_file_is_refused(tmp_path: Path, now: datetime) -> 
         Store.open(tmp_path / "data", now=now)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="drops Linux capabilities")
+@pytest.mark.linux_only  # drops Linux capabilities
 @pytest.mark.parametrize("mode", [0o000, 0o400], ids=["unreadable", "read-only"])
 def test_a_database_without_permission_is_named_and_left_alone(
     data_dir: Path,

@@ -7,7 +7,6 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -72,7 +71,7 @@ def test_racing_processes_never_both_claim_the_same_due(
     ]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+@pytest.mark.posix_only  # SIGKILL
 def test_a_process_killed_at_any_moment_of_a_fire_leaves_the_claim_all_or_nothing(
     data_dir: Path, now: datetime, spawn: Spawn, sql: Sql, backend: str
 ) -> None:
