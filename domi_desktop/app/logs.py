@@ -15,9 +15,7 @@ log = logging.getLogger("domi_desktop")
 
 def setup_logging(data_dir: Path) -> None:
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    file = logging.handlers.RotatingFileHandler(
-        data_dir / "domi-desktop.log", maxBytes=2_000_000, backupCount=2, encoding="utf-8"
-    )
+    file = LogFile(data_dir / "domi-desktop.log")
     handlers: list[logging.Handler] = [file]
     # A windowed Windows build has no stderr at all (sys.stderr is None): the file is the log.
     if sys.stderr is not None:
@@ -27,6 +25,36 @@ def setup_logging(data_dir: Path) -> None:
         handler.setFormatter(formatter)
     root.handlers[:] = handlers
     root.setLevel(logging.INFO)
+
+
+class LogFile(logging.handlers.RotatingFileHandler):
+    """The log file. One that cannot be written (a full disk, a removed folder) is said in one
+    line on stderr when it starts and when it ends: logging's default prints a traceback for
+    every record, which buries the log that still reaches stderr."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, maxBytes=2_000_000, backupCount=2, encoding="utf-8")
+        self.failing = False
+        self._failed = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._failed = False
+        super().emit(record)
+        if self.failing and not self._failed:
+            self.failing = False
+            _notice(f"writing the log {self.baseFilename} again")
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self._failed = True
+        if not self.failing:
+            self.failing = True
+            error = sys.exc_info()[1]
+            _notice(f"cannot write the log {self.baseFilename} ({error}); stderr only until it can")
+
+
+def _notice(text: str) -> None:
+    if sys.stderr is not None:
+        print(f"domi-desktop: {text}", file=sys.stderr, flush=True)
 
 
 def log_wake(plan: WakePlan, reason: WakeReason) -> None:

@@ -21,8 +21,7 @@ if TYPE_CHECKING:
 
 
 def status(args: argparse.Namespace) -> int:
-    reason = unreachable_reason()
-    client = None if reason else app_client(args)
+    client, reason = reach_app(args)
     if client is None:
         from domi_desktop.paths import resolve_data_dir
 
@@ -49,7 +48,9 @@ def status(args: argparse.Namespace) -> int:
         print(json.dumps(state, ensure_ascii=False))
         return 0
     from domi_desktop.cli.render import when
+    from domi_desktop.platform.timezone import install_os_zone
 
+    install_os_zone()  # only now: the instants are shown in it, and --json needs none
     last = state["last_wake"] or {}
     print(f"domi-desktop {state['version']} running, pid {state['pid']}")
     print(f"  data dir   {state['data_dir']}")
@@ -57,13 +58,16 @@ def status(args: argparse.Namespace) -> int:
     print(f"  schedules  {state['schedules']}, running runs {state['running_runs'] or 'none'}")
     print(f"  last wake  {when(last.get('at'))} ({last.get('reason', '-')})")
     print(f"  next wake  {when(state['next_wake'])}")
+    problem = (state.get("store") or {}).get("problem")
+    if problem:
+        print(f"  store      {problem}")
     return 0
 
 
 def quit(args: argparse.Namespace) -> int:
-    client = app_client(args)
+    client, reason = reach_app(args)
     if client is None:
-        print("domi-desktop is not running")
+        print(f"domi-desktop: {reason}" if reason else "domi-desktop is not running")
         return EXIT_NOT_RUNNING
     try:
         client.call("app.quit", {})
@@ -74,9 +78,9 @@ def quit(args: argparse.Namespace) -> int:
 
 
 def events(args: argparse.Namespace) -> int:
-    client = app_client(args)
+    client, reason = reach_app(args)
     if client is None:
-        print("domi-desktop is not running", file=sys.stderr)
+        print(f"domi-desktop: {reason or 'not running'}", file=sys.stderr)
         return EXIT_NOT_RUNNING
     import json
 
@@ -93,32 +97,30 @@ def events(args: argparse.Namespace) -> int:
 def app_client(args: argparse.Namespace) -> RpcClient | None:
     """The running app's RPC client, if an instance runs for this data dir and can be reached.
 
-    A socket directory refused as unsafe (another user's, mode 0777, a link) is said in one line
-    on stderr; schedule commands then use the database directly, which the app re-reads.
+    An app that cannot be reached (a socket directory refused as unsafe, an app that does not
+    answer) is said in one line on stderr; schedule commands then use the database directly,
+    which the app re-reads.
     """
+    client, reason = reach_app(args)
+    if reason is not None:
+        print(f"domi-desktop: {reason}; using the database directly", file=sys.stderr)
+    return client
+
+
+def reach_app(args: argparse.Namespace) -> tuple[RpcClient | None, str | None]:
+    """The running app's client; or None and why it cannot be reached, None when none runs."""
     from domi_desktop.frontdoor.rpc.instance import app_socket
     from domi_desktop.paths import resolve_data_dir
 
     try:
         name = app_socket(resolve_data_dir(args.data_dir))
-        if name is None:
-            return None
-        from domi_desktop.frontdoor.rpc.client import connect
-
-        return connect(name)
     except SocketDirError as error:
-        print(f"domi-desktop: {error}; using the database directly", file=sys.stderr)
-        return None
-
-
-def unreachable_reason() -> str | None:
-    """Why no app can be reached whatever runs: the socket directory is refused; else None."""
-    if sys.platform == "win32":
-        return None
-    from domi_desktop.frontdoor.rpc.socket_path import socket_dir
+        return None, str(error)
+    if name is None:
+        return None, None
+    from domi_desktop.frontdoor.rpc.client import SilentApp, connect
 
     try:
-        socket_dir()
-    except SocketDirError as error:
-        return str(error)
-    return None
+        return connect(name), None
+    except SilentApp as error:
+        return None, str(error)

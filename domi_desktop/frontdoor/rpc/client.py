@@ -26,9 +26,17 @@ from domi_desktop.errors import AppError, DomiError, NotFoundError, ParamError
 from domi_desktop.frontdoor.rpc.protocol import HELLO, INVALID_PARAMS, NOT_FOUND, PROTOCOL_VERSION
 
 CONNECT_TIMEOUT = 1.0
+HELLO_TIMEOUT = 3.0
+"""An app that has not answered the hello by then is frozen (SIGSTOP, a debugger) or stuck; the CLI
+then uses the database. Loose enough for a loaded machine: the app answers between two slices of
+at most 10 ms of a wake's work."""
 CALL_TIMEOUT = 30.0
 PIPE_PREFIX = "\\\\.\\pipe\\"
 ERROR_PIPE_BUSY = 231
+
+
+class SilentApp(AppError):
+    """The app's socket takes the connection but the app does not answer."""
 
 
 class Transport(Protocol):
@@ -129,7 +137,9 @@ class RpcClient:
 
     def hello(self) -> dict[str, Any]:
         """Tell the app which protocol this client speaks; it refuses another version."""
-        result: dict[str, Any] = self.call(HELLO, {"protocol": PROTOCOL_VERSION})
+        result: dict[str, Any] = self.call(
+            HELLO, {"protocol": PROTOCOL_VERSION}, timeout=HELLO_TIMEOUT
+        )
         return result
 
     def call(self, method: str, params: dict[str, Any], *, timeout: float = CALL_TIMEOUT) -> Any:
@@ -140,7 +150,10 @@ class RpcClient:
             if message is None:
                 if self.closed:
                     raise AppError(f"the app closed the connection before answering {method}")
-                raise AppError(f"the app did not answer {method} in time")
+                raise SilentApp(
+                    f"the app on {self.name} did not answer {method} within {timeout:g} s"
+                    " (stopped or stuck?)"
+                )
             if message.get("id") != request_id:
                 continue  # an event for a subscriber; not ours to handle here
             if "error" in message:
@@ -201,8 +214,8 @@ def _error(error: Any) -> DomiError:
 def connect_to_app(data_dir: str | os.PathLike[str] | None) -> RpcClient | None:
     """A client of the instance running on this data dir, or None when none runs.
 
-    Raises ``PeerError`` when the socket's other end is another user's, and ``AppError`` when
-    the app speaks another protocol version.
+    Raises ``PeerError`` when the socket's other end is another user's, ``SilentApp`` when it
+    does not answer the hello in time, and ``AppError`` when it speaks another protocol version.
     """
     from domi_desktop.frontdoor.rpc.instance import app_socket
     from domi_desktop.paths import resolve_data_dir

@@ -35,6 +35,8 @@ MAX_PENDING_OUTPUT = 8 << 20
 """A subscriber that stops reading is dropped once this much output waits for it."""
 MAX_CONNECTIONS = 64
 """At most this many clients at once (fewer under a low descriptor limit); see ``_cap``."""
+SUBSCRIBER_SHARE = 2
+"""Subscribers hold at most 1/SUBSCRIBER_SHARE of the connections: the rest is for requests."""
 
 
 class Connection:
@@ -43,7 +45,7 @@ class Connection:
     def __init__(self, server: RpcServer) -> None:
         self.server = server
         self.buffer = bytearray()
-        self.subscribed = False
+        self._subscribed = False
         self.closed = False
         self.eof = False
         self.pending = 0
@@ -63,6 +65,18 @@ class Connection:
             return
         self.last_active = time.monotonic()
         self._write(data)
+
+    @property
+    def subscribed(self) -> bool:
+        """Whether this client gets every event (``events.subscribe``); set, it takes a place
+        among the server's subscribers."""
+        return self._subscribed
+
+    @subscribed.setter
+    def subscribed(self, value: bool) -> None:
+        if value and not self._subscribed:
+            self._subscribed = True
+            self.server.subscribed(self)
 
     def owe(self) -> Callable[[], None]:
         """Count an answer still owed; the returned callable settles it (once)."""
@@ -266,6 +280,9 @@ class RpcServer(QObject):
         self._inode: tuple[int, int] | None = None
         self.connections: list[Connection] = []
         self.max_connections = _cap()
+        self.max_subscribers = max(1, self.max_connections // SUBSCRIBER_SHARE)
+        self._subscribers: list[Connection] = []
+        """Oldest first."""
         self.dropped = 0
 
     def listen(self, name: str) -> bool:
@@ -312,6 +329,8 @@ class RpcServer(QObject):
                 connection.send(message)
 
     def forget(self, connection: Connection) -> None:
+        if connection in self._subscribers:
+            self._subscribers.remove(connection)
         if connection in self.connections:
             self.connections.remove(connection)
             self.ensure_listening()
@@ -319,9 +338,11 @@ class RpcServer(QObject):
     def adopt(self, connection: Connection) -> None:
         self.connections.append(connection)
         while len(self.connections) > self.max_connections:
-            # Idle before subscribers before clients owed an answer; the oldest first.
+            # Subscribers have a share of their own (``subscribed``), so there is always a
+            # request client here: idle before owed an answer, the oldest first.
             victim = min(
-                self.connections, key=lambda c: (c.pending > 0, c.subscribed, c.last_active)
+                (c for c in self.connections if not c.subscribed),
+                key=lambda c: (c.pending > 0, c.last_active),
             )
             self.dropped += 1
             if self.dropped % 100 == 1:
@@ -331,6 +352,15 @@ class RpcServer(QObject):
                     self.dropped,
                 )
             victim.close()
+
+    def subscribed(self, connection: Connection) -> None:
+        """Keep subscribers to their share, dropping the oldest: event streams left behind (a
+        forgotten ``events --follow``) can never lock request clients out, and the one just
+        started works."""
+        self._subscribers.append(connection)
+        while len(self._subscribers) > self.max_subscribers:
+            log.warning("more than %d event subscribers: dropping the oldest", self.max_subscribers)
+            self._subscribers[0].close()
 
     def _accept(self) -> None:
         while self._server.hasPendingConnections():
