@@ -32,7 +32,12 @@ def runner() -> Iterator[ActionRunner]:
     failed burst test once left 200 polling jobs running for 27 minutes."""
     made = ActionRunner(SystemClock())
     yield made
-    for running in made.stop_all("stopped: the test ended"):
+    stopped_all(made)
+
+
+def stopped_all(runner: ActionRunner) -> None:
+    """Stop every job ``runner`` still runs and wait for each to end (killed if it will not)."""
+    for running in runner.stop_all("stopped: the test ended"):
         pid = running.pid
         if running.wait(30) is None and pid is not None and sys.platform != "win32":
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -62,13 +67,14 @@ def make_request(tmp_path: Path) -> MakeRequest:
 
 @pytest.fixture
 def wait_until() -> WaitUntil:
-    """Poll ``condition`` every 10 ms for up to 10 s; fail the test if it never holds."""
+    """Poll ``condition`` every 10 ms for up to 60 s (generous: loaded machines); fail the test
+    if it never holds."""
 
     def wait(condition: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while not condition():
             if time.monotonic() > deadline:
-                pytest.fail("the condition did not hold within 10 s")
+                pytest.fail("the condition did not hold within 60 s")
             time.sleep(0.01)
 
     return wait
@@ -114,6 +120,8 @@ class TestServer:
     received: list[Received] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
     """Set to let the ``/slow`` handler answer (teardown sets it)."""
+    answered: list[str] = field(default_factory=list)
+    """The paths of the ``/slow`` requests answered (after ``release``, or a minute)."""
 
 
 def _handler(server_state: TestServer) -> type[BaseHTTPRequestHandler]:
@@ -148,7 +156,8 @@ def _handler(server_state: TestServer) -> type[BaseHTTPRequestHandler]:
             elif path == "/latin1":
                 self._reply(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1")
             elif path == "/slow":
-                server_state.release.wait(10)
+                server_state.release.wait(60)
+                server_state.answered.append(path)
                 self._reply(200, b"late\n")
             elif path == "/redirect":
                 self.send_response(302)

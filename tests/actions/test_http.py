@@ -6,7 +6,6 @@ import json
 import socket
 import ssl
 import threading
-import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -144,11 +143,10 @@ def test_a_refused_connection_is_a_failed_run(
 def test_a_slow_server_times_out(
     runner: ActionRunner, make_request: MakeRequest, http_server: Any
 ) -> None:
-    began = time.monotonic()
     result = runner.run(make_request(HttpAction(url=f"{http_server.url}/slow", timeout=0.5)))
     assert result.status is RunStatus.timed_out
     assert result.reason == "timed out after 0.5s"
-    assert time.monotonic() - began < 3
+    assert not http_server.answered  # it did not wait for the server's late answer
 
 
 def test_the_run_timeout_applies_when_shorter_than_the_actions(
@@ -167,14 +165,13 @@ def test_stop_interrupts_a_request_at_once(
     wait_until: Callable[[Callable[[], bool]], None],
 ) -> None:
     running = runner.start(
-        make_request(HttpAction(url=f"{http_server.url}/slow", timeout=5)), lambda _r: None
+        make_request(HttpAction(url=f"{http_server.url}/slow", timeout=300)), lambda _r: None
     )
     wait_until(lambda: bool(http_server.received))
-    began = time.monotonic()
     running.stop("stopped: replaced by a newer run")
-    result = running.wait(5)
+    result = running.wait(60)
     assert result is not None
-    assert time.monotonic() - began < 1
+    assert not http_server.answered  # at once: not when the server answered, nor timed out
     assert result.status is RunStatus.interrupted
     assert result.reason == "stopped: replaced by a newer run"
     assert running.pid is None
