@@ -200,14 +200,15 @@ def run_json(run: Run) -> Json:
 # -- reading requests --------------------------------------------------------------------------
 
 
-def check_values(params: Mapping[str, Any]) -> None:
+def check_values(params: Mapping[str, Any], *, numbers: bool = True) -> None:
     """Refuse what no parameter may hold, naming where it is (``action.argv[2]``): integers beyond
-    SQLite's 64 bits, non-finite numbers, and lone surrogates (``"\\ud800"`` in JSON, undecodable
-    bytes in a command line), which no database or terminal can write as text."""
+    SQLite's 64 bits and non-finite numbers (unless not ``numbers``), and lone surrogates
+    (``"\\ud800"`` in JSON, undecodable bytes in a command line), which no database or terminal
+    can write as text."""
     stack: list[tuple[str, Any]] = [("", dict(params))]
     while stack:
         path, value = stack.pop()
-        if isinstance(value, bool):
+        if isinstance(value, bool) or (not numbers and isinstance(value, (int, float))):
             continue
         if isinstance(value, int) and not MIN_INT <= value <= MAX_ID:
             shown = str(value) if len(str(value)) <= 30 else f"a {len(str(value))}-digit number"
