@@ -18,6 +18,7 @@ import pytest
 
 from domi_desktop.frontdoor.rpc.instance import socket_name
 from tests.fakes import wait_for
+from tests.processes import killed_if_unready, stop
 
 pytestmark = pytest.mark.slow
 
@@ -61,16 +62,18 @@ def start_daemon(data: Path, *, max_files: int | None = None) -> subprocess.Pope
         process = subprocess.Popen(
             command, env=env_for(data), stdout=subprocess.DEVNULL, stderr=stderr
         )  # fmt: skip
-    wait_for(lambda: running(data), 30, "the daemon's socket")
+    with killed_if_unready(process):
+        wait_for(lambda: running(data), 60, "the daemon's socket")
     return process
 
 
 @pytest.fixture
 def daemon(data: Path) -> Iterator[subprocess.Popen[bytes]]:
     process = start_daemon(data)
-    yield process
-    process.terminate()
-    assert process.wait(timeout=20) == 0
+    try:
+        yield process
+    finally:
+        assert stop(process) == 0
 
 
 def half_closed(data: Path, payload: bytes) -> list[Any]:
@@ -177,8 +180,7 @@ def test_a_flood_of_idle_clients_never_loses_the_listener(data: Path) -> None:
     finally:
         for client in idle:
             client.close()
-        process.terminate()
-        assert process.wait(timeout=20) == 0
+        assert stop(process) == 0
     log = (data / "domi-desktop.log").read_text()
     assert "dropping the oldest idle ones" in log
 
@@ -205,8 +207,8 @@ def test_the_cli_refuses_a_socket_squatted_by_another_user_and_sends_it_nothing(
         assert "refusing to talk to" in done.stderr and f"uid {NOBODY}" in done.stderr
         assert "not running" not in done.stdout
     finally:
-        squatter.terminate()
-        squatter.communicate(timeout=10)
+        stop(squatter)
+        squatter.communicate()  # closes its pipe
         path.unlink(missing_ok=True)
         received = heard.read_bytes()
         shutil.rmtree(staging)
