@@ -18,6 +18,7 @@ from domi_desktop import __version__
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.clock import SystemClock
+from domi_desktop.errors import StoreError
 from domi_desktop.frontdoor.rpc.dispatch import DEFER, Responder
 from domi_desktop.frontdoor.rpc.instance import lock_path, socket_name
 from domi_desktop.frontdoor.rpc.server import Connection, RpcServer
@@ -199,6 +200,12 @@ class Host(QObject):
     def status(self) -> dict[str, Any]:
         driver = self.runtime.driver
         last = driver.last_wake
+        try:
+            schedules: int | None = self.store.count_schedules()
+            problem = None
+        except StoreError as error:
+            # A database that cannot be read is what status is asked about then: said, not raised.
+            schedules, problem = None, str(error)
         return {
             "running": True,
             "pid": os.getpid(),
@@ -209,21 +216,23 @@ class Host(QObject):
             "started_at": self.started_at.isoformat() if self.started_at else None,
             "last_wake": {"at": last.at.isoformat(), "reason": last.reason} if last else None,
             "next_wake": driver.next_wake.isoformat() if driver.next_wake else None,
-            "schedules": self.store.count_schedules(),
+            "schedules": schedules,
             "running_runs": self.runtime.running_runs(),
             "paused": driver.paused,
-            **self._sharing_status(),
+            **self._sharing_status(problem),
         }
 
-    def _sharing_status(self) -> dict[str, Any]:
-        """This machine's name and share of the store: what it does not claim, and why."""
-        problem = self.runtime.link_problem
+    def _sharing_status(self, problem: str | None) -> dict[str, Any]:
+        """This machine's name and share of the store: what it does not claim, and why; and what
+        keeps the store from being read (``problem``)."""
+        if self.store.shared and (problem is not None or self.runtime.link_problem is not None):
+            problem = UNREACHABLE
         return {
             "machine": self.store.machine,
             "store": {
                 "shared": self.store.shared,
                 "location": self.store.location,
-                "problem": None if problem is None else UNREACHABLE,
+                "problem": problem,
             },
             "not_here": {str(key): why for key, why in sorted(self.runtime.not_here().items())},
         }

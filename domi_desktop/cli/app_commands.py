@@ -55,7 +55,8 @@ def status(args: argparse.Namespace) -> int:
     print(f"domi-desktop {state['version']} running, pid {state['pid']}")
     print(f"  data dir   {state['data_dir']}")
     print(f"  socket     {state['socket']}")
-    print(f"  schedules  {state['schedules']}, running runs {state['running_runs'] or 'none'}")
+    schedules = "-" if state["schedules"] is None else state["schedules"]
+    print(f"  schedules  {schedules}, running runs {state['running_runs'] or 'none'}")
     print(f"  last wake  {when(last.get('at'))} ({last.get('reason', '-')})")
     print(f"  next wake  {when(state['next_wake'])}")
     problem = (state.get("store") or {}).get("problem")
