@@ -6,13 +6,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from domi_desktop.cli.backend import backend
-from domi_desktop.errors import UsageError
+from domi_desktop.cli.backend import Backend, backend
+from domi_desktop.errors import AppError, DomiError, UsageError
 
 TARGETS = ("json", "systemd", "launchd", "crontab", "k8s", "windows-task")
 MAX_DOCUMENT = 64 * 1024 * 1024
 """Bytes of an import file; an export of 10,000 schedules is a few MB."""
+PIECE_MARGIN = 64 * 1024
+"""Bytes of a request line left for what wraps the schedules of a piece."""
 
 
 def export(args: argparse.Namespace) -> int:
@@ -63,8 +66,12 @@ def import_(args: argparse.Namespace) -> int:
             f"{args.file}:{error.lineno}:{error.colno}: not JSON ({error.msg})"
         ) from None
     params = {"document": document, "dry_run": args.dry_run, "disabled": args.disabled}
+    pieces = _pieces(document)
     with backend(args) as api:
-        result = api.call("schedule.import", params)
+        if pieces is None:
+            result = api.call("schedule.import", params)
+        else:
+            result = _import_in_pieces(api, document, pieces, args)
     if args.json:
         print(json.dumps(result))
     elif args.dry_run:
@@ -73,6 +80,58 @@ def import_(args: argparse.Namespace) -> int:
         ids = ", ".join(str(i) for i in result["created"]) or "none"
         print(f"imported {len(result['created'])} schedule(s): {ids}")
     return 0
+
+
+def _pieces(document: Any) -> list[list[Any]] | None:
+    """The document's schedules in pieces that each fit in one request to the app (its socket
+    takes lines up to ``MAX_LINE``), or None when the whole import fits in one."""
+    from domi_desktop.frontdoor.rpc.protocol import MAX_LINE
+
+    schedules = document.get("schedules") if isinstance(document, dict) else None
+    if not isinstance(schedules, list):
+        return None  # not an export document: the service says what is wrong with it
+    budget = MAX_LINE - PIECE_MARGIN
+    pieces: list[list[Any]] = [[]]
+    size = 0
+    for index, item in enumerate(schedules):
+        length = len(json.dumps(item)) + 1  # as the client writes it, with its comma
+        if length > budget:
+            raise UsageError(
+                f"schedules[{index}] is {length:,} bytes of JSON: over the {MAX_LINE:,} bytes the"
+                " app takes in one request"
+            )
+        if size + length > budget:
+            pieces.append([])
+            size = 0
+        pieces[-1].append(item)
+        size += length
+    return pieces if len(pieces) > 1 else None
+
+
+def _import_in_pieces(
+    api: Backend, document: dict[str, Any], pieces: list[list[Any]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """An import too large for one request: checked whole here first, as the service checks it
+    (so a bad entry still imports nothing), then sent a piece at a time."""
+    from domi_desktop.frontdoor.portable import parse_document
+    from domi_desktop.frontdoor.wire import check_values
+
+    check_values({"document": document})
+    total = len(parse_document(document))
+    created: list[int] = []
+    if not args.dry_run:
+        for piece in pieces:
+            params = {"document": {**document, "schedules": piece}, "disabled": args.disabled}
+            try:
+                created += api.call("schedule.import", params)["created"]
+            except DomiError as error:
+                if not created:
+                    raise
+                raise AppError(
+                    f"{error}; {len(created)} of {total} schedules were imported before it "
+                    f"(ids {created[0]} to {created[-1]})"
+                ) from None
+    return {"created": created, "checked": total}
 
 
 def _read(name: str) -> str:
