@@ -8,9 +8,13 @@ timeout still fails the test.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
 
 QUIT_WAIT = 60.0
 """Seconds an app may take to quit on SIGTERM: generous, for loaded machines."""
@@ -50,3 +54,20 @@ def killed_if_unready(process: subprocess.Popen[bytes] | subprocess.Popen[str]) 
     except BaseException:
         kill(process)
         raise
+
+
+def kill_strays(root: Path) -> list[int]:
+    """Kill every process that names ``root`` in its command line (a job of a test's app) or has
+    its data dir under it (the app itself, started with ``DOMI_DATA_DIR``): what a failed test
+    left running. Returns their pids."""
+    killed = []
+    for process in psutil.process_iter(["cmdline"]):
+        if process.pid == os.getpid():
+            continue
+        with contextlib.suppress(psutil.Error):
+            data_dir = process.environ().get("DOMI_DATA_DIR", "")
+            named = str(root) in " ".join(process.info["cmdline"] or [])
+            if named or (data_dir and Path(data_dir).is_relative_to(root)):
+                process.kill()
+                killed.append(process.pid)
+    return killed

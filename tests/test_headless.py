@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.fakes import wait_for
+from tests.processes import kill_strays, stop
 
 pytestmark = pytest.mark.slow
 
@@ -51,10 +52,10 @@ class Daemon:
         )  # fmt: skip
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
-        self.process.send_signal(sig)
-        code = self.process.wait(timeout=20)
-        self.log.close()
-        return code
+        try:
+            return stop(self.process, sig)  # killed if it does not quit
+        finally:
+            self.log.close()
 
 
 @pytest.fixture
@@ -67,6 +68,7 @@ def data(tmp_path: Path) -> Iterator[Path]:
         for line in pid_file.read_text().split():
             with suppress(ProcessLookupError, ValueError, PermissionError):
                 os.killpg(int(line), signal.SIGKILL)
+    kill_strays(tmp_path)  # and an app a failed test did not stop
 
 
 def runs(data: Path) -> list[dict[str, Any]]:
@@ -159,3 +161,27 @@ def test_a_corrupt_database_is_refused_with_its_name_and_left_alone(data: Path) 
     assert done.returncode == 2
     assert str(db) in done.stderr and "Traceback" not in done.stderr
     assert db.read_bytes() == before
+
+
+def test_a_database_damaged_inside_is_refused_at_start_with_the_one_line_reason(
+    data: Path,
+) -> None:
+    for name in ("a", "b"):
+        cli(data, "schedule", "add", name, "--cron", "* * * * *", "--", "true")
+    db = data / "domi.sqlite3"
+    with closing(sqlite3.connect(db)) as connection:
+        (root,) = connection.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'schedules'"
+        ).fetchone()
+        (page_size,) = connection.execute("PRAGMA page_size").fetchone()
+    with db.open("r+b") as file:  # the header stays sound: only the table's page is garbage
+        file.seek((root - 1) * page_size)
+        file.write(b"\xff" * page_size)
+    done = subprocess.run(
+        [sys.executable, "-m", "domi_desktop", "--headless"],
+        capture_output=True, text=True, env=env_for(data), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    (reason,) = [line for line in done.stderr.splitlines() if "damaged" in line]
+    assert reason.startswith("domi-desktop: the database") and str(db) in reason

@@ -30,6 +30,7 @@ import pytest
 
 from domi_desktop.model import PROCESS_DIED
 from tests.fakes import wait_for
+from tests.processes import kill_strays
 
 pytestmark = pytest.mark.linux_only  # POSIX sessions, /proc
 
@@ -111,12 +112,12 @@ class Watch:
 def data(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "data"
     path.mkdir()
-    yield path
-    # Whatever a failing test left behind: the jobs carry the data dir's path in their command.
-    for process in psutil.process_iter(["cmdline"]):
-        if str(tmp_path) in " ".join(process.info["cmdline"] or []):
-            with contextlib.suppress(psutil.Error):
-                process.kill()
+    try:
+        yield path
+    finally:
+        # Whatever a failing test left behind: the jobs carry the data dir's path in their
+        # command, the apps in their environment.
+        kill_strays(tmp_path)
 
 
 def job(tag: str, data: Path, seconds: int) -> str:

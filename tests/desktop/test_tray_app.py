@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,8 @@ from tests.fakes import wait_for
 pytestmark = pytest.mark.gui
 
 APP = [sys.executable, "-m", "domi_desktop"]
+WAIT = 60
+"""Seconds a test waits for what it checks: generous, for loaded machines (no figures here)."""
 
 
 def cli(data: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -58,7 +59,7 @@ def data(tmp_path: Path) -> Path:
 
 def start_app(spawn: Spawn, data: Path) -> Child:
     child = spawn(APP, env={"DOMI_DATA_DIR": str(data)})
-    wait_for(lambda: status(data).get("running"), 20, "the app to answer on its socket")
+    wait_for(lambda: status(data).get("running"), WAIT, "the app to answer on its socket")
     return child
 
 
@@ -80,11 +81,9 @@ def test_the_tray_registers_and_a_late_catch_up_gives_one_honest_notification(
         "true",
     )
     asleep_three_days(data)  # both owe one late run, each with 2 earlier dues skipped
-    began = time.monotonic()
     start_app(spawn, data)
-    fake_desktop.wait_for("RegisterStatusNotifierItem", timeout=10)
-    registered = time.monotonic() - began
-    (notify,) = fake_desktop.wait_for("Notify", timeout=10)
+    fake_desktop.wait_for("RegisterStatusNotifierItem", timeout=WAIT)
+    (notify,) = fake_desktop.wait_for("Notify", timeout=WAIT)
     app_name, _replaces, _icon, summary, body, actions, _hints, _timeout = notify["args"]
     assert app_name == "domi-desktop"
     # Caught up at start-up, not after a sleep: the app was not running meanwhile.
@@ -94,7 +93,6 @@ def test_the_tray_registers_and_a_late_catch_up_gives_one_honest_notification(
     assert actions[0] == "default"
     settle(data)
     assert len(fake_desktop.calls("Notify")) == 1, "one notification for all catch-ups of a wake"
-    assert registered < 20
 
 
 def test_one_late_schedule_is_named_in_the_title_and_a_click_opens_the_history(
@@ -114,7 +112,7 @@ def test_one_late_schedule_is_named_in_the_title_and_a_click_opens_the_history(
     )
     asleep_three_days(data)
     child = start_app(spawn, data)
-    (notify,) = fake_desktop.wait_for("Notify", timeout=10)
+    (notify,) = fake_desktop.wait_for("Notify", timeout=WAIT)
     summary, body = notify["args"][3], notify["args"][4]
     assert summary == "Rate-limit report ran late"
     assert body.startswith("due 09:00, ran ") and body.endswith(" · 2 earlier runs skipped")
@@ -122,18 +120,18 @@ def test_one_late_schedule_is_named_in_the_title_and_a_click_opens_the_history(
     (run_id,) = [r["id"] for r in runs if r["status"] != "skipped"]
     fake_desktop.invoke_action(1)  # the user clicks the notification
     opened = f"history window opened from a notification (run {run_id})"
-    wait_for(lambda: opened in child.stderr(), 10, "the history to open on that run")
+    wait_for(lambda: opened in child.stderr(), WAIT, "the history to open on that run")
 
 
 def test_prepare_for_sleep_false_wakes_the_scheduler_at_once(
     spawn: Spawn, fake_desktop: FakeDesktop, fake_logind: FakeLogind, data: Path
 ) -> None:
     start_app(spawn, data)
-    wait_for(lambda: (status(data).get("last_wake") or {}).get("reason") == "start", 10, "start")
+    wait_for(lambda: (status(data).get("last_wake") or {}).get("reason") == "start", WAIT, "start")
     fake_logind.prepare_for_sleep(True)
-    sent = fake_logind.prepare_for_sleep(False)
-    wait_for(lambda: status(data)["last_wake"]["reason"] == "resume", 1.5, "the resume wake")
-    assert time.monotonic() - sent < 1.5  # not the 60 s timer
+    fake_logind.prepare_for_sleep(False)
+    # The wake's reason tells it from the 60 s timer's (a timer wake), whenever it comes.
+    wait_for(lambda: status(data)["last_wake"]["reason"] == "resume", WAIT, "the resume wake")
 
 
 def test_rpc_round_trips_and_garbage_never_stop_the_app(
@@ -211,7 +209,7 @@ def test_a_second_launch_shows_the_first_and_exits_0(
 ) -> None:
     first = start_app(spawn, data)
     second = spawn(APP, env={"DOMI_DATA_DIR": str(data)})
-    assert second.process.wait(timeout=20) == 0
+    assert second.process.wait(timeout=WAIT) == 0
     assert first.process.poll() is None
     assert status(data)["pid"] == first.pid
 
@@ -219,12 +217,12 @@ def test_a_second_launch_shows_the_first_and_exits_0(
 def test_sigterm_stops_it_cleanly(spawn: Spawn, fake_desktop: FakeDesktop, data: Path) -> None:
     child = start_app(spawn, data)
     child.process.send_signal(signal.SIGTERM)
-    assert child.process.wait(timeout=15) == 0
+    assert child.process.wait(timeout=WAIT) == 0
     assert not status(data).get("running")
 
 
 def test_quit_stops_it_cleanly(spawn: Spawn, fake_desktop: FakeDesktop, data: Path) -> None:
     child = start_app(spawn, data)
     assert "stopping" in cli(data, "quit").stdout
-    assert child.process.wait(timeout=15) == 0
+    assert child.process.wait(timeout=WAIT) == 0
     assert cli(data, "status", check=False).returncode == 3
