@@ -7,7 +7,7 @@ test that silently does not run looks exactly like one that passes.
 
 Fixtures:
   fake_desktop          a running fake_desktop.py (Notifications + StatusNotifierWatcher);
-                        a FakeDesktop: .calls(method=None), .wait_for(method, count=1, timeout=5),
+                        a FakeDesktop: .calls(method=None), .wait_for(method, count=1, timeout=30),
                         .invoke_action(id, key="default"), .close_notification(id, reason=2)
   start_fake_desktop    factory: start_fake_desktop(notify_delay=0.0) -> FakeDesktop
   system_bus            the address of a private dbus-daemon, exported as DBUS_SYSTEM_BUS_ADDRESS

@@ -129,7 +129,7 @@ class Child:
                     continue
         return found
 
-    def wait_for_line(self, predicate: Callable[[str], bool] | str, timeout: float = 5.0) -> str:
+    def wait_for_line(self, predicate: Callable[[str], bool] | str, timeout: float = 30.0) -> str:
         """The first stdout line matching (or equal to, for a str); fails after timeout."""
         match = (lambda line: line == predicate) if isinstance(predicate, str) else predicate
         deadline = time.monotonic() + timeout
@@ -145,7 +145,7 @@ class Child:
         self._fail(f"no stdout line matching {predicate!r} within {timeout} s")
 
     def wait_for_event(
-        self, event: str, count: int = 1, timeout: float = 5.0, **fields: Any
+        self, event: str, count: int = 1, timeout: float = 30.0, **fields: Any
     ) -> list[dict[str, Any]]:
         """Wait until `count` JSON events named `event` (with these field values) were printed."""
         deadline = time.monotonic() + timeout
@@ -245,7 +245,7 @@ class _FakeService:
         ]
         return [e for e in entries if method is None or e["method"] == method]
 
-    def wait_for(self, method: str, count: int = 1, timeout: float = 5.0) -> list[dict[str, Any]]:
+    def wait_for(self, method: str, count: int = 1, timeout: float = 30.0) -> list[dict[str, Any]]:
         """Wait until `method` was called at least `count` times; returns those calls."""
         deadline = time.monotonic() + timeout
         while True:

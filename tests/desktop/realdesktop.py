@@ -265,7 +265,7 @@ class RealDunst:
     def count_displayed(self) -> int:
         return int(self._dunstctl("count", "displayed"))
 
-    def wait_for_count(self, count: int, timeout: float = 5.0) -> None:
+    def wait_for_count(self, count: int, timeout: float = 30.0) -> None:
         """Wait until exactly `count` notifications are displayed."""
         wait_until(
             f"dunst to display {count} notification(s)",
@@ -362,7 +362,7 @@ class RealPanel:
         )
         return list(unwrap_msg(reply)[0][1])
 
-    def wait_for_items(self, count: int = 1, timeout: float = 5.0) -> list[str]:
+    def wait_for_items(self, count: int = 1, timeout: float = 30.0) -> list[str]:
         return wait_until(
             f"{count} StatusNotifierItem(s) registered with the panel",
             lambda: items if len(items := self.registered_items()) >= count else None,
@@ -450,7 +450,7 @@ def find_windows(title: str, env: Mapping[str, str] | None = None) -> list[int]:
     return [int(line) for line in result.stdout.split()]
 
 
-def wait_for_window(title: str, timeout: float = 5.0, env: Mapping[str, str] | None = None) -> int:
+def wait_for_window(title: str, timeout: float = 30.0, env: Mapping[str, str] | None = None) -> int:
     """The first window whose title matches `title`, once there is one."""
     windows = wait_until(
         f"a window titled {title!r}", lambda: find_windows(title, env) or None, timeout

@@ -39,7 +39,7 @@ LOGIN1 = DBusAddress(
 def call(
     conn: DBusConnection, address: DBusAddress, method: str, sig: str = "", *args: object
 ) -> tuple[Any, ...]:
-    reply = conn.send_and_get_reply(new_method_call(address, method, sig, args), timeout=5)
+    reply = conn.send_and_get_reply(new_method_call(address, method, sig, args), timeout=60)
     return tuple(unwrap_msg(reply))
 
 
@@ -74,9 +74,9 @@ def test_fake_desktop_answers_like_a_notification_server(fake_desktop: FakeDeskt
                 MatchRule(type="signal", interface=NOTIFICATIONS.interface)
             )
             fake_desktop.invoke_action(first)
-            clicked = conn.recv_until_filtered(signals, timeout=5)
+            clicked = conn.recv_until_filtered(signals, timeout=60)
             fake_desktop.close_notification(first)
-            closed = conn.recv_until_filtered(signals, timeout=5)
+            closed = conn.recv_until_filtered(signals, timeout=60)
         assert (clicked.header.fields[3], clicked.body) == ("ActionInvoked", (first, "default"))
         assert (closed.header.fields[3], closed.body) == ("NotificationClosed", (first, 2))
 
@@ -89,7 +89,7 @@ def test_fake_desktop_answers_like_a_notification_server(fake_desktop: FakeDeskt
 def test_fake_watcher_registers_items(fake_desktop: FakeDesktop) -> None:
     props = Properties(WATCHER)
     with open_dbus_connection("SESSION") as item, open_dbus_connection("SESSION") as observer:
-        assert unwrap_msg(observer.send_and_get_reply(props.get_all(), timeout=5)) == (
+        assert unwrap_msg(observer.send_and_get_reply(props.get_all(), timeout=60)) == (
             {
                 "RegisteredStatusNotifierItems": ("as", []),
                 "IsStatusNotifierHostRegistered": ("b", True),
@@ -100,15 +100,15 @@ def test_fake_watcher_registers_items(fake_desktop: FakeDesktop) -> None:
         with observer.filter(rule) as signals:
             Proxy(message_bus, observer).AddMatch(rule)
             call(item, WATCHER, "RegisterStatusNotifierItem", "s", "/StatusNotifierItem")
-            registered = observer.recv_until_filtered(signals, timeout=5)
+            registered = observer.recv_until_filtered(signals, timeout=60)
             expected = f"{item.unique_name}/StatusNotifierItem"
             assert registered.body == (expected,)
             got = unwrap_msg(
-                observer.send_and_get_reply(props.get("RegisteredStatusNotifierItems"), timeout=5)
+                observer.send_and_get_reply(props.get("RegisteredStatusNotifierItems"), timeout=60)
             )
             assert got == (("as", [expected]),)
             item.close()  # the item's owner leaves: the watcher forgets it
-            unregistered = observer.recv_until_filtered(signals, timeout=5)
+            unregistered = observer.recv_until_filtered(signals, timeout=60)
             assert (unregistered.header.fields[3], unregistered.body) == (
                 "StatusNotifierItemUnregistered",
                 (expected,),
@@ -130,7 +130,7 @@ def test_fake_logind_signals_and_inhibitors(fake_logind: FakeLogind) -> None:
         with conn.filter(rule) as signals:
             Proxy(message_bus, conn).AddMatch(rule)
             fake_logind.prepare_for_sleep(True)
-            assert conn.recv_until_filtered(signals, timeout=5).body == (True,)
+            assert conn.recv_until_filtered(signals, timeout=60).body == (True,)
 
         (fd,) = call(conn, LOGIN1, "Inhibit", "ssss", "sleep", "test", "flush", "delay")
         assert fake_logind.inhibitors_held() == 1

@@ -110,4 +110,4 @@ def test_real_dunst_clicks_reach_the_notifier(
     real_dunst.wait_for_count(1)
     time.sleep(0.2)
     real_dunst.invoke_default_action()
-    qtbot.waitUntil(lambda: clicks == [5], timeout=2000)
+    qtbot.waitUntil(lambda: clicks == [5], timeout=60_000)

@@ -50,10 +50,10 @@ def test_a_late_catch_up_is_one_dunst_notification_and_its_click_opens_that_run(
     add(data, "Rate-limit report", "true")
     asleep_three_days(data)
     child = start_app(spawn, data)
-    (item,) = real_panel.wait_for_items(1, timeout=20)  # the icon registered with the panel
+    (item,) = real_panel.wait_for_items(1, timeout=60)  # the icon registered with the panel
     assert real_panel.item_property(item, "Status") == "Active"
 
-    real_dunst.wait_for_count(1, timeout=10)
+    real_dunst.wait_for_count(1, timeout=60)
     settle(data)  # a second notification of the same wake would have been sent by now
     (shown,) = real_dunst.received()
     assert (shown["appname"], shown["summary"]) == ("domi-desktop", "Rate-limit report ran late")
@@ -65,7 +65,7 @@ def test_a_late_catch_up_is_one_dunst_notification_and_its_click_opens_that_run(
     (run,) = [r for r in runs if r["status"] != "skipped"]  # the skipped dues are runs too
     real_dunst.invoke_default_action()  # what a left click does
     opened = f"history window opened from a notification (run {run['id']})"
-    wait_for(lambda: opened in child.stderr(), 5, "History to open on that run")
+    wait_for(lambda: opened in child.stderr(), WAIT, "History to open on that run")
 
 
 def test_a_failing_job_is_a_critical_notification(
@@ -73,9 +73,9 @@ def test_a_failing_job_is_a_critical_notification(
 ) -> None:
     schedule_id = add(data, "Broken job", "sh", "-c", "exit 3")
     start_app(spawn, data)
-    real_panel.wait_for_items(1, timeout=20)
+    real_panel.wait_for_items(1, timeout=60)
     cli(data, "run-now", str(schedule_id), check=False)
-    real_dunst.wait_for_count(1, timeout=10)
+    real_dunst.wait_for_count(1, timeout=60)
     (shown,) = real_dunst.received()
     assert (shown["summary"], shown["body"]) == ("Run failed: Broken job", "exit code 3")
     assert shown["urgency"] == 2  # critical
@@ -125,8 +125,8 @@ def test_without_a_tray_host_the_main_window_opens_with_quit(
     add(data, "Daily", "true")
     child: Child = spawn(APP, env={"DOMI_DATA_DIR": str(data)})
     wait_for(lambda: status(data).get("running"), 20, "the app to answer on its socket")
-    window = realdesktop.wait_for_window("^domi-desktop$", timeout=10)
+    window = realdesktop.wait_for_window("^domi-desktop$", timeout=60)
     assert realdesktop.window_name(window) == "domi-desktop"
     assert "the main window stands in for it" in child.stderr()
     assert "stopping" in cli(data, "quit").stdout
-    assert child.process.wait(timeout=15) == 0
+    assert child.process.wait(timeout=60) == 0

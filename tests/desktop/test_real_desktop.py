@@ -41,7 +41,7 @@ def notify(conn: DBusConnection, summary: str, actions: list[str], urgency: int)
         NOTIFICATIONS, "Notify", "susssasa{sv}i",
         ("fixture-test", 0, "", summary, "the body", actions, {"urgency": ("y", urgency)}, -1),
     )  # fmt: skip
-    return int(unwrap_msg(conn.send_and_get_reply(message, timeout=5))[0])
+    return int(unwrap_msg(conn.send_and_get_reply(message, timeout=60))[0])
 
 
 def test_real_dunst_sends_the_click_only_to_the_connection_that_notified(
@@ -69,13 +69,13 @@ def test_real_dunst_sends_the_click_only_to_the_connection_that_notified(
         assert received["actions"] == {"default": "Open"}
 
         real_dunst.invoke_default_action()
-        click = notifier.recv_until_filtered(clicks, timeout=5)
+        click = notifier.recv_until_filtered(clicks, timeout=60)
         assert click.body == (notification_id, "default")
         assert click.header.fields[HeaderFields.destination] == notifier.unique_name
         # `dunstctl action` runs the action but, unlike a click, leaves the popup up.
         assert real_dunst.count_displayed() == 1
         real_dunst.close_all()
-        closed = notifier.recv_until_filtered(closes, timeout=5)
+        closed = notifier.recv_until_filtered(closes, timeout=60)
         assert closed.body == (notification_id, 2)  # 2: dismissed by the user
         assert closed.header.fields[HeaderFields.destination] == notifier.unique_name
         real_dunst.wait_for_count(0)
@@ -87,7 +87,7 @@ def test_real_dunst_sends_the_click_only_to_the_connection_that_notified(
             "ActionInvoked", "us", (0, "marker"),
         )  # fmt: skip
         notifier.send(marker)
-        seen = observer.recv_until_filtered(observed, timeout=5)
+        seen = observer.recv_until_filtered(observed, timeout=60)
         assert seen.body == (0, "marker")
 
     (entry,) = real_dunst.history()  # closed, so now in dunst's history
@@ -119,7 +119,7 @@ def test_real_panel_shows_a_qt_tray_icon_and_its_status(
     print(f"xfce4-panel owned the watcher in {real_panel.started_in:.2f} s")
     assert real_panel.registered_items() == []
     probe = start_probe(spawn, "--message-after", "-1")
-    (start,) = probe.wait_for_event("start", timeout=10)
+    (start,) = probe.wait_for_event("start", timeout=60)
     assert start["available"] is True  # Qt found the panel's watcher
 
     (item,) = real_panel.wait_for_items(1)
@@ -140,7 +140,7 @@ def test_qt_show_message_reaches_real_dunst_without_a_default_action(
     real_dunst: RealDunst, real_panel: RealPanel, spawn: Callable[..., Child]
 ) -> None:
     probe = start_probe(spawn, "--title", "Ran late", "--body", "due 09:00", "--message-after", "0")
-    probe.wait_for_event("message_sent", timeout=10)
+    probe.wait_for_event("message_sent", timeout=60)
     real_dunst.wait_for_count(1)
     (received,) = real_dunst.received()
     assert (received["summary"], received["body"]) == ("Ran late", "due 09:00")
@@ -154,7 +154,7 @@ def test_real_wm_manages_a_window_found_by_title(
 ) -> None:
     print(f"xfwm4 managed the screen in {real_wm.started_in:.2f} s")
     spawn([sys.executable, "-c", WINDOW])
-    window = realdesktop.wait_for_window("domi fixture window", timeout=10)
+    window = realdesktop.wait_for_window("domi fixture window", timeout=60)
     assert realdesktop.window_name(window) == "domi fixture window"
     frame = realdesktop.wait_until(
         "xfwm4 to frame the window", lambda: frame_extents(window), timeout=5
