@@ -262,6 +262,11 @@ def _import_crontab(subcommands: Subcommands) -> None:
     crontab.add_argument("--dry-run", action="store_true", help="show what would be imported")
     crontab.add_argument("--disabled", action="store_true", help="import them disabled")
     crontab.add_argument("--tz", default="local", help="zone of the entries (CRON_TZ wins)")
+    crontab.add_argument(
+        "--encoding",
+        metavar="ENC",
+        help="the file's encoding when it is not UTF-8 (e.g. latin-1); the lines it changes are listed",
+    )
     crontab.add_argument("--json", action="store_true")
     crontab.set_defaults(handler="schedules.import_crontab")
 

@@ -201,14 +201,17 @@ def import_crontab(args: argparse.Namespace) -> int:
     from domi_desktop.crontab import MAX_CHARACTERS, read_crontab, to_action
     from domi_desktop.frontdoor.wire import action_json
 
+    # Bytes, not text: at most 4 bytes a character, so read_crontab still sees a file too long.
+    limit = 4 * MAX_CHARACTERS + 4
     try:
         if args.file == "-":
-            text = sys.stdin.read(MAX_CHARACTERS + 1)
+            data = sys.stdin.buffer.read(limit)
         else:
-            with open(args.file, encoding="utf-8", errors="replace") as file:
-                text = file.read(MAX_CHARACTERS + 1)
+            with open(args.file, "rb") as file:
+                data = file.read(limit)
     except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error.strerror or error}") from None
+    text = _decode(data, args.file, args.encoding)
     table = read_crontab(text, system=args.system, known_users=frozenset(_known_users()))
     for problem in table.problems:
         where = f"{args.file}:{problem.line}" + (
@@ -242,6 +245,51 @@ def import_crontab(args: argparse.Namespace) -> int:
             print(f"{verb} {ident}line {item['line']}: {item['expr']}  {printable(item['name'])}")
         print(f"{len(planned)} {verb}, {errors} line(s) not importable", file=sys.stderr)
     return EXIT_USAGE if not planned and errors else 0
+
+
+def _decode(data: bytes, name: str, encoding: str | None) -> str:
+    """The crontab as text. Cron hands a command's bytes to the shell as they are, while a
+    schedule keeps text: bytes that are not UTF-8 are refused, naming their lines, unless the
+    file's encoding is given; then each line that reads otherwise than as UTF-8 is named in a
+    warning, to be checked (a path in it now names the UTF-8 spelling of the file)."""
+    lines = data.split(b"\n")
+    if encoding is None:
+        bad = [number for number, line in enumerate(lines, 1) if _utf8(line) is None]
+        if not bad:
+            return data.decode("utf-8")
+        more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+        raise UsageError(
+            f"{name}: line(s) {', '.join(map(str, bad[:10]))}{more} are not UTF-8; nothing was"
+            " imported. Give the file's encoding to import it as text, e.g. --encoding latin-1"
+        )
+    import codecs
+
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise UsageError(f"--encoding: {encoding!r} is not an encoding Python knows") from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        number = data.count(b"\n", 0, error.start) + 1
+        raise UsageError(
+            f"{name}:{number}: not {encoding} (byte {error.start}); nothing was imported"
+        ) from None
+    for number, line in enumerate(lines, 1):
+        read = line.decode(encoding, "replace")  # a line of a UTF-16 file is not one alone
+        if read != _utf8(line):
+            print(
+                f"{name}:{number}: warning: read as {encoding}, check it: {printable(read)}",
+                file=sys.stderr,
+            )
+    return text
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _known_users() -> list[str]:
