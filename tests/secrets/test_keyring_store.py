@@ -12,7 +12,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-import secretstorage
 from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail, null
 from keyring.backends.SecretService import Keyring as SecretServiceKeyring
@@ -101,6 +100,8 @@ def test_the_values_are_real_keyring_items(secret_service: KeyringBackend) -> No
     store = KeyringSecretStore(backend=secret_service)
     store.set("api-token", "tok-visible-to-secret-tool")
     # What any other Secret Service client sees: the item under service domi-desktop.
+    import secretstorage  # Linux's: this module is collected on every OS
+
     with secretstorage.dbus_init() as connection:
         collection = secretstorage.get_default_collection(connection)
         items = list(collection.search_items({"service": SERVICE, "username": "api-token"}))
@@ -168,6 +169,8 @@ def test_a_locked_keyring_is_a_secret_error_not_a_fallback(
 ) -> None:
     store = KeyringSecretStore(backend=secret_service)
     store.set("locked-out", "value-behind-lock")
+    import secretstorage
+
     with secretstorage.dbus_init() as connection:
         secretstorage.get_default_collection(connection).lock()
     # Unlocking needs a prompt; with no one to answer it the call must fail, not hang.

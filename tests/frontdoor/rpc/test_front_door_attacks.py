@@ -4,7 +4,6 @@ that is not text, a crowd of subscribers, a frozen app, the human ``status``, an
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -20,8 +19,9 @@ from tests.frontdoor.rpc.test_rpc_socket import cli, half_closed, start_daemon
 
 pytestmark = pytest.mark.slow
 
-NOT_UTF8 = os.fsdecode(b"caf\xe9")
-"""A Latin-1 byte in a command line: Python reads it as a lone surrogate (U+DCE9)."""
+NOT_UTF8 = "caf\udce9"
+"""A Latin-1 byte in a command line: POSIX Python reads it as a lone surrogate (U+DCE9), as
+``os.fsdecode(b"caf\xe9")``; spelt out, since Windows decodes no byte so (its argv is UTF-16)."""
 
 
 @pytest.fixture
