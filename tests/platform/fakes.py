@@ -30,6 +30,7 @@ class FakeUser32:
 
     HWND = 0x10A2C
     REGISTRATION = 0x5EED
+    MODULE = 0x7FF6_0000_0000  # the executable's HINSTANCE: above 4 GB, as on 64-bit Windows
 
     def __init__(self, *, create_fails: bool = False, register_fails: bool = False) -> None:
         self.create_fails = create_fails
@@ -39,9 +40,14 @@ class FakeUser32:
         self.registrations: list[tuple[int, int]] = []
         self.unregistered: list[int] = []
         self.default_calls: list[int] = []
+        self.instances: list[tuple[str, int | None]] = []
+
+    def GetModuleHandleW(self, module_name: str | None, /) -> int | None:
+        return self.MODULE if module_name is None else None
 
     def RegisterClassW(self, window_class: ctypes._Pointer[WNDCLASSW], /) -> int:
         name = window_class.contents.lpszClassName
+        self.instances.append(("class", window_class.contents.hInstance))
         if name in self.classes:
             return 0  # ERROR_CLASS_ALREADY_EXISTS
         self.classes[name] = window_class.contents
@@ -51,6 +57,9 @@ class FakeUser32:
         return int(self.classes.pop(class_name, None) is not None)
 
     def CreateWindowExW(self, ex_style: int, class_name: str, *rest: object) -> int | None:
+        instance = rest[8]
+        assert instance is None or isinstance(instance, int)
+        self.instances.append(("window", instance))
         if self.create_fails or class_name not in self.classes:
             return None
         self.windows[self.HWND] = class_name

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from domi_desktop.platform.resume.windows import (
     PBT_APMRESUMESUSPEND,
     PBT_APMSUSPEND,
     WM_POWERBROADCAST,
+    WM_SETTINGCHANGE,
+    WM_TIMECHANGE,
     WNDCLASSW,
     PowerWindowResumeSource,
     decode_power_message,
@@ -71,6 +74,47 @@ def test_the_window_procedure_reports_power_messages_and_passes_the_rest_on() ->
     assert calls == ["sleep", "resume", "resume"]
     assert answers == [1, 0, 0, 1, 1]  # TRUE for ours; DefWindowProc's answer for the rest
     assert user32.default_calls == [WM_TIMER, WM_POWERBROADCAST]
+    source.stop()
+
+
+def test_the_class_and_its_window_belong_to_the_executable() -> None:
+    # With a NULL instance the class was registered for no module.
+    user32 = FakeUser32()
+    source = started(user32, [])
+    assert user32.instances == [("class", FakeUser32.MODULE), ("window", FakeUser32.MODULE)]
+    source.stop()
+
+
+def test_time_and_settings_broadcasts_are_passed_on_and_to_windows() -> None:
+    user32 = FakeUser32()
+    changes: list[str] = []
+    source = PowerWindowResumeSource(
+        platform="win32", user32=user32, on_settings_change=lambda: changes.append("changed")
+    )
+    assert source.start(lambda: None)
+    assert user32.send(WM_TIMECHANGE, 0) == 0
+    assert user32.send(WM_SETTINGCHANGE, 0) == 0
+    assert changes == ["changed", "changed"]
+    assert user32.default_calls == [WM_TIMECHANGE, WM_SETTINGCHANGE]
+    source.stop()
+
+
+def test_an_exception_in_the_procedure_is_logged_and_the_message_still_handled(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Escaping into ctypes it was printed and the message answered 0: for WM_NCCREATE that fails
+    # the window's creation without a word.
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    user32 = FakeUser32()
+    source = PowerWindowResumeSource(platform="win32", user32=user32, on_settings_change=broken)
+    assert source.start(lambda: None)
+    with caplog.at_level(logging.ERROR):
+        user32.send(WM_SETTINGCHANGE, 0)
+    assert user32.default_calls == [WM_SETTINGCHANGE]
+    assert "the power window's procedure failed on message 0x001a" in caplog.text
+    assert "RuntimeError: boom" in caplog.text
     source.stop()
 
 

@@ -15,6 +15,7 @@ import tzlocal
 import tzlocal.unix
 
 from domi_desktop.cron import next_run
+from domi_desktop.platform import timezone
 from domi_desktop.platform.timezone import (
     UNKNOWN_ZONE_NAME,
     OsZone,
@@ -198,4 +199,51 @@ def test_the_zone_is_read_again_only_when_its_inputs_change(
     assert len(reads) == 1
     monkeypatch.setenv("TZ", "Europe/Riga")
     assert current_os_zone().name == "Europe/Riga"
+    assert len(reads) == 2
+
+
+def test_on_windows_the_zone_is_read_again_only_after_windows_says_something_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Read afresh at every resolution it cost 228 ms a call under Wine, thousands a repaint.
+    reads: list[str] = []
+
+    def counting() -> OsZone:
+        reads.append("read")
+        return OsZone(ZoneInfo("Asia/Tokyo"), "Asia/Tokyo")
+
+    monkeypatch.setattr(timezone, "read_os_zone", counting)
+    monkeypatch.setattr(timezone, "_last", None)
+    monkeypatch.setattr(timezone, "WINDOWS_TRUSTED_FOR", 1e9)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.delenv("TZ", raising=False)
+    for _ in range(3):
+        assert current_os_zone().name == "Asia/Tokyo"
+    assert len(reads) == 1
+    timezone.windows_settings_changed()
+    current_os_zone()
+    current_os_zone()
+    assert len(reads) == 2
+
+
+@pytest.mark.windows_only
+def test_the_registry_zone_is_read_once_and_again_after_a_time_change_broadcast(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TZ", raising=False)
+    monkeypatch.setattr(timezone, "_last", None)
+    monkeypatch.setattr(timezone, "WINDOWS_TRUSTED_FOR", 1e9)
+    real, reads = timezone.read_os_zone, []
+
+    def counting() -> OsZone:
+        reads.append("read")
+        return real()
+
+    monkeypatch.setattr(timezone, "read_os_zone", counting)
+    first = current_os_zone()
+    assert first.name is not None and first.name != UNKNOWN_ZONE_NAME  # the registry named it
+    assert current_os_zone() == first
+    assert len(reads) == 1
+    timezone.windows_settings_changed()
+    assert current_os_zone() == first
     assert len(reads) == 2

@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import logging
 import sys
 from collections.abc import Callable
 from typing import Protocol, cast
 
 from domi_desktop.ffi import Signature, load_windows
 from domi_desktop.platform.resume.base import PowerCallbacks
+from domi_desktop.platform.timezone import windows_settings_changed
 from domi_desktop.ports import PowerEvent
 
 WM_POWERBROADCAST = 0x0218
+WM_TIMECHANGE = 0x001E
+WM_SETTINGCHANGE = 0x001A
 PBT_APMSUSPEND = 0x4
 PBT_APMRESUMESUSPEND = 0x7
 PBT_APMRESUMEAUTOMATIC = 0x12
@@ -64,7 +68,9 @@ class WNDCLASSW(ctypes.Structure):
 
 
 class User32(Protocol):
-    """The user32.dll functions in use, with their argument types declared."""
+    """The user32.dll functions in use (and kernel32's ``GetModuleHandleW``), declared."""
+
+    def GetModuleHandleW(self, module_name: str | None, /) -> int | None: ...
 
     def RegisterClassW(self, window_class: ctypes._Pointer[WNDCLASSW], /) -> int: ...
 
@@ -114,18 +120,29 @@ def decode_power_message(message: int, wparam: int) -> PowerEvent | None:
 
 
 _class_numbers = itertools.count(1)
+_log = logging.getLogger(__name__)
 
 
 class PowerWindowResumeSource:
     """Reports sleep and resume from ``WM_POWERBROADCAST`` to a hidden window, on the Qt thread.
 
+    The window also hears Windows' ``WM_TIMECHANGE`` and ``WM_SETTINGCHANGE`` broadcasts and
+    passes them to ``on_settings_change``: the OS zone (``local``) is read again after one.
+
     ``platform`` and ``user32`` exist so tests can run it off Windows.
     """
 
-    def __init__(self, *, platform: str = sys.platform, user32: User32 | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        platform: str = sys.platform,
+        user32: User32 | None = None,
+        on_settings_change: Callable[[], None] = windows_settings_changed,
+    ) -> None:
         self.status = "not started"
         self._platform = platform
         self._user32 = user32
+        self._on_settings_change = on_settings_change
         self._callbacks: PowerCallbacks | None = None
         # One procedure and one class for the object's life: the class keeps a pointer to it.
         self._procedure = WNDPROC(self._window_procedure)
@@ -147,6 +164,10 @@ class PowerWindowResumeSource:
             self.status = f"user32.dll cannot be loaded, so no WM_POWERBROADCAST: {error}"
             return False
         self._user32 = user32
+        # The class belongs to this module (the executable): with a NULL instance a class is
+        # registered for no module, and some Windows builds refuse to create its windows.
+        instance = user32.GetModuleHandleW(None)
+        self._class.hInstance = instance
         if not user32.RegisterClassW(ctypes.pointer(self._class)):
             self.status = "cannot register a window class for WM_POWERBROADCAST"
             return False
@@ -161,11 +182,11 @@ class PowerWindowResumeSource:
             0,
             None,
             None,
-            None,
+            instance,
             None,
         )
         if not hwnd:
-            user32.UnregisterClassW(self._class.lpszClassName, None)
+            user32.UnregisterClassW(self._class.lpszClassName, instance)
             self.status = "cannot create the hidden window for WM_POWERBROADCAST"
             return False
         self._hwnd = hwnd
@@ -191,17 +212,26 @@ class PowerWindowResumeSource:
             self._registration = 0
         if self._hwnd:
             user32.DestroyWindow(self._hwnd)
-            user32.UnregisterClassW(self._class.lpszClassName, None)
+            user32.UnregisterClassW(self._class.lpszClassName, self._class.hInstance)
             self._hwnd = 0
 
     def _window_procedure(self, hwnd: int | None, message: int, wparam: int, lparam: int) -> int:
-        """Called by Windows, on the thread that made the window: Qt's, pumping its messages."""
-        event = decode_power_message(message, wparam)
-        if event is None or self._callbacks is None:
-            assert self._user32 is not None
-            return self._user32.DefWindowProcW(hwnd, message, wparam, lparam)
-        self._callbacks.deliver(event)
-        return 1  # TRUE: the request is granted (the only answer Windows still reads)
+        """Called by Windows, on the thread that made the window: Qt's, pumping its messages.
+
+        An exception must not leave it: ctypes would print it and return 0, which for
+        ``WM_NCCREATE`` silently fails the window's creation.
+        """
+        try:
+            if message in (WM_TIMECHANGE, WM_SETTINGCHANGE):
+                self._on_settings_change()
+            event = decode_power_message(message, wparam)
+            if event is not None and self._callbacks is not None:
+                self._callbacks.deliver(event)
+                return 1  # TRUE: the request is granted (the only answer Windows still reads)
+        except Exception:
+            _log.exception("the power window's procedure failed on message 0x%04x", message)
+        assert self._user32 is not None
+        return self._user32.DefWindowProcW(hwnd, message, wparam, lparam)
 
 
 _HANDLE, _TEXT = ctypes.c_void_p, ctypes.c_wchar_p
@@ -222,8 +252,20 @@ USER32: dict[str, Signature] = {
     "RegisterSuspendResumeNotification": ((_HANDLE, ctypes.c_uint32), _HANDLE),
     "UnregisterSuspendResumeNotification": ((_HANDLE,), ctypes.c_int32),
 }
+KERNEL32: dict[str, Signature] = {"GetModuleHandleW": ((_TEXT,), _HANDLE)}
+
+
+class _Windowing:
+    """user32's functions and kernel32's ``GetModuleHandleW``, as one ``User32``."""
+
+    def __init__(self) -> None:
+        self._user32 = load_windows("user32", USER32)
+        self.GetModuleHandleW = load_windows("kernel32", KERNEL32).GetModuleHandleW
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._user32, name)
 
 
 def _load_user32() -> User32:
-    # A Library finds its functions by __getattr__, which a Protocol cannot see.
-    return cast(User32, load_windows("user32", USER32))
+    # Functions found by __getattr__, which a Protocol cannot see.
+    return cast(User32, _Windowing())
