@@ -156,13 +156,37 @@ def runs(args: argparse.Namespace) -> int:
     return 0
 
 
+RUN_NOW_MARGIN = 60.0
+"""Seconds ``run-now`` waits past the longest a run can take by its policies: starting the job and
+recording its end, on a loaded machine."""
+
+
+def run_wait(policies: dict[str, Any]) -> float | None:
+    """How long ``run-now`` waits for the end of a run (``None``: as long as it runs).
+
+    Each attempt may take the whole timeout, and a failed one is retried after a doubling backoff
+    (``runtime.engine``); without a timeout the run has no end but its own.
+    """
+    timeout = policies.get("timeout")
+    if timeout is None:
+        return None
+    retries = int(policies.get("retries") or 0)
+    backoffs = float(policies.get("retry_backoff") or 0.0) * ((1 << retries) - 1)
+    return (retries + 1) * float(timeout) + backoffs + RUN_NOW_MARGIN
+
+
 def run_now(args: argparse.Namespace) -> int:
     from domi_desktop.frontdoor.wire import id_param
 
     id_param({"id": args.id})
     client = app_client(args)
     if client is not None:
-        result = client.call("schedule.run_now", {"id": args.id, "wait": True})
+        schedule = client.call("schedule.get", {"id": args.id})
+        result = client.call(
+            "schedule.run_now",
+            {"id": args.id, "wait": True},
+            timeout=run_wait(schedule["policies"]),
+        )
         return print_run_outcome(args, result)
     from domi_desktop.clock import SystemClock
     from domi_desktop.frontdoor.wire import run_json

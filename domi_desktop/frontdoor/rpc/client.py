@@ -142,14 +142,19 @@ class RpcClient:
         )
         return result
 
-    def call(self, method: str, params: dict[str, Any], *, timeout: float = CALL_TIMEOUT) -> Any:
+    def call(
+        self, method: str, params: dict[str, Any], *, timeout: float | None = CALL_TIMEOUT
+    ) -> Any:
+        """The result of ``method``; ``timeout=None`` waits as long as the app is there."""
         request_id = next(self._ids)
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         while True:
-            message = self.receive(timeout)
+            message = self.receive(CALL_TIMEOUT if timeout is None else timeout)
             if message is None:
                 if self.closed:
                     raise AppError(f"the app closed the connection before answering {method}")
+                if timeout is None:
+                    continue
                 raise SilentApp(
                     f"the app on {self.name} did not answer {method} within {timeout:g} s"
                     " (stopped or stuck?)"
