@@ -32,8 +32,18 @@ class StoreError(DomiError):
     """The database cannot be opened, read or migrated."""
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot take this write now, and may later: another process holds its write
+    lock, the disk is full, the shared store's server cannot be reached. Nothing was written:
+    the same transaction may be tried again."""
+
+
 class NotFoundError(DomiError, LookupError):
     """A schedule or run id that does not exist."""
+
+
+class BusyError(DomiError):
+    """What was asked would start a second copy of a job that its overlap policy keeps alone."""
 
 
 class SecretError(DomiError):

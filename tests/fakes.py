@@ -203,3 +203,16 @@ class FakeLoop(FakeTimer):
                 self._posted.get(timeout=min(remaining, 0.05))()
             except queue.Empty:
                 continue
+
+
+def run_now(
+    start: Callable[[int, Callable[[int | Exception], None]], None], schedule_id: int
+) -> int:
+    """The run id ``Runtime.run_now`` answers with, from a recorder that answers at once (the
+    tests' default, ``threaded=False``)."""
+    answers: list[int | Exception] = []
+    start(schedule_id, answers.append)
+    (outcome,) = answers
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome

@@ -59,8 +59,11 @@ class CommandJob:
         timeout: float | None,
         grace: float,
         on_end: Callable[[Outcome], None],
+        tags: Mapping[str, str] | None = None,
     ) -> None:
+        """``tags``: what the job's environment carries to be found again (``job_tags``)."""
         self._supervisor = supervisor
+        self._tags = tags
         self._action = action
         self._secrets = secrets
         self._capture = capture
@@ -83,7 +86,7 @@ class CommandJob:
 
     def _start(self) -> None:
         action = self._action
-        env = job_environment(action, self._secrets)
+        env = job_environment(action, self._secrets, self._tags)
         cwd = _working_directory(action.cwd, env.get("HOME") or os.path.expanduser("~"))
         if not os.path.isdir(cwd):
             self._end(Outcome(RunStatus.failed, f"the working directory does not exist: {cwd}"))

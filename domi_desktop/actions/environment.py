@@ -75,11 +75,15 @@ def base_environment() -> dict[str, str]:
     return env
 
 
-def job_environment(action: CommandAction, secrets: Mapping[str, str]) -> dict[str, str]:
-    """The base, then the action's ``env``, then its secrets (variable → value)."""
+def job_environment(
+    action: CommandAction, secrets: Mapping[str, str], tags: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The base, then the action's ``env``, then its secrets (variable → value), then the run's
+    ``tags`` (``identity.job_tags``), last so that a job cannot lose them."""
     env = base_environment()
     _update(env, action.env)
     _update(env, secrets.items())
+    _update(env, (tags or {}).items())
     return env
 
 

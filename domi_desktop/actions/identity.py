@@ -18,6 +18,7 @@ import os
 import secrets
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,36 @@ def this_process() -> Owner:
         if _this is None or _this.pid != pid:
             _this = Owner(pid=pid, token=secrets.token_hex(8), started=start_marker(pid))
         return _this
+
+
+RUN_ID_VARIABLE, OWNER_VARIABLE = "DOMI_RUN_ID", "DOMI_OWNER"
+"""What every job's environment carries: its run's id (for the job itself to use) and the token
+of the process that started it. Children inherit them, so a job whose pid never reached the
+database (a write lock held for long, then a crash) is still found by ``tagged_jobs``."""
+
+
+def job_tags(run_id: int) -> dict[str, str]:
+    return {RUN_ID_VARIABLE: str(run_id), OWNER_VARIABLE: this_process().token}
+
+
+def tagged_jobs(owners: Mapping[int, str]) -> dict[int, list[psutil.Process]]:
+    """Run id → the live processes whose environment names that run and its owner's token
+    (``owners``: run id → token); only processes this user may read are seen."""
+    found: dict[int, list[psutil.Process]] = {}
+    if not owners:
+        return found
+    me = os.getpid()
+    for process in psutil.process_iter():
+        if process.pid == me:
+            continue
+        try:
+            env = process.environ()
+        except (psutil.Error, OSError):
+            continue
+        run = env.get(RUN_ID_VARIABLE, "")
+        if run.isdigit() and owners.get(int(run)) == env.get(OWNER_VARIABLE):
+            found.setdefault(int(run), []).append(process)
+    return found
 
 
 def is_alive(owner: Owner) -> bool:

@@ -49,7 +49,17 @@ class Stopped:
 
 def stop_leftovers(job: Job, *, grace: float, kill_wait: float = KILL_WAIT) -> Stopped:
     """Stop what is left of ``job``: ask (SIGTERM), wait ``grace`` seconds, then kill."""
-    tree = leftovers(job)
+    return _stop(leftovers(job), grace, kill_wait)
+
+
+def stop_processes(
+    found: list[psutil.Process], *, grace: float, kill_wait: float = KILL_WAIT
+) -> Stopped:
+    """Stop ``found`` and what they started: ask (SIGTERM), wait ``grace`` seconds, then kill."""
+    return _stop(_with_descendants(found), grace, kill_wait)
+
+
+def _stop(tree: list[psutil.Process], grace: float, kill_wait: float) -> Stopped:
     if not tree:
         return Stopped(0, 0)
     for process in tree:
@@ -78,7 +88,12 @@ def leftovers(job: Job) -> list[psutil.Process]:
             with contextlib.suppress(OSError):
                 if os.getsid(process.pid) == job.pid:
                     found.setdefault(process.pid, process)
-    for process in list(found.values()):
+    return _with_descendants(list(found.values()))
+
+
+def _with_descendants(processes: list[psutil.Process]) -> list[psutil.Process]:
+    found = {process.pid: process for process in processes}
+    for process in processes:
         with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
             for child in process.children(recursive=True):
                 found.setdefault(child.pid, child)

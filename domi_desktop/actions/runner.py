@@ -14,6 +14,7 @@ from typing import overload
 from domi_desktop.actions.capture import DEFAULT_LOG_LIMITS, LogLimits, OutputCapture
 from domi_desktop.actions.command import CommandJob
 from domi_desktop.actions.control import Outcome, RunControl
+from domi_desktop.actions.identity import job_tags
 from domi_desktop.actions.model import ActionRequest, ActionResult, check_action, resolve_secrets
 from domi_desktop.actions.supervisor import supervisor
 from domi_desktop.errors import ActionError, SecretError
@@ -48,7 +49,8 @@ class RunningAction:
         """Stop the run (the whole process tree); it ends ``interrupted`` with ``reason``.
 
         Returns at once: the tree gets SIGTERM, then SIGKILL after the grace, from the job
-        supervisor's thread. No effect on a run that has ended.
+        supervisor's thread; on Windows its Job Object is ended at once, there being no way to ask
+        a windowless process (``command.ProcessTree``). No effect on a run that has ended.
         """
         self._control.request_stop(reason)
 
@@ -196,6 +198,7 @@ class ActionRunner:
                 timeout=None if request.timeout is None else request.timeout.total_seconds(),
                 grace=self._kill_grace,
                 on_end=lambda outcome: self._conclude(run, outcome),
+                tags=job_tags(request.run_id),
             ).start()
         except Exception as error:
             self._failed(run, error)

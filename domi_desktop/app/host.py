@@ -40,7 +40,7 @@ from domi_desktop.platform.memory import give_back
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
 from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.placement import UNREACHABLE
-from domi_desktop.runtime.recorder import StoreWorker
+from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
@@ -99,7 +99,7 @@ class Host(QObject):
             self.loop,
             self.secrets,
             on_wake=self._on_wake,
-            worker=StoreWorker(store, self.loop),
+            recorder=Recorder(store, self.loop),
             slice_budget=SLICE_BUDGET,
             conditions=conditions or condition_source_for_platform(),
             inhibitor=inhibitor or sleep_inhibitor_for_platform(),
@@ -274,8 +274,10 @@ class Host(QObject):
     def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
         return self.runtime.driver.soonest_n(count)
 
-    def run_now(self, schedule_id: int) -> int:
-        return self.runtime.run_now(schedule_id)
+    def run_now(
+        self, schedule_id: int, done: Callable[[int | Exception], None] | None = None
+    ) -> None:
+        self.runtime.run_now(schedule_id, done)
 
     def stop_run(self, run_id: int) -> bool:
         return self.runtime.stop_run(run_id)
@@ -353,11 +355,19 @@ class Host(QObject):
         self, _connection: Connection, params: Mapping[str, Any], respond: Responder
     ) -> Any:
         schedule_id = Service._id(params)
-        run_id = self.runtime.run_now(schedule_id)
-        if params.get("wait"):
-            self._waiting.setdefault(run_id, []).append(respond)
-            return DEFER
-        return {"run_id": run_id}
+        wait = bool(params.get("wait"))
+
+        def recorded(outcome: int | Exception) -> None:
+            if isinstance(outcome, Exception):
+                respond(outcome)
+            elif wait:
+                self._waiting.setdefault(outcome, []).append(respond)
+            else:
+                respond({"run_id": outcome})
+
+        # The run's id comes from the recorder, which never makes the loop wait for the disk.
+        self.runtime.run_now(schedule_id, recorded)
+        return DEFER
 
     def _stop_run(
         self, _connection: Connection, params: Mapping[str, Any], _respond: Responder

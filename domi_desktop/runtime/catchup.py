@@ -1,6 +1,6 @@
 """The runtime's share of a wake, cut to size: which fires are busy, the claims of the whole wake
-written on the worker in one transaction, the loop's work in short slices, and the results of runs
-written in batches that survive a full disk.
+written by the recorder in one transaction, the loop's work in short slices, and the results of
+runs written in batches that survive a full disk or a locked database.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from domi_desktop.errors import DomiError
 from domi_desktop.model import (
     Event,
     FireClaim,
@@ -25,7 +24,7 @@ from domi_desktop.model import (
     StoreProblem,
 )
 from domi_desktop.ports import Clock, Loop
-from domi_desktop.runtime.recorder import StoreWorker
+from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision
 from domi_desktop.store import Store
 from domi_desktop.store.claims import Finish, Start, Writer
@@ -34,8 +33,6 @@ log = logging.getLogger(__name__)
 
 PRUNE_INTERVAL = 600.0
 """Seconds between two retention passes of the worker (after a wake, never inside a claim)."""
-RETRY_FIRST, RETRY_MAX = 1.0, 60.0
-"""Backoff, in seconds, of writing run results the database refused (a full disk)."""
 
 T = TypeVar("T")
 
@@ -79,7 +76,7 @@ class _Lanes:
 
     def busy(self, key: str) -> tuple[bool, bool]:
         lane = self._lanes.get(key)
-        running = bool(lane is not None and lane.running) or key in self._running
+        running = bool(lane is not None and lane.busy) or key in self._running
         waiting = (lane is not None and lane.waiting is not None) or key in self._waiting
         return running, waiting
 
@@ -209,69 +206,53 @@ class Slicer:
 
 
 class Results:
-    """Run results on their way to the database: written in batches by the worker; when it
-    refuses (a full disk), kept in memory and retried with backoff, one ``StoreProblem`` said."""
+    """Run results on their way to the database: written in batches by the recorder, which keeps
+    a batch the database cannot take (a full disk, another process's lock) and tries it again;
+    the user hears of it once (``StoreProblem``)."""
 
     def __init__(
         self,
-        worker: StoreWorker,
-        loop: Loop,
+        recorder: Recorder,
         store: Store,
         emit: Callable[[Event], None],
-        slices: Slicer | None = None,
+        slices: Slicer,
         read_ahead: Callable[[Sequence[RunFinished]], None] | None = None,
     ) -> None:
         """``read_ahead`` gets each written batch's events before they are emitted one by one:
         what they will all need, read at once."""
-        self._worker = worker
+        self._recorder = recorder
         self._read_ahead = read_ahead
-        self._slices = slices or Slicer(loop, None)
-        self._loop = loop
+        self._slices = slices
         self._store = store
         self._emit = emit
         self._queue: list[tuple[Finish, RunFinished | None]] = []
-        self._writing = False
-        self._retry = RETRY_FIRST
-        self._retry_armed = False
+        self._writing = 0
         self.troubled = False
         self.stopping = False
 
     @property
     def unwritten(self) -> int:
-        return len(self._queue)
+        return len(self._queue) + self._writing
 
-    def add(self, finish: Finish, event: RunFinished) -> None:
-        self._queue.append((finish, event))
+    def add(self, finish: Finish, event: RunFinished | None) -> None:
         if self.stopping:
-            self.write_now()
-        else:
-            self.flush()
+            # The loop will not run the recorder's answers: the job did end, say so now.
+            self._recorder.submit(lambda writer: writer.finish([finish]))
+            if event is not None:
+                self._emit(event)
+            return
+        self._queue.append((finish, event))
+        self.flush()
 
     def flush(self) -> None:
         if self._writing or not self._queue:
             return
         batch, self._queue = self._queue, []
-        self._writing = True
+        self._writing = len(batch)
         finishes = [finish for finish, _ in batch]
-        self._worker.submit(lambda writer: writer.finish(finishes), lambda o: self._wrote(batch, o))
-
-    def write_now(self) -> None:
-        """On quit: what is left, on this thread (the loop will not run the worker's answers)."""
-        batch, self._queue = self._queue, []
-        for finish, event in batch:
-            try:
-                self._store.finish_run(
-                    finish.run_id,
-                    status=finish.status,
-                    finished_at=finish.finished_at,
-                    exit_code=finish.exit_code,
-                    reason=finish.reason,
-                    output_tail=finish.output_tail,
-                )
-            except DomiError as error:
-                log.error("the result of run %s is lost: %s", finish.run_id, error)
-            if event is not None:
-                self._emit(event)
+        self._recorder.submit(
+            lambda writer: writer.finish(finishes), lambda o: self._wrote(batch, o)
+        )
 
     def problem(self, error: Exception) -> None:
         if self.troubled:
@@ -279,22 +260,25 @@ class Results:
         self.troubled = True
         self._emit(StoreProblem(str(error), self.unwritten))
 
+    def trouble(self, error: Exception | None) -> None:
+        """The recorder's word: writes are held up (``error``), or go through again (None)."""
+        if error is not None:
+            self.problem(error)
+        elif self.troubled:
+            log.info("the database takes writes again")
+            self.troubled = False
+
     def _wrote(
         self, batch: list[tuple[Finish, RunFinished | None]], outcome: list[bool] | Exception
     ) -> None:
-        self._writing = False
+        self._writing = 0
         events = [event for _, event in batch if event is not None]
         if isinstance(outcome, Exception):
-            log.warning("%s run results not written (kept, retried): %s", len(batch), outcome)
-            # Announced now all the same: the job did end; only its record waits.
-            self._queue[:0] = [(finish, None) for finish, _ in batch]
+            # Not a passing trouble (the recorder tries those again): this database cannot take
+            # them. The jobs did end all the same; only their record is gone.
+            runs = ", ".join(str(finish.run_id) for finish, _ in batch)
+            log.error("the results of runs %s are lost: %s", runs, outcome)
             self.problem(outcome)
-            self._arm_retry()
-        else:
-            if self.troubled:
-                log.info("the database takes writes again")
-            self.troubled = False
-            self._retry = RETRY_FIRST
         # A batch holds the results of hundreds of jobs after a catch-up: announced in slices.
         if self._read_ahead is not None:
             try:
@@ -302,17 +286,4 @@ class Results:
             except Exception:  # the events go out all the same; each reads what it needs
                 log.exception("reading ahead for %s results failed", len(events))
         self._slices.run(events, self._emit)
-        if not isinstance(outcome, Exception):
-            self.flush()
-
-    def _arm_retry(self) -> None:
-        if self._retry_armed:
-            return
-        self._retry_armed = True
-        delay, self._retry = self._retry, min(self._retry * 2, RETRY_MAX)
-
-        def retry() -> None:
-            self._retry_armed = False
-            self.flush()
-
-        self._loop.call_later(delay, retry)
+        self.flush()

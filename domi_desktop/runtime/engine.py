@@ -18,7 +18,7 @@ from domi_desktop.actions import (
     ActionResult,
     ActionRunner,
 )
-from domi_desktop.errors import DomiError
+from domi_desktop.errors import BusyError, DomiError
 from domi_desktop.model import (
     Alerts,
     Event,
@@ -44,15 +44,15 @@ from domi_desktop.runtime.catchup import (
     write_wake,
 )
 from domi_desktop.runtime.gates import ConditionKeeper
-from domi_desktop.runtime.jobs import JobBook, stop_orphaned_jobs
+from domi_desktop.runtime.jobs import stop_orphaned_jobs
 from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
 from domi_desktop.runtime.leases import LeaseKeeper
 from domi_desktop.runtime.placement import UNREACHABLE, PlacedSource
-from domi_desktop.runtime.recorder import StoreWorker
+from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Finish
+from domi_desktop.store.claims import Finish, Start, Writer
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +72,15 @@ class Runtime:
         *,
         runner: ActionRunner | None = None,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
-        worker: StoreWorker | None = None,
+        recorder: Recorder | None = None,
         slice_budget: float | None = None,
         conditions: ConditionSource | None = None,
         inhibitor: SleepInhibitor | None = None,
         alerts: Alerts = Alerts(),
         burst: int | None = None,
     ) -> None:
-        """``worker`` writes the claims and results (by default on the loop thread, at once);
+        """``recorder`` writes the claims, starts and results (by default on the loop thread, at
+        once);
         with ``slice_budget`` (seconds) the loop's share of a wake is cut into slices of about
         that long, so a catch-up of thousands of schedules never blocks the loop. ``conditions``
         and ``inhibitor`` are the OS's (none: every run starts, sleep is not held off);
@@ -90,8 +91,7 @@ class Runtime:
         self.loop = loop
         self.secrets = secrets
         self.runner = runner or ActionRunner(clock)
-        self.worker = worker or StoreWorker(store, loop, threaded=False)
-        self._jobs = JobBook(store)
+        self.recorder = recorder or Recorder(store, loop, threaded=False)
         self._source = PlacedSource(store, secrets)
         self.keeper = ConditionKeeper(
             self, conditions, inhibitor, alerts=alerts, on_wake=on_wake, burst=burst or UNLIMITED
@@ -102,8 +102,9 @@ class Runtime:
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
         self._results = Results(
-            self.worker, loop, store, self._emit, self._slices, self.keeper.read_alert_states
+            self.recorder, store, self._emit, self._slices, self.keeper.read_alert_states
         )
+        self.recorder.on_trouble = self._results.trouble
         self.leases = LeaseKeeper(
             store,
             clock,
@@ -141,26 +142,25 @@ class Runtime:
         self.leases.stop()
         parked = [active for active, _ in self._bursting.values()]
         self._bursting.clear()  # a catch-up not admitted yet never starts now
+        self._results.stopping = True
         for lane in self._lanes.values():
             waiting, lane.waiting = lane.waiting, None
             for unstarted in [waiting] + [a for a in parked if lane.running.pop(a.run_id, None)]:
                 if unstarted is None:
                     continue
-                self.store.finish_run(
-                    unstarted.run_id,
-                    status=RunStatus.interrupted,
-                    finished_at=self.clock.now(),
-                    reason="stopped: domi-desktop quit before it started",
-                )
-        self._results.stopping = True
+                self._results.add(
+                    Finish(
+                        unstarted.run_id, RunStatus.interrupted, self.clock.now(),
+                        reason="stopped: domi-desktop quit before it started",
+                    ),
+                    None,
+                )  # fmt: skip
         for running in self.runner.stop_all("stopped: domi-desktop quit"):
             result = running.wait(wait)
             if result is not None:
                 self._finished(running.run_id, result)
-        self._results.write_now()
-        self._jobs.close()
         self.keeper.close()
-        self.worker.close()
+        self.recorder.close()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -230,7 +230,7 @@ class Runtime:
             plan_claims(decisions, self._source.schedule, self._lanes, lane_key)
         )
         pending = self.keeper.hold_back_catch_ups(pending)
-        self.worker.submit(
+        self.recorder.submit(
             partial(write_wake, pending, self.clock, self.store),
             lambda outcome: self._claimed(pending, outcome, done),
         )
@@ -322,7 +322,7 @@ class Runtime:
             return
         self._pruned_at = now
         when = self.clock.now()
-        self.worker.submit(lambda _writer: self.store.prune(when), self._pruned)
+        self.recorder.submit(lambda _writer: self.store.prune(when), self._pruned)
 
     @staticmethod
     def _pruned(outcome: int | Exception) -> None:
@@ -333,34 +333,95 @@ class Runtime:
 
     # -- manual runs and resumed ones ----------------------------------------------------------
 
-    def run_now(self, schedule_id: int) -> int:
-        """Start the schedule's action now (trigger ``manual``); ``last_due`` is untouched."""
-        schedule = self.store.get_schedule(schedule_id)
-        run_id = self.store.record_manual_run(schedule_id, self.clock.now(), Trigger.manual)
-        self._launch(
-            self._lanes.setdefault(lane_key(schedule), Lane()),
-            Active(run_id, schedule, Trigger.manual),
-        )
-        self._emit_manual(schedule, run_id, Trigger.manual)
-        return run_id
+    def run_now(
+        self, schedule_id: int, done: Callable[[int | Exception], None] | None = None
+    ) -> None:
+        """Start the schedule's action now (trigger ``manual``); ``last_due`` is untouched.
+        ``done`` gets the new run's id once it is on record (or why it could not be)."""
+        self._run_manually(schedule_id, Trigger.manual, None, done)
 
     def _resume(self, orphan: Run) -> None:
+        def resumed(outcome: int | Exception) -> None:
+            if isinstance(outcome, Exception):
+                log.warning("run %s was interrupted and cannot be resumed: %s", orphan.id, outcome)
+            else:
+                log.info(
+                    "run %s was interrupted by a dead process; re-running it as run %s",
+                    orphan.id, outcome,
+                )  # fmt: skip
+
+        self._run_manually(orphan.schedule_id, Trigger.resumed, orphan.id, resumed)
+
+    def _run_manually(
+        self,
+        schedule_id: int,
+        trigger: Trigger,
+        resumed_from: int | None,
+        done: Callable[[int | Exception], None] | None,
+    ) -> None:
+        """The run recorded and started in one write of the recorder, then its action. A manual
+        run follows the schedule's overlap policy; a resumed one continues a run that died."""
+
+        def answer(outcome: int | Exception) -> None:
+            if done is not None:
+                done(outcome)
+
         try:
-            schedule = self.store.get_schedule(orphan.schedule_id)
-            run_id = self.store.record_manual_run(
-                orphan.schedule_id, self.clock.now(), Trigger.resumed, resumed_from=orphan.id
-            )
+            schedule = self.store.get_schedule(schedule_id)
         except DomiError as error:
-            log.warning("run %s was interrupted and cannot be resumed: %s", orphan.id, error)
+            answer(error)
             return
-        log.info(
-            "run %s was interrupted by a dead process; re-running it as run %s", orphan.id, run_id
+        key = lane_key(schedule)
+        lane = self._lanes.setdefault(key, Lane())
+        overlap = schedule.policies.overlap
+        if trigger is Trigger.manual and lane.busy and overlap in (Overlap.skip, Overlap.queue):
+            answer(
+                BusyError(f"{schedule.name} is still running (if still running: {overlap.value})")
+            )
+            return
+        lane.recording += 1
+        now = self.clock.now()
+        start = Start(0, now, None)
+
+        def recorded(outcome: int | Exception) -> None:
+            lane.recording -= 1
+            if isinstance(outcome, Exception):
+                if not lane.busy and lane.waiting is None and self._lanes.get(key) is lane:
+                    del self._lanes[key]
+                answer(outcome)
+                return
+            active = Active(outcome, schedule, trigger, started_at=now)
+            self._lanes[key] = lane
+            if overlap is Overlap.replace and trigger is Trigger.manual:
+                for other in lane.running.values():
+                    if other.handle is not None:
+                        other.handle.stop(REPLACED)
+            lane.running[outcome] = active
+            self._emit_manual(schedule, outcome, trigger)
+            self._run_action(active, self.store.log_path_for(outcome))
+            answer(outcome)
+
+        self.recorder.submit(
+            lambda writer: self._record_manual(
+                writer, schedule_id, now, trigger, resumed_from, start
+            ),
+            recorded,
         )
-        self._launch(
-            self._lanes.setdefault(lane_key(schedule), Lane()),
-            Active(run_id, schedule, Trigger.resumed),
-        )
-        self._emit_manual(schedule, run_id, Trigger.resumed)
+
+    def _record_manual(
+        self,
+        writer: Writer,
+        schedule_id: int,
+        now: datetime,
+        trigger: Trigger,
+        resumed_from: int | None,
+        start: Start,
+    ) -> int:
+        """On the recorder: the run's row, started with the path of its own log."""
+        run_id = writer.record_manual(schedule_id, now, trigger, resumed_from)
+        log_path = str(self.store.log_path_for(run_id))
+        writer.start([replace(start, run_id=run_id, log_path=log_path)])
+        return run_id
 
     def _emit_manual(self, schedule: Schedule, run_id: int, trigger: Trigger) -> None:
         self._emit(manual_event(schedule, run_id, trigger, self.clock.now()))
@@ -377,11 +438,18 @@ class Runtime:
     def _start(self, active: Active) -> None:
         now = self.clock.now()
         log_path = self.store.log_path_for(active.run_id)
-        if not self.store.start_run(active.run_id, now, log_path, attempt=active.attempt):
-            self._release(active, None)
-            return
-        active.started_at = active.started_at or now
-        self._run_action(active, log_path)
+        start = Start(active.run_id, now, str(log_path), active.attempt)
+
+        def started(outcome: list[bool] | Exception) -> None:
+            if isinstance(outcome, Exception) or not outcome[0]:
+                if isinstance(outcome, Exception):
+                    log.error("run %s could not be started: %s", active.run_id, outcome)
+                self._release(active, None)
+                return
+            active.started_at = active.started_at or now
+            self._run_action(active, log_path)
+
+        self.recorder.submit(lambda writer: writer.start([start]), started)
 
     def _run_action(self, active: Active, log_path: Path) -> None:
         self.keeper.started(active.run_id, active.schedule)
@@ -396,7 +464,7 @@ class Runtime:
             request,
             lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
             secrets=self.secrets,
-            on_started=lambda pid: self._jobs.record(run_id, pid),
+            on_started=lambda pid: self.recorder.record_job(run_id, pid),
         )
 
     def _finished(self, run_id: int, result: ActionResult) -> None:
@@ -445,10 +513,10 @@ class Runtime:
         for run_id in self.keeper.ended(active.run_id):
             if run_id in self._bursting:
                 self._begin(*self._bursting.pop(run_id), frozenset())
-        if not lane.running and lane.waiting is not None:
+        if not lane.busy and lane.waiting is not None:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
-        elif not lane.running and self._lanes.get(key) is lane:
+        elif not lane.busy and self._lanes.get(key) is lane:
             # An idle lane goes: after a catch-up of 10,000 schedules, asking what runs would
             # otherwise walk 10,000 empty lanes.
             del self._lanes[key]
@@ -473,7 +541,7 @@ class Runtime:
 
     def lane_free(self, schedule: Schedule) -> bool:
         lane = self._lanes.get(lane_key(schedule))
-        return lane is None or not lane.running or schedule.policies.overlap is Overlap.parallel
+        return lane is None or not lane.busy or schedule.policies.overlap is Overlap.parallel
 
     def launch_held(
         self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path

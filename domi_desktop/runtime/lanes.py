@@ -30,6 +30,13 @@ class Lane:
 
     running: dict[int, Active] = field(default_factory=dict)
     waiting: Active | None = None
+    recording: int = 0
+    """Manual and resumed runs handed to the recorder, not on record yet: as busy as running
+    ones, or a wake in between would start a second copy beside them."""
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.running) or self.recording > 0
 
 
 def lane_key(schedule: Schedule) -> str:

@@ -3,17 +3,20 @@ SQLite translated into messages that name the file. Nothing here changes a file 
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sqlite3
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from peewee import OperationalError as PeeweeOperationalError
 from peewee import PeeweeException, SqliteDatabase
 
-from domi_desktop.errors import StoreError
+from domi_desktop.errors import StoreError, StoreUnavailable
 from domi_desktop.paths import PRIVATE_FILE_MODE
 from domi_desktop.store import backend, migrations
 from domi_desktop.store.models import execute
@@ -137,20 +140,36 @@ def translate_errors(path: Path | str) -> Iterator[None]:
     except (*errors, *backend.driver_errors()) as exc:
         message = str(exc)
         if "locked" in message or "busy" in message:
-            text = (
+            raise StoreUnavailable(
                 f"the database {path} is locked by another process "
                 f"(waited {BUSY_TIMEOUT:g} s): {message}"
-            )
-        elif "not a database" in message or "malformed" in message:
-            text = (
+            ) from exc
+        if "not a database" in message or "malformed" in message:
+            raise StoreError(
                 f"the database {path} is damaged ({message}); it was left untouched. "
                 "Move it aside to start afresh, or restore a backup"
-            )
-        else:
-            text = f"the database {path}: {message}"
-        raise StoreError(text) from exc
+            ) from exc
+        if _passing(exc, message):
+            raise StoreUnavailable(f"the database {path}: {message}") from exc
+        raise StoreError(f"the database {path}: {message}") from exc
     except OSError as exc:
-        raise StoreError(f"{exc.filename or path}: {exc.strerror or exc}") from exc
+        text = f"{exc.filename or path}: {exc.strerror or exc}"
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):
+            raise StoreUnavailable(text) from exc
+        raise StoreError(text) from exc
+
+
+def _passing(error: BaseException, message: str) -> bool:
+    """A full disk, an I/O error, or a shared store's server out of reach: what another try
+    may get past (a constraint, a damaged file or a bad statement it never will)."""
+    if isinstance(error, sqlite3.OperationalError | PeeweeOperationalError):
+        lowered = message.lower()
+        if "full" in lowered or "disk i/o" in lowered:
+            return True
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(
+        error, psycopg.OperationalError | psycopg.InterfaceError
+    )
 
 
 def sqlite_database(path: Path) -> SqliteDatabase:

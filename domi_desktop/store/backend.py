@@ -128,7 +128,12 @@ def revive(db: Database) -> None:
     """Open ``db`` afresh if it is a PostgreSQL connection the server has ended (a session ended
     while its machine froze in a transaction, a restarted server, a dropped link): the use that
     found it broken failed; the next one works again. Nothing for SQLite or an open link."""
-    if not is_postgresql(db) or db.is_closed():
+    if not is_postgresql(db):
+        return
+    if db.is_closed():
+        # A reconnect tried while the server was still down leaves the link closed: the next use
+        # opens it again, or every use after an outage would fail for good.
+        db.connect()
         return
     connection = db.connection()  # type: ignore[no-untyped-call]
     if connection.closed or connection.broken:

@@ -14,17 +14,17 @@ too: two processes on one file never both claim a due.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from peewee import Database, SqliteDatabase
 
 from domi_desktop.actions import identity
-from domi_desktop.errors import NotFoundError
+from domi_desktop.errors import NotFoundError, StoreError, StoreUnavailable
 from domi_desktop.model import FireClaim, RunStatus, SkipReason, Trigger
 from domi_desktop.store import _open, backend, codec
 
@@ -33,6 +33,8 @@ _COLUMNS = (
     "owner_pid, owner_token, owner_started, machine, lease_until"
 )
 _RUNNING = RunStatus.running.value
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +181,36 @@ def write_claims(
     return ids
 
 
+def write_manual_run(
+    cursor: Any,
+    param: str,
+    schedule_id: int,
+    fired_at: datetime,
+    trigger: Trigger,
+    holder: Holder,
+    resumed_from: int | None = None,
+) -> int:
+    """``Store.record_manual_run`` in the caller's write transaction: a ``running`` run outside
+    the calendar (``last_due`` untouched); a run is resumed at most once."""
+    p = param
+    if cursor.execute(f"SELECT 1 FROM schedules WHERE id = {p}", (schedule_id,)).fetchone() is None:
+        raise NotFoundError(f"no schedule with id {schedule_id}")
+    if resumed_from is not None:
+        cursor.execute(f"SELECT id FROM runs WHERE resumed_from = {p}", (resumed_from,))
+        earlier = cursor.fetchone()
+        if earlier is not None:
+            raise StoreError(f"run {resumed_from} was already resumed as run {earlier[0]}")
+    owner = identity.this_process()
+    values = ", ".join([p] * 15)
+    cursor.execute(
+        f"INSERT INTO runs ({_COLUMNS}, resumed_from) VALUES ({values}) RETURNING id",
+        (schedule_id, _RUNNING, trigger.value, None, codec.to_micros(fired_at), None, False, 0,
+         0, owner.pid, owner.token, owner.started, holder.machine,
+         holder.lease_until(fired_at), resumed_from),
+    )  # fmt: skip
+    return int(cursor.fetchone()[0])
+
+
 def _many(cursor: Any, param: str, insert: str, rows: Sequence[tuple[object, ...]]) -> None:
     """``insert`` (``INSERT ... VALUES (...)``) for each of ``rows``: SQLite reuses its prepared
     statement (``executemany``); PostgreSQL gets one statement of many rows. psycopg sends an
@@ -234,15 +266,29 @@ def write_finishes(cursor: Any, param: str, finishes: Sequence[Finish]) -> list[
     return done
 
 
-class Writer:
-    """The hot path on a connection of its own, for one worker thread: readers of the main
-    connection (the History window, ``app.status``) never wait behind a wake's transaction."""
+Patience = Callable[[StoreUnavailable, int], bool]
+"""Asked when a write found the database unavailable, with the error and the tries so far: True
+to try the same transaction again (after waiting as long as it likes), False to give up."""
 
-    def __init__(self, db: Database, path: Path | str, holder: Holder) -> None:
+
+def _impatient(_error: StoreUnavailable, _tries: int) -> bool:
+    return False
+
+
+class Writer:
+    """The hot path on a connection of its own, for one thread (the engine's recorder): readers
+    of the main connection (the History window, ``app.status``) never wait behind a wake's
+    transaction. Each write is one transaction; one the database could not take is rolled back
+    whole, so ``patience`` may have it tried again as it was."""
+
+    def __init__(
+        self, db: Database, path: Path | str, holder: Holder, patience: Patience = _impatient
+    ) -> None:
         self._db = db
         self._param = db.param
         self.path = path
         self.holder = holder
+        self.patience = patience
 
     @classmethod
     def postgresql(cls, url: str, holder: Holder) -> Writer:
@@ -264,33 +310,65 @@ class Writer:
         lost one: the batch of a wake must not fail for one schedule deleted meanwhile."""
         for claim in claims:
             check_claim(claim)
-        with self._writing() as cursor:
-            return write_claims(cursor, self._param, claims, self.holder, gone_is_lost=True)
+        return self.transact(
+            lambda cursor: write_claims(cursor, self._param, claims, self.holder, gone_is_lost=True)
+        )
 
     def start(self, starts: Sequence[Start]) -> list[bool]:
-        with self._writing() as cursor:
-            return write_starts(cursor, self._param, starts, self.holder)
+        return self.transact(lambda cursor: write_starts(cursor, self._param, starts, self.holder))
 
     def finish(self, finishes: Sequence[Finish]) -> list[bool]:
-        with self._writing() as cursor:
-            return write_finishes(cursor, self._param, finishes)
+        return self.transact(lambda cursor: write_finishes(cursor, self._param, finishes))
+
+    def record_manual(
+        self,
+        schedule_id: int,
+        fired_at: datetime,
+        trigger: Trigger,
+        resumed_from: int | None = None,
+        *,
+        start: Start | None = None,
+    ) -> int:
+        """A manual (or resumed) run recorded, and with ``start`` (its ``run_id`` ignored)
+        started, in one transaction; its id."""
+
+        def write(cursor: Any) -> int:
+            run_id = write_manual_run(
+                cursor, self._param, schedule_id, fired_at, trigger, self.holder, resumed_from
+            )
+            if start is not None:
+                started = replace(start, run_id=run_id)
+                write_starts(cursor, self._param, [started], self.holder)
+            return run_id
+
+        return self.transact(write)
 
     def record_jobs(self, jobs: Sequence[tuple[int, int, str | None]]) -> None:
         """``Store.record_job`` for many (run id, pid, start marker) in one transaction; a run
         that is no longer ``running`` is left as it is."""
         p = self._param
         sql = f"UPDATE runs SET job_pid = {p}, job_started = {p} WHERE id = {p} AND status = {p}"
-        with self._writing() as cursor:
+
+        def write(cursor: Any) -> None:
             # One statement each, not ``executemany``: on PostgreSQL that is a pipeline (``_many``).
             for run_id, pid, started in jobs:
                 cursor.execute(sql, (pid, started, run_id, _RUNNING))
 
+        self.transact(write)
+
+    def transact(self, body: Callable[[Any], T]) -> T:
+        """``body(cursor)`` in one write transaction, tried again while ``patience`` says so."""
+        tries = 0
+        while True:
+            try:
+                with _open.translate_errors(self.path):
+                    backend.revive(self._db)
+                    with write_transaction(self._db) as cursor:
+                        return body(cursor)
+            except StoreUnavailable as error:
+                tries += 1
+                if not self.patience(error, tries):
+                    raise
+
     def close(self) -> None:
         self._db.close()
-
-    @contextmanager
-    def _writing(self) -> Iterator[Any]:
-        with _open.translate_errors(self.path):
-            backend.revive(self._db)
-            with write_transaction(self._db) as cursor:
-                yield cursor

@@ -133,6 +133,19 @@ class RunStore(StoreCore):
                 if row.job_pid is not None and not _rows.owner_alive(row)
             }
 
+    def unrecorded_orphans(self) -> dict[int, str]:
+        """Run id → its owner's token, for the running runs whose owner died before their job's
+        process was on record (a write lock held past the crash): their job is found by the
+        tags of its environment (``identity.tagged_jobs``)."""
+        with self._using():
+            return {
+                row.id: row.owner_token
+                for row in RunRow.select().where(
+                    self._mine((RunRow.status == _RUNNING) & RunRow.job_pid.is_null())
+                )
+                if row.owner_token and not _rows.owner_alive(row)
+            }
+
     def finish_run(
         self,
         run_id: int,

@@ -3,6 +3,7 @@ imports the app floor, and a test can hand the windows anything of this shape.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
@@ -48,4 +49,8 @@ class AppBackend(Protocol):
 
     def soonest(self) -> tuple[datetime, Schedule] | None: ...
 
-    def run_now(self, schedule_id: int) -> int: ...
+    def run_now(
+        self, schedule_id: int, done: Callable[[int | Exception], None] | None = None
+    ) -> None:
+        """Start a manual run; ``done`` gets its id once it is on record, or the error."""
+        ...

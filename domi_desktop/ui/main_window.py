@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -333,20 +334,20 @@ class MainWindow(QMainWindow):
         self._update_actions()
         return True
 
-    def run_selected(self) -> list[int]:
-        started = []
+    def run_selected(self) -> None:
         for schedule in self.selected():
-            try:
-                run_id = self._host.run_now(schedule.id)
-            except DomiError as error:
-                self._failed(error)
-                continue
-            started.append(run_id)
+            self._host.run_now(schedule.id, partial(self._started, schedule))
+
+    def _started(self, schedule: Schedule, outcome: int | Exception) -> None:
+        if isinstance(outcome, DomiError):
+            self._failed(outcome)
+        elif isinstance(outcome, Exception):
+            raise outcome
+        else:
             self.statusBar().showMessage(
-                tr("Started {name} (run {run_id}).", name=schedule.name, run_id=run_id), 10_000
+                tr("Started {name} (run {run_id}).", name=schedule.name, run_id=outcome), 10_000
             )
         self._update_actions()
-        return started
 
     def stop_selected(self) -> list[int]:
         stopped = []

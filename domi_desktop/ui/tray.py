@@ -228,10 +228,11 @@ class TrayApp(QObject):
     # -- actions -------------------------------------------------------------------------------
 
     def run_now(self, schedule_id: int) -> None:
-        try:
-            self.host.run_now(schedule_id)
-        except DomiError as error:
-            log.warning("run now: %s", error)
+        self.host.run_now(schedule_id, self._started)
+
+    def _started(self, outcome: int | Exception) -> None:
+        if isinstance(outcome, Exception):
+            log.warning("run now: %s", outcome)
         self.update_look()
 
     def stop_schedule(self, schedule_id: int) -> None:

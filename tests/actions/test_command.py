@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from domi_desktop.actions import ActionRunner
+from domi_desktop.actions import ActionRunner, identity
 from domi_desktop.actions.environment import POSIX_PATH
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import CommandAction, RunStatus
@@ -52,7 +52,13 @@ def test_the_environment_is_explicit(
     )
     result = runner.run(make_request(action, secrets={"API_TOKEN": "tok-abcdef"}))
     env = dict(line.split("=", 1) for line in result.output_tail.splitlines())
-    assert set(env) == {"PATH", "HOME", "USER", "LOGNAME", "LANG", "SHELL", "GREETING", "API_TOKEN"}
+    assert set(env) == {
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "SHELL", "GREETING", "API_TOKEN",
+        "DOMI_RUN_ID", "DOMI_OWNER",
+    }  # fmt: skip
+    # The run's tags: what finds the job again if its pid never reached the database.
+    assert env["DOMI_OWNER"] == identity.this_process().token
+    assert env["DOMI_RUN_ID"].isdigit()
     assert env["PATH"] == POSIX_PATH
     assert env["HOME"] == os.path.expanduser("~")
     assert env["SHELL"] == "/bin/sh"

@@ -145,7 +145,9 @@ def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: 
     win = window(tray)
     select(win, "Long job")
     assert not win.acts["stop"].isEnabled()
-    (run_id,) = win.run_selected()
+    win.run_selected()
+    qtbot.waitUntil(lambda: tray.host.running_runs() != [], timeout=10_000)
+    (run_id,) = tray.host.running_runs()
     assert win.acts["stop"].isEnabled()
     row = names(win).index("Long job")
     assert win.proxy.index(row, Column.result).data() == "running…"
@@ -257,7 +259,7 @@ def test_a_broken_import_changes_nothing(tray: TrayApp, tmp_path: Path) -> None:
 
 
 def test_quitting_with_a_job_running_asks_first(
-    tray: TrayApp, monkeypatch: pytest.MonkeyPatch, qapp: QApplication
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch, qapp: QApplication, qtbot: Any
 ) -> None:
     quits: list[bool] = []
     monkeypatch.setattr(qapp, "quit", lambda: quits.append(True))
@@ -267,7 +269,7 @@ def test_quitting_with_a_job_running_asks_first(
         {"name": "Sleeper", "expr": "0 3 * * *", "tz": "UTC",
          "action": {"type": "command", "argv": [sys.executable, "-c", "import time; time.sleep(30)"]}}
     )  # fmt: skip
-    tray.host.run_now(long["id"])
+    started(tray, long["id"], qtbot)
     asked: list[str] = []
 
     def exec_(box: QMessageBox) -> int:
@@ -299,7 +301,7 @@ def test_the_runtime_changes_state_before_it_tells(tray: TrayApp, qtbot: Any) ->
 
     tray.host.runtime.subscribe(listener)
     schedule = tray.host.store.list_schedules()[0]
-    run_id = tray.host.run_now(schedule.id)
+    run_id = started(tray, schedule.id, qtbot)
     qtbot.waitUntil(lambda: len(seen) == 2, timeout=10_000)
     assert seen == [("fire", [run_id]), ("finished", [])]
 
@@ -320,7 +322,7 @@ def test_a_running_schedule_is_marked_in_the_menu(tray: TrayApp, qtbot: Any) -> 
         {"name": "Sleeper", "expr": "0 3 * * *", "tz": "UTC",
          "action": {"type": "command", "argv": [sys.executable, "-c", "import time; time.sleep(30)"]}}
     )  # fmt: skip
-    run_id = tray.host.run_now(sleeper["id"])
+    run_id = started(tray, sleeper["id"], qtbot)
     tray.rebuild_menu()
     entry = next(a for a in tray.menu.actions() if "Sleeper" in a.text())
     assert entry.text() == "▶ Sleeper · running"
@@ -395,3 +397,13 @@ def test_quitting_after_an_editor_was_opened_and_closed_is_clean(
     tray._windows["settings"].close()
     QApplication.sendPostedEvents(None, 0)
     tray.close()  # what run_tray does on the way out: no "already deleted"
+
+
+def started(tray: TrayApp, schedule_id: int, qtbot: Any) -> int:
+    """A manual run's id, once the recorder has it on record and its job started."""
+    answers: list[int | Exception] = []
+    tray.host.run_now(schedule_id, answers.append)
+    qtbot.waitUntil(lambda: answers != [], timeout=10_000)
+    (outcome,) = answers
+    assert isinstance(outcome, int), outcome
+    return outcome

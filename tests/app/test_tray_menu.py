@@ -90,6 +90,8 @@ def test_run_now_from_the_menu_records_a_manual_run(tray: TrayApp, qtbot: object
     sub = tray.menu.actions()[0].menu()
     assert sub is not None
     action(sub, "Run now").trigger()
+    # The run's id comes back from the recorder, which never makes the GUI wait for the disk.
+    qtbot.waitUntil(lambda: len(tray.host.store.runs()) == 1, timeout=10_000)  # type: ignore[attr-defined]
     runs = tray.host.store.runs()
     assert len(runs) == 1 and runs[0].trigger.value == "manual"
 
@@ -153,7 +155,7 @@ def test_the_late_notification_text(tray: TrayApp) -> None:
 
 
 def test_the_icon_shows_running_then_attention_until_the_history_is_seen(
-    tray: TrayApp, qtbot: object
+    tray: TrayApp, qtbot: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     failing = tray.host.store.create_schedule(
         "Broken",
@@ -165,8 +167,12 @@ def test_the_icon_shows_running_then_attention_until_the_history_is_seen(
     tray.update_look()
     assert tray.state == "idle"
     assert "Next: Every minute · " in tray.tray.toolTip()
+    looks: list[str] = []
+    look = tray.update_look
+    monkeypatch.setattr(tray, "update_look", lambda: (look(), looks.append(tray.state)))
     tray.run_now(failing.id)
-    assert tray.state == "running"
+    qtbot.waitUntil(lambda: looks != [], timeout=10_000)  # type: ignore[attr-defined]
+    assert looks[0] == "running"  # told once the run is on record and its job started
     qtbot.waitUntil(lambda: tray.state == "attention", timeout=10_000)  # type: ignore[attr-defined]
     assert "Attention" in tray.tray.toolTip()
     tray.open_history(None)

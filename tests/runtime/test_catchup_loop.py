@@ -19,7 +19,7 @@ from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.model import CommandAction, FireEvent, Policies, RunFinished
 from domi_desktop.runtime import engine
 from domi_desktop.runtime.engine import Runtime
-from domi_desktop.runtime.recorder import StoreWorker
+from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
@@ -70,7 +70,7 @@ def test_it_catches_up_a_thousand_schedules_without_blocking_the_loop(
         finished: list[RunFinished] = []
         runtime = Runtime(
             store, clock, loop, MemorySecretStore(),
-            worker=StoreWorker(store, loop), slice_budget=0.01,
+            recorder=Recorder(store, loop), slice_budget=0.01,
             on_wake=lambda plan, _reason: wakes.append(plan),
         )  # fmt: skip
         runtime.subscribe(

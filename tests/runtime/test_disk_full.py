@@ -7,13 +7,14 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from domi_desktop.model import CommandAction, RunStatus, StoreProblem, Trigger
 from domi_desktop.runtime.engine import Runtime
+from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from tests.fakes import FakeClock, FakeLoop
@@ -66,13 +67,18 @@ def test_it_keeps_a_result_the_full_disk_refused_frees_the_lane_and_says_so_once
             "report", "* * * * *", "UTC",
             CommandAction(argv=(sys.executable, "-c", "pass")), now=START,
         )  # fmt: skip
-        runtime = Runtime(store, clock, loop, MemorySecretStore())
+        recorder = Recorder(store, loop, backoff=(0.05, 0.2))
+        runtime = Runtime(store, clock, loop, MemorySecretStore(), recorder=recorder)
         runtime.subscribe(events.append)
-        first = runtime.run_now(schedule.id)
-        second = runtime.run_now(schedule.id)
+        ids: list[int | Exception] = []
+        runtime.run_now(schedule.id, ids.append)
+        runtime.run_now(schedule.id, ids.append)
+        loop.drain(lambda: len(ids) == 2)
+        first, second = ids
+        assert isinstance(first, int) and isinstance(second, int)
         filler = fill(tiny_disk)
 
-        loop.drain(lambda: not runtime.running_runs())
+        loop.drain(lambda: not runtime.running_runs() and any_problem(events))
         assert runtime.running_runs() == []  # the lanes are free: busy means a live job only
         problems = [e for e in events if isinstance(e, StoreProblem)]
         assert len(problems) == 1, problems
@@ -80,10 +86,17 @@ def test_it_keeps_a_result_the_full_disk_refused_frees_the_lane_and_says_so_once
         assert store.get_run(first).status is RunStatus.running  # not written yet
 
         os.unlink(filler)
-        clock.advance(timedelta(minutes=2))
-        loop.run_due()
+        loop.drain(lambda: all(done(store, run_id) for run_id in (first, second)), timeout=60)
         for run_id in (first, second):
             run = store.get_run(run_id)
             assert run.status is RunStatus.succeeded and run.trigger is Trigger.manual
         assert len([e for e in events if isinstance(e, StoreProblem)]) == 1
         runtime.stop()
+
+
+def any_problem(events: list[object]) -> bool:
+    return any(isinstance(e, StoreProblem) for e in events)
+
+
+def done(store: Store, run_id: int) -> bool:
+    return store.get_run(run_id).status is not RunStatus.running

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from domi_desktop.errors import BusyError
 from domi_desktop.model import (
     CommandAction,
     Overlap,
@@ -251,3 +252,22 @@ def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
     assert orphan.reason == "process died; stopped its leftover process tree (1 process)"
     [resumed] = [r for r in harness.store.runs(schedule_id=schedule.id) if r.id != run_id]
     assert resumed.trigger is Trigger.resumed and resumed.resumed_from == run_id
+
+
+def test_run_now_on_a_running_job_whose_policy_is_skip_starts_nothing(harness: Harness) -> None:
+    schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
+    first = run_now(harness.runtime.run_now, schedule.id)
+    with pytest.raises(BusyError, match="job is still running"):
+        run_now(harness.runtime.run_now, schedule.id)
+    assert harness.runtime.running_runs() == [first]
+    assert [run.id for run in harness.store.runs(schedule_id=schedule.id)] == [first]
+
+
+def test_run_now_on_a_running_parallel_job_runs_beside_it(harness: Harness) -> None:
+    schedule = harness.add(
+        "0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
+        overlap=Overlap.parallel,
+    )  # fmt: skip
+    first = run_now(harness.runtime.run_now, schedule.id)
+    second = run_now(harness.runtime.run_now, schedule.id)
+    assert harness.runtime.running_runs() == [first, second]

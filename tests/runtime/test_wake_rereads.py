@@ -22,7 +22,7 @@ from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.model import CommandAction, FireEvent, Policies, RunStatus, WakeReason
 from domi_desktop.runtime.engine import Runtime
-from domi_desktop.runtime.recorder import StoreWorker
+from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
@@ -97,7 +97,7 @@ def test_the_wake_after_the_workers_claims_and_results_does_not_re_read_but_sees
         wakes: list[WakePlan] = []
         fired: list[FireEvent] = []
         runtime = Runtime(
-            store, clock, loop, MemorySecretStore(), worker=StoreWorker(store, loop),
+            store, clock, loop, MemorySecretStore(), recorder=Recorder(store, loop),
             on_wake=lambda plan, _reason: wakes.append(plan),
         )  # fmt: skip
         runtime.subscribe(lambda e: fired.append(e) if isinstance(e, FireEvent) else None)
@@ -140,4 +140,4 @@ def test_the_wake_after_the_workers_claims_and_results_does_not_re_read_but_sees
             assert runtime.driver.next_fire(ids[1]) == plan.now.replace(second=0) + MINUTE
         finally:
             runtime.stop()
-            runtime.worker.close()
+            runtime.recorder.close()
