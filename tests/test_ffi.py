@@ -36,6 +36,7 @@ WINDOWS_TABLES: dict[str, dict[str, Signature]] = {
     "kernel32 (peer check)": peercred.KERNEL32,
     "advapi32 (peer check)": peercred.ADVAPI32,
     "kernel32 (Job Objects)": winjob.KERNEL32,
+    "ntdll (Job Objects)": winjob.NTDLL,
     "kernel32 (keep awake)": inhibit_windows.KERNEL32,
     "user32 (power window)": resume_windows.USER32,
 }

@@ -24,9 +24,11 @@ from domi_desktop.actions.supervisor import Supervisor, Timer
 from domi_desktop.model import CommandAction, RunStatus
 
 if sys.platform == "win32":
-    from domi_desktop.actions.winjob import JobObject
+    from domi_desktop.actions.winjob import CREATE_SUSPENDED, JobObject, resume
 
-    _CREATION_FLAGS = subprocess.CREATE_NO_WINDOW
+    # Suspended until it is in its Job Object (ProcessTree.let_run): a child started before would
+    # be outside, out of reach of a stop.
+    _CREATION_FLAGS = subprocess.CREATE_NO_WINDOW | CREATE_SUSPENDED
 else:
     _CREATION_FLAGS = 0
 
@@ -111,8 +113,20 @@ class CommandJob:
             )
             return
         _give_back_file_limit(process.pid, limits)
+        tree = ProcessTree(process.pid)
+        try:
+            tree.let_run()
+        except OSError as error:
+            process.kill()
+            process.wait()
+            tree.close()
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
+            self._end(Outcome(RunStatus.failed, f"could not start: {error}"))
+            return
         self._process = process
-        self._tree = ProcessTree(process.pid)
+        self._tree = tree
         self._control.started(process.pid)
         if process.stdin is not None and action.stdin is not None:
             threading.Thread(
@@ -299,6 +313,11 @@ class ProcessTree:
 
     POSIX: the job leads a new session, so its process group holds its descendants. Windows: a Job
     Object holds them (``winjob``), and ends them if the app dies.
+
+    The grace between asking and killing is POSIX's: SIGTERM, then SIGKILL once it is over. A
+    Windows job has nothing to be asked with (no SIGTERM; started without a console, it gets no
+    CTRL_BREAK_EVENT, and a windowless one reads no WM_CLOSE), so a stop or a timeout ends its
+    whole Job Object at once (``TerminateJobObject``, exit code 1) and the grace is not used.
     """
 
     def __init__(self, pid: int) -> None:
@@ -310,11 +329,15 @@ class ProcessTree:
             except OSError as error:
                 log.warning("process %s runs outside a Job Object: %s", pid, error)
 
+    def let_run(self) -> None:
+        """Windows: resume the process, started suspended, now that it is in its Job Object."""
+        if sys.platform == "win32":
+            resume(self.pid)
+
     def terminate(self) -> bool:
         """Ask the tree to stop; ``False`` when there was nobody left to ask (or no way to)."""
         if sys.platform == "win32":
-            # A windowless job has no console for CTRL_BREAK_EVENT to reach: nothing to ask.
-            return False
+            return False  # no way to ask (see the class): the caller kills at once
         try:
             os.killpg(self.pid, signal.SIGTERM)
         except (ProcessLookupError, PermissionError):
@@ -324,11 +347,10 @@ class ProcessTree:
     def kill(self) -> None:
         """Stop the tree without asking."""
         if sys.platform == "win32":
-            # First what the parent links still reach (a child started before the process joined
-            # its Job Object is outside it), then the job, orphans included.
-            _kill_descendants(self.pid)
             if self._job is not None:
-                self._job.terminate()
+                self._job.terminate()  # every process in it, orphans included
+            else:
+                _kill_descendants(self.pid)  # without a job, what the parent links still reach
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)

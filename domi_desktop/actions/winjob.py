@@ -24,6 +24,9 @@ JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS = 9
 """``JobObjectExtendedLimitInformation`` in ``JOBOBJECTINFOCLASS``."""
 PROCESS_SET_QUOTA = 0x0100
 PROCESS_TERMINATE = 0x0001
+PROCESS_SUSPEND_RESUME = 0x0800
+CREATE_SUSPENDED = 0x00000004
+"""``CreateProcess`` flag: the process exists but runs nothing until resumed (``resume``)."""
 TERMINATED_EXIT_CODE = 1
 """The exit code of a process ended by ``terminate`` (what ``TerminateProcess`` callers use)."""
 
@@ -80,6 +83,13 @@ class Kernel32(Protocol):
     def CloseHandle(self, handle: int) -> int: ...
 
 
+class NtDll(Protocol):
+    """ntdll's ``NtResumeProcess``: resumes every thread of a process (``subprocess`` keeps no
+    handle to the main thread, which ``ResumeThread`` would need)."""
+
+    def NtResumeProcess(self, process: int) -> int: ...
+
+
 class JobObject:
     """One job's processes. ``JobObject.around(pid)`` right after starting the process."""
 
@@ -91,9 +101,8 @@ class JobObject:
     def around(cls, pid: int, kernel32: Kernel32 | None = None) -> JobObject:
         """A new kill-on-close job holding process ``pid``; ``OSError`` if Windows refuses.
 
-        The process runs before it is assigned (``subprocess`` cannot start it suspended), so a
-        child it starts within that first instant stays outside; ``stop`` falls back on the process
-        tree for those.
+        Start the process with ``CREATE_SUSPENDED`` and ``resume`` it once it is in the job: a
+        child it started in its first instant, before being assigned, would stay outside.
         """
         api = kernel32 or _kernel32()
         handle = api.CreateJobObjectW(None, None)
@@ -136,6 +145,21 @@ class JobObject:
             self._kernel32.CloseHandle(handle)
 
 
+def resume(pid: int, kernel32: Kernel32 | None = None, ntdll: NtDll | None = None) -> None:
+    """Let process ``pid``, started with ``CREATE_SUSPENDED``, run; ``OSError`` if it cannot."""
+    api = kernel32 or _kernel32()
+    nt = ntdll or _ntdll()
+    process = api.OpenProcess(PROCESS_SUSPEND_RESUME, False, pid)
+    if not process:
+        raise _error(f"OpenProcess({pid})")
+    try:
+        status = nt.NtResumeProcess(process)
+        if status != 0:
+            raise OSError(f"NtResumeProcess({pid}) failed (NTSTATUS 0x{status & 0xFFFFFFFF:08x})")
+    finally:
+        api.CloseHandle(process)
+
+
 def _error(call: str) -> OSError:
     code = _last_error()
     return OSError(f"{call} failed (Windows error {code})")
@@ -150,11 +174,15 @@ KERNEL32: dict[str, Signature] = {
     "TerminateJobObject": ((HANDLE, ctypes.c_uint), BOOL),
     "CloseHandle": ((HANDLE,), BOOL),
 }
+NTDLL: dict[str, Signature] = {"NtResumeProcess": ((HANDLE,), ctypes.c_int32)}
 
 if sys.platform == "win32":
 
     def _kernel32() -> Kernel32:
         return cast(Kernel32, load_windows("kernel32", KERNEL32))
+
+    def _ntdll() -> NtDll:
+        return cast(NtDll, load_windows("ntdll", NTDLL))
 
     def _last_error() -> int:
         return ctypes.get_last_error()
@@ -163,6 +191,9 @@ else:
 
     def _kernel32() -> Kernel32:
         raise OSError("Job Objects exist on Windows only")
+
+    def _ntdll() -> NtDll:
+        raise OSError("ntdll exists on Windows only")
 
     def _last_error() -> int:
         return 0

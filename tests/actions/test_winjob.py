@@ -13,8 +13,10 @@ from domi_desktop.actions.winjob import (
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
     PROCESS_SET_QUOTA,
+    PROCESS_SUSPEND_RESUME,
     PROCESS_TERMINATE,
     JobObject,
+    resume,
 )
 
 JOB, PROCESS = 100, 200
@@ -110,3 +112,29 @@ def test_a_refused_call_raises_naming_it_and_leaves_no_handle_open(
 def test_no_job_object_when_windows_refuses_to_create_one() -> None:
     with pytest.raises(OSError, match="CreateJobObjectW failed"):
         JobObject.around(7, FakeKernel32(fail="CreateJobObjectW"))
+
+
+class FakeNtDll:
+    def __init__(self, kernel: FakeKernel32, status: int = 0) -> None:
+        self.kernel, self.status = kernel, status
+
+    def NtResumeProcess(self, process: int) -> int:
+        self.kernel.calls.append(("NtResumeProcess", process))
+        return self.status
+
+
+def test_resume_lets_the_suspended_process_run_and_closes_its_handle() -> None:
+    kernel = FakeKernel32()
+    resume(4321, kernel, FakeNtDll(kernel))
+    assert kernel.calls == [
+        ("OpenProcess", PROCESS_SUSPEND_RESUME, False, 4321),
+        ("NtResumeProcess", PROCESS),
+        ("CloseHandle", PROCESS),
+    ]
+
+
+def test_a_refused_resume_raises_with_its_status_and_closes_the_handle() -> None:
+    kernel = FakeKernel32()
+    with pytest.raises(OSError, match=r"NtResumeProcess\(4321\) failed \(NTSTATUS 0xc0000022\)"):
+        resume(4321, kernel, FakeNtDll(kernel, status=-0x3FFFFFDE))
+    assert kernel.calls[-1] == ("CloseHandle", PROCESS)

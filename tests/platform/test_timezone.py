@@ -105,6 +105,7 @@ def test_local_follows_the_tz_variable_at_each_evaluation(monkeypatch: pytest.Mo
     assert second.isoformat() == "2024-06-01T09:00:00+03:00"
 
 
+@pytest.mark.posix_only  # tzlocal's POSIX reader: files under a root
 def test_an_os_that_names_no_zone_is_utc_visibly_not_silently(
     root: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -117,6 +118,7 @@ def test_an_os_that_names_no_zone_is_utc_visibly_not_silently(
     assert "the OS time zone cannot be determined" in caplog.text
 
 
+@pytest.mark.posix_only  # a POSIX TZ rule; Windows' twin: an unknown registry zone
 def test_a_tz_that_tzlocal_cannot_read_is_utc_visibly(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -126,6 +128,7 @@ def test_a_tz_that_tzlocal_cannot_read_is_utc_visibly(
     assert "EST5EDT" in caplog.text
 
 
+@pytest.mark.posix_only  # /etc/localtime
 def test_a_linked_localtime_gives_the_zone_name_as_on_macos(root: Path) -> None:
     # macOS: /etc/localtime -> /var/db/timezone/zoneinfo/Europe/Berlin
     (root / "etc" / "localtime").symlink_to(zone_file("Europe/Berlin"))
@@ -134,6 +137,7 @@ def test_a_linked_localtime_gives_the_zone_name_as_on_macos(root: Path) -> None:
     assert os_zone.zone == ZoneInfo("Europe/Berlin")
 
 
+@pytest.mark.posix_only  # /etc/localtime
 def test_a_copied_localtime_is_the_zone_without_a_name(root: Path) -> None:
     (root / "etc" / "localtime").write_bytes(zone_file("Asia/Tokyo").read_bytes())
     os_zone = read_os_zone()
@@ -141,6 +145,7 @@ def test_a_copied_localtime_is_the_zone_without_a_name(root: Path) -> None:
     assert datetime(2024, 1, 1, tzinfo=os_zone.zone).utcoffset() == timedelta(hours=9)
 
 
+@pytest.mark.posix_only  # TZ naming a file: tzlocal reads it on POSIX only
 def test_a_tz_naming_a_zone_file_outside_the_database_is_that_zone(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -162,6 +167,21 @@ def test_a_windows_zone_name_is_mapped_to_its_iana_name(
     os_zone = read_os_zone(source)
     assert os_zone.name == "Europe/Berlin"
     assert os_zone.zone == ZoneInfo("Europe/Berlin")
+
+
+def test_a_registry_zone_windows_does_not_map_is_utc_visibly(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The Windows twin of a TZ tzlocal cannot read."""
+    monkeypatch.delenv("TZ", raising=False)
+    monkeypatch.setitem(sys.modules, "winreg", fake_winreg("Nowhere Standard Time"))
+    monkeypatch.delitem(sys.modules, "tzlocal.win32", raising=False)
+    source: ZoneSource = cast(ZoneSource, importlib.import_module("tzlocal.win32"))
+    with caplog.at_level(logging.WARNING):
+        os_zone = read_os_zone(source)
+    assert os_zone.name == UNKNOWN_ZONE_NAME
+    assert datetime(2024, 6, 1, tzinfo=os_zone.zone).utcoffset() == timedelta(0)
+    assert "Nowhere Standard Time" in caplog.text
 
 
 def fake_winreg(key_name: str) -> types.ModuleType:
