@@ -7,12 +7,14 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from domi_desktop.app.host import AlreadyRunning, Host, wait_for_primary
 from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.errors import StoreError
 from domi_desktop.platform.memory import limit_arenas
+from domi_desktop.platform.notify import Notice, notifier_for
 from domi_desktop.store import Store
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.palette import follow_system
@@ -43,8 +45,6 @@ def _has_display() -> bool:
 
 def run_tray(data_dir: str | Path | None) -> int:
     """The tray app on the store in ``data_dir`` (``None``: the default); headless without a display."""
-    from domi_desktop.clock import SystemClock
-
     if not _has_display():
         print(
             "domi-desktop: no display (DISPLAY/WAYLAND_DISPLAY unset); running headless",
@@ -54,6 +54,17 @@ def run_tray(data_dir: str | Path | None) -> int:
 
         return run_headless(data_dir)
     limit_arenas()  # before Qt's threads and ours
+    try:
+        return _run_tray(data_dir)
+    except StoreError as error:
+        # Started from a menu or at login, the app has no terminal to say why it stops.
+        _notify_refusal(error)
+        raise
+
+
+def _run_tray(data_dir: str | Path | None) -> int:
+    from domi_desktop.clock import SystemClock
+
     with Store.open(data_dir, now=SystemClock().now()) as store:
         setup_logging(store.data_dir)
         app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -80,6 +91,17 @@ def run_tray(data_dir: str | Path | None) -> int:
             tray_app.close()
             signals.close()
     return 0
+
+
+def _notify_refusal(error: StoreError) -> None:
+    """A desktop notification of why the app cannot use its database (it then exits)."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    tray = QSystemTrayIcon(load_icon("idle"), app)
+    if sys.platform != "linux":
+        tray.show()  # Qt shows a message only from an icon that is shown
+    notifier = notifier_for(tray, "")
+    notifier.notify(Notice("domi-desktop cannot use its database", str(error), warning=True))
+    notifier.close()  # the notification is sent before the app exits
 
 
 def _show_primary(data_dir: Path) -> int:
