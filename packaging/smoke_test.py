@@ -15,9 +15,9 @@ check and restored, by ``tzutil`` on Windows and ``systemsetup`` on macOS, else 
 socket, an HTTPS job run with ``run-now`` succeeds against a local server whose CA is trusted for
 that run only (``SSL_CERT_FILE``), a job that times out leaves no grandchild behind, a posted wake
 message (Windows ``WM_POWERBROADCAST`` to the app's windows, Linux logind ``PrepareForSleep(false)``
-on a private bus) shows as ``last_wake.reason`` "resume", and ``quit`` ends it with exit 0; then
-the OS's network and power state are read once and printed (skipped with a message where the
-adapters are not there yet).
+on a private bus) shows as ``last_wake.reason`` "resume", and ``quit`` ends it with exit 0. Before
+the app starts, ``conditions`` (the bundle's own condition source) must name the Qt network
+backend it reads: a bundle without Qt's ``plugins/networkinformation/`` has none, and fails.
 
 On Linux and macOS each command runs with an empty environment (as ``env -i``), which proves the
 bundle needs nothing from the shell; Windows cannot start a process without its system variables,
@@ -496,27 +496,22 @@ def linux_logind() -> tuple[PrivateLogind | None, str]:
 
 # --- the OS's network and power state ----------------------------------------------------------
 
+NETWORK_BACKEND = re.compile(r"network information from Qt's (\S+) backend")
 
-def read_conditions() -> str:
-    """The adapters of domi_desktop.platform.conditions, read once from this Python."""
-    sys.path.insert(0, str(ROOT))
+
+def check_conditions(exe: Path, env: dict[str, str]) -> str:
+    """The bundle's own condition source must name a Qt network backend: without Qt's
+    ``plugins/networkinformation/`` it has none, and every network condition is silently off."""
+    done = run(exe, "conditions", env=env, timeout=120)
     try:
-        import importlib
-
-        conditions = importlib.import_module("domi_desktop.platform.conditions")
-    except ImportError as error:
-        return f"skipped: domi_desktop.platform.conditions is not importable ({error})"
-    finally:
-        sys.path.remove(str(ROOT))
-    readings = []
-    for name in ("network_state", "power_state"):
-        reader = getattr(conditions, name, None)
-        if callable(reader):
-            readings.append(f"{name}: {reader()}")
-    if not readings:
-        public = sorted(n for n in dir(conditions) if not n.startswith("_"))
-        return f"skipped: no network_state() or power_state() in conditions ({public})"
-    return "; ".join(readings)
+        status = str(json.loads(done.stdout.splitlines()[0])["status"])
+    except (ValueError, IndexError, KeyError, TypeError):
+        raise SmokeError(f"conditions: expected a JSON line\n{_show(done)}") from None
+    if NETWORK_BACKEND.search(status) is None:
+        raise SmokeError(
+            f"conditions: the bundle reads the network through no Qt backend: {status}"
+        )
+    return status
 
 
 # --- all of it ----------------------------------------------------------------------------------
@@ -582,11 +577,11 @@ def main(argv: list[str] | None = None) -> int:
             results["preview"] = "Asia/Shanghai from the bundled tzdata"
             results["local_zone"] = check_local_zone(exe, env, args.set_os_zone)
             results["secret_list"] = check_secret_list(exe, env)
+            results["conditions"] = check_conditions(exe, env)
             results.update(in_the_running_app(exe, env, Path(temp)))
         except (SmokeError, subprocess.SubprocessError, OSError) as error:
             print(f"smoke_test: FAILED {error}", file=sys.stderr)
             return 1
-    results["conditions"] = read_conditions()
     if args.json:
         print(json.dumps(results))
     else:

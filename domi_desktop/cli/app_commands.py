@@ -78,6 +78,13 @@ def quit(args: argparse.Namespace) -> int:
     return 0
 
 
+def conditions(args: argparse.Namespace) -> int:
+    # Qt is loaded here only: QNetworkInformation is the network reader.
+    from domi_desktop.platform.conditions.__main__ import main as show_conditions
+
+    return show_conditions([] if args.follow else ["--once"])
+
+
 def events(args: argparse.Namespace) -> int:
     client, reason = reach_app(args)
     if client is None:

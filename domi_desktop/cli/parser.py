@@ -249,6 +249,14 @@ def _quit(subcommands: Subcommands) -> None:
     quit_.set_defaults(handler="app_commands.quit")
 
 
+def _conditions(subcommands: Subcommands) -> None:
+    conditions = subcommands.add_parser(
+        "conditions", help="the network and power state jobs' conditions see (JSON)"
+    )
+    conditions.add_argument("--follow", action="store_true", help="print each change until Ctrl-C")
+    conditions.set_defaults(handler="app_commands.conditions")
+
+
 def _events(subcommands: Subcommands) -> None:
     events = subcommands.add_parser("events", help="print the app's events as JSON lines")
     events.add_argument("--follow", action="store_true", help="keep printing until Ctrl-C")
@@ -323,6 +331,7 @@ COMMANDS: dict[str, Callable[[Subcommands], None]] = {
     "status": _status,
     "quit": _quit,
     "events": _events,
+    "conditions": _conditions,
     "import-crontab": _import_crontab,
     "export": _export,
     "import": _import,

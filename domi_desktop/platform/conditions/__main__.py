@@ -1,8 +1,11 @@
 """Print what the conditions' gate would see, now and at each change, as JSON lines:
 
-    python -m domi_desktop.platform.conditions [--backend NAME]
+    python -m domi_desktop.platform.conditions [--backend NAME] [--once]
+    domi-desktop conditions [--follow]              (the same, in an installed app)
 
-For "why is my job waiting?" at a terminal, and for the desktop tests. Runs until interrupted.
+For "why is my job waiting?" at a terminal, for the desktop tests, and for the smoke test, which
+asks the bundle itself which network backend it has. Runs until interrupted, or with ``--once``
+prints the state once.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def emit(event: str, source: SystemConditions) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--backend", help="Qt's network backend (default: the platform's own)")
+    parser.add_argument("--once", action="store_true", help="print the state once and exit")
     args = parser.parse_args(argv)
     app = QCoreApplication(sys.argv[:1])
     signal.signal(signal.SIGINT, lambda *_: app.quit())
@@ -44,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         source.network = QtNetworkReader(args.backend)
     source.start(lambda: emit("changed", source))
     emit("started", source)
+    if args.once:
+        source.stop()
+        return 0
     return app.exec()
 
 
