@@ -74,7 +74,7 @@ class Connection:
 
     @subscribed.setter
     def subscribed(self, value: bool) -> None:
-        if value and not self._subscribed:
+        if value and not self._subscribed and not self.closed:
             self._subscribed = True
             self.server.subscribed(self)
 
@@ -360,7 +360,7 @@ class RpcServer(QObject):
         self._subscribers.append(connection)
         while len(self._subscribers) > self.max_subscribers:
             log.warning("more than %d event subscribers: dropping the oldest", self.max_subscribers)
-            self._subscribers[0].close()
+            self._subscribers.pop(0).close()
 
     def _accept(self) -> None:
         while self._server.hasPendingConnections():
