@@ -73,7 +73,7 @@ class Dispatcher(Generic[C]):
         try:
             message = json.loads(line)
         except (ValueError, RecursionError):
-            peer.send(error_reply(None, PARSE_ERROR, "parse error: not a JSON object"))
+            peer.send(error_reply(None, PARSE_ERROR, "parse error: not valid JSON"))
             return
         if not isinstance(message, list):
             self._handle(peer, message, peer.send)
