@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -194,6 +195,7 @@ class Host(QObject):
         log.info("stopped")
 
     def _start_wake_sources(self) -> None:
+        from domi_desktop.platform.appnap import AppNapActivity
         from domi_desktop.platform.resume import resume_source_for_platform
         from domi_desktop.platform.timezone import ZoneWatcher
 
@@ -203,6 +205,11 @@ class Host(QObject):
             log.info("listening for resume from sleep: %s", resume.status)
         else:
             log.info("no resume signal (%s); the clock watchdog covers sleeps", resume.status)
+        if sys.platform == "darwin":
+            awake = AppNapActivity()
+            if awake.start():
+                self._wake_sources.append(awake)
+            log.info("App Nap: %s", awake.status)
         self._zones = ZoneWatcher(self.clock.now)
 
     # -- state ---------------------------------------------------------------------------------
