@@ -70,6 +70,11 @@ def test_an_import_larger_than_a_request_goes_to_the_running_app_whole(
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith(f"domi-desktop: schedules[{COUNT - 10}].expr: "), bad.stderr
     assert count(data) == 0
+    not_an_export = tmp_path / "list.json"
+    not_an_export.write_text(json.dumps(document()["schedules"]))
+    refused = cli(data, "import", str(not_an_export))
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("domi-desktop: document: is not a domi-desktop export")
 
     dry = cli(data, "import", "--dry-run", write(tmp_path / "good.json", document()))
     assert dry.returncode == 0 and f"{COUNT} schedule(s) would be imported" in dry.stdout

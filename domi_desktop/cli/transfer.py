@@ -10,6 +10,7 @@ from typing import Any
 
 from domi_desktop.cli.backend import Backend, backend
 from domi_desktop.errors import AppError, DomiError, UsageError
+from domi_desktop.frontdoor.rpc.protocol import MAX_LINE
 
 TARGETS = ("json", "systemd", "launchd", "crontab", "k8s", "windows-task")
 MAX_DOCUMENT = 64 * 1024 * 1024
@@ -66,12 +67,11 @@ def import_(args: argparse.Namespace) -> int:
             f"{args.file}:{error.lineno}:{error.colno}: not JSON ({error.msg})"
         ) from None
     params = {"document": document, "dry_run": args.dry_run, "disabled": args.disabled}
-    pieces = _pieces(document)
     with backend(args) as api:
-        if pieces is None:
+        if len(json.dumps(params)) <= MAX_LINE - PIECE_MARGIN:
             result = api.call("schedule.import", params)
         else:
-            result = _import_in_pieces(api, document, pieces, args)
+            result = _import_in_pieces(api, document, args)
     if args.json:
         print(json.dumps(result))
     elif args.dry_run:
@@ -82,14 +82,34 @@ def import_(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pieces(document: Any) -> list[list[Any]] | None:
-    """The document's schedules in pieces that each fit in one request to the app (its socket
-    takes lines up to ``MAX_LINE``), or None when the whole import fits in one."""
-    from domi_desktop.frontdoor.rpc.protocol import MAX_LINE
+def _import_in_pieces(api: Backend, document: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """An import too large for one request to the app (its socket takes lines up to
+    ``MAX_LINE``): checked whole here first, as the service checks it (so a bad entry still
+    imports nothing), then sent a piece at a time."""
+    from domi_desktop.frontdoor.portable import parse_document
+    from domi_desktop.frontdoor.wire import check_values
 
-    schedules = document.get("schedules") if isinstance(document, dict) else None
-    if not isinstance(schedules, list):
-        return None  # not an export document: the service says what is wrong with it
+    check_values({"document": document})
+    total = len(parse_document(document))
+    created: list[int] = []
+    if args.dry_run:
+        return {"created": created, "checked": total}
+    for piece in _pieces(document["schedules"]):
+        params = {"document": {**document, "schedules": piece}, "disabled": args.disabled}
+        try:
+            created += api.call("schedule.import", params)["created"]
+        except DomiError as error:
+            if not created:
+                raise
+            raise AppError(
+                f"{error}; {len(created)} of {total} schedules were imported before it "
+                f"(ids {created[0]} to {created[-1]})"
+            ) from None
+    return {"created": created, "checked": total}
+
+
+def _pieces(schedules: list[Any]) -> list[list[Any]]:
+    """The schedules in pieces that each fit in one request."""
     budget = MAX_LINE - PIECE_MARGIN
     pieces: list[list[Any]] = [[]]
     size = 0
@@ -105,33 +125,7 @@ def _pieces(document: Any) -> list[list[Any]] | None:
             size = 0
         pieces[-1].append(item)
         size += length
-    return pieces if len(pieces) > 1 else None
-
-
-def _import_in_pieces(
-    api: Backend, document: dict[str, Any], pieces: list[list[Any]], args: argparse.Namespace
-) -> dict[str, Any]:
-    """An import too large for one request: checked whole here first, as the service checks it
-    (so a bad entry still imports nothing), then sent a piece at a time."""
-    from domi_desktop.frontdoor.portable import parse_document
-    from domi_desktop.frontdoor.wire import check_values
-
-    check_values({"document": document})
-    total = len(parse_document(document))
-    created: list[int] = []
-    if not args.dry_run:
-        for piece in pieces:
-            params = {"document": {**document, "schedules": piece}, "disabled": args.disabled}
-            try:
-                created += api.call("schedule.import", params)["created"]
-            except DomiError as error:
-                if not created:
-                    raise
-                raise AppError(
-                    f"{error}; {len(created)} of {total} schedules were imported before it "
-                    f"(ids {created[0]} to {created[-1]})"
-                ) from None
-    return {"created": created, "checked": total}
+    return pieces
 
 
 def _read(name: str) -> str:
