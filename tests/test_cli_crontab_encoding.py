@@ -69,9 +69,14 @@ def test_a_latin_1_crontab_read_as_latin_1_warns_about_each_line_it_changed(
     assert commands(data) == ["echo café > /tmp/menu", "true", "echo crème brûlée"]
 
 
-def test_an_encoding_python_does_not_know_is_named(data: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("encoding", ["klingon", "rot13", "hex"])
+def test_an_encoding_that_is_not_a_text_encoding_is_named(
+    data: Path, tmp_path: Path, encoding: str
+) -> None:
     crontab = tmp_path / "crontab"
     crontab.write_bytes(LATIN_1)
-    done = cli(data, "import-crontab", "--encoding", "klingon", str(crontab))
+    done = cli(data, "import-crontab", "--encoding", encoding, str(crontab))
     assert done.returncode == 2
-    assert done.stderr == "domi-desktop: --encoding: 'klingon' is not an encoding Python knows\n"
+    assert done.stderr == (
+        f"domi-desktop: --encoding: {encoding!r} is not a text encoding Python knows\n"
+    )

@@ -262,14 +262,10 @@ def _decode(data: bytes, name: str, encoding: str | None) -> str:
             f"{name}: line(s) {', '.join(map(str, bad[:10]))}{more} are not UTF-8; nothing was"
             " imported. Give the file's encoding to import it as text, e.g. --encoding latin-1"
         )
-    import codecs
-
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise UsageError(f"--encoding: {encoding!r} is not an encoding Python knows") from None
     try:
         text = data.decode(encoding)
+    except LookupError:  # unknown, or not a text encoding (rot13, hex)
+        raise UsageError(f"--encoding: {encoding!r} is not a text encoding Python knows") from None
     except UnicodeDecodeError as error:
         number = data.count(b"\n", 0, error.start) + 1
         raise UsageError(
