@@ -40,6 +40,7 @@ from domi_desktop.ui.editor.schedule import ScheduleBox
 from domi_desktop.ui.editor.sleep import SleepPanel
 from domi_desktop.ui.editor.widgets import (
     error_label,
+    guard_wheel,
     help_label,
 )
 from domi_desktop.ui.i18n import (
@@ -201,6 +202,7 @@ class EditorDialog(QDialog):
         self._schedule_edited()
         self._initial = self._collect().request
         self._fit_screen(content)
+        guard_wheel(self)
         self.name.setFocus()
 
     # -- building ------------------------------------------------------------------------------

@@ -8,10 +8,13 @@ from collections.abc import Callable
 from functools import cache
 from zoneinfo import available_timezones
 
-from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QMimeData, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QKeyEvent, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractScrollArea,
+    QAbstractSpinBox,
+    QApplication,
     QComboBox,
     QCompleter,
     QHBoxLayout,
@@ -35,6 +38,41 @@ from domi_desktop.ui.palette import colors, css_color
 def _utf16_offset(text: str, index: int) -> int:
     """Qt counts text positions in UTF-16 units; Python spans count code points."""
     return len(text[:index].encode("utf-16-le")) // 2
+
+
+class _WheelGuard(QObject):
+    """Wheel events reach a combo or spin box only when it has the focus: scrolling a form must
+    never change a value under the pointer (ten notches set "If still running" to Replace)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget):
+            return False
+        focused = QApplication.focusWidget()
+        if focused is not None and (focused is watched or watched.isAncestorOf(focused)):
+            return False
+        # The form scrolls instead, as if the box were not there.
+        area = watched.parentWidget()
+        while area is not None and not isinstance(area, QAbstractScrollArea):
+            area = area.parentWidget()
+        if area is not None:
+            QCoreApplication.sendEvent(area.viewport(), event)
+        return True
+
+
+@cache
+def _wheel_guard() -> _WheelGuard:
+    return _WheelGuard()
+
+
+def guard_wheel(root: QWidget) -> None:
+    """Every combo and spin box in ``root`` (and ``root`` itself) takes the wheel only with the
+    focus; the wheel no longer gives them the focus either."""
+    boxes: list[QWidget] = [*root.findChildren(QComboBox), *root.findChildren(QAbstractSpinBox)]
+    if isinstance(root, QComboBox | QAbstractSpinBox):
+        boxes.append(root)
+    for box in boxes:
+        box.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        box.installEventFilter(_wheel_guard())
 
 
 class ErrorLabel(QLabel):
@@ -316,6 +354,7 @@ class PairsTable(QWidget):
             combo.addItem(tr("{name} (not in the keychain)", name=value), value)
         combo.setCurrentIndex(combo.findData(value) if value else -1)
         combo.currentIndexChanged.connect(self.changed)
+        guard_wheel(combo)
         return combo
 
     def refresh_choices(self) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt, QTime
+from PySide6.QtCore import QPoint, QPointF, Qt, QTime
+from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QSpinBox,
     QTimeEdit,
     QWidget,
 )
@@ -333,3 +335,39 @@ def test_at_scale_2_on_a_1600x1000_screen_save_stays_on_screen(tmp_path: Path) -
     assert x >= 0 and x + width <= 800 and y >= 0 and y + height <= 500, found
     fx, fy, fwidth, fheight = found["frame"]
     assert fx >= 0 and fx + fwidth <= 800 and fy >= 0 and fy + fheight <= 500, found
+
+
+def wheel(widget: QWidget, notches: int) -> None:
+    """``notches`` turns of the wheel over the middle of ``widget``: down when positive."""
+    middle = QPointF(widget.rect().center())
+    for _ in range(abs(notches)):
+        down = -120 if notches > 0 else 120
+        event = QWheelEvent(
+            middle, QPointF(widget.mapToGlobal(middle)), QPoint(0, 0), QPoint(0, down),
+            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase, False,
+        )  # fmt: skip
+        QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_over_an_unfocused_combo_or_spin_box_scrolls_the_form_not_the_value(
+    qtbot: QtBot, service: Service
+) -> None:
+    dialog = editor(qtbot, service, confirm_discard=Asked(answer=True))
+    dialog.resize(480, 360)  # the form scrolls
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    overlap: QComboBox = child(dialog, QComboBox, "overlap")
+    timeout: QSpinBox = child(dialog, QSpinBox, "timeout")
+    bar = dialog.form_area.verticalScrollBar()
+    before = (overlap.currentData(), timeout.value())
+    wheel(overlap, 10)
+    wheel(timeout, 3)
+    assert (overlap.currentData(), timeout.value()) == before
+    assert bar.value() > 0  # the notches scrolled the form instead
+    assert not dialog.has_edits()
+
+    timeout.setFocus()
+    qtbot.waitUntil(timeout.hasFocus)
+    wheel(timeout, -3)  # with the focus, the wheel is the box's
+    assert timeout.value() == 3
