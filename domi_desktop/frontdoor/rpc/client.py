@@ -36,7 +36,8 @@ ERROR_PIPE_BUSY = 231
 
 
 class SilentApp(AppError):
-    """The app's socket takes the connection but the app does not answer."""
+    """The app's socket takes the connection but the app does not answer: no answer in time, or
+    the connection closed or refused first (an app crashing, or dropping clients)."""
 
 
 class Transport(Protocol):
@@ -152,7 +153,7 @@ class RpcClient:
             message = self.receive(CALL_TIMEOUT if timeout is None else timeout)
             if message is None:
                 if self.closed:
-                    raise AppError(f"the app closed the connection before answering {method}")
+                    raise SilentApp(f"the app closed the connection before answering {method}")
                 if timeout is None:
                     continue
                 raise SilentApp(
@@ -169,7 +170,7 @@ class RpcClient:
         try:
             self._transport.send(json.dumps(message).encode() + b"\n")
         except OSError as error:
-            raise AppError(f"cannot send to the app on {self.name}: {error}") from None
+            raise SilentApp(f"cannot send to the app on {self.name}: {error}") from None
 
     def receive(self, timeout: float) -> dict[str, Any] | None:
         """The next message, or None on time-out or once the app has gone (then ``closed``)."""

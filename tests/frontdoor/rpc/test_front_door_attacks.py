@@ -7,7 +7,9 @@ import json
 import signal
 import socket
 import subprocess
+import threading
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +174,36 @@ def test_a_log_file_that_cannot_be_written_is_said_in_one_line_not_tracebacks(
     (notice,) = [line for line in stderr.splitlines() if "cannot write the log" in line]
     assert "No space left on device" in notice
     assert "wake (start)" in stderr  # the log goes on to stderr
+
+
+def test_an_app_that_hangs_up_before_its_hello_is_said_and_the_cli_uses_the_database(
+    data: Path,
+) -> None:
+    # An app crashing as it accepts, say: the socket takes the connection and closes it.
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(socket_name(data))
+    listener.listen()
+    stop = threading.Event()
+
+    def hang_up() -> None:
+        while not stop.is_set():
+            with suppress(OSError):
+                client, _ = listener.accept()
+                client.close()
+
+    thread = threading.Thread(target=hang_up, daemon=True)
+    thread.start()
+    try:
+        added = add(data, "written directly", "true")
+        assert added.returncode == 0, added.stderr
+        assert "cannot send to the app" in added.stderr or (
+            "closed the connection before answering app.hello" in added.stderr
+        )
+        assert "using the database directly" in added.stderr
+        assert names(data) == ["written directly"]
+    finally:
+        stop.set()
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        thread.join(timeout=10)
+        Path(socket_name(data)).unlink()
