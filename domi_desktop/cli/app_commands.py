@@ -92,8 +92,14 @@ def events(args: argparse.Namespace) -> int:
         return EXIT_NOT_RUNNING
     import json
 
+    from domi_desktop.frontdoor.rpc.protocol import EVENTS_CLOSED
+
     try:
         for event in client.events():
+            if event["method"] == EVENTS_CLOSED:
+                reason = event.get("params", {}).get("reason")
+                print(f"domi-desktop: the app ended the event stream: {reason}", file=sys.stderr)
+                return 1
             print(json.dumps({"event": event["method"], **event.get("params", {})}), flush=True)
             if not args.follow:
                 break

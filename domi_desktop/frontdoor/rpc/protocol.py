@@ -15,6 +15,8 @@ from typing import Final
 PROTOCOL_VERSION: Final = 1
 
 HELLO: Final = "app.hello"
+EVENTS_CLOSED: Final = "events.closed"
+"""The last notification a subscriber gets when the app lets it go (``params.reason``)."""
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600

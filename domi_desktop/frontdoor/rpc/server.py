@@ -27,7 +27,7 @@ from PySide6.QtCore import QObject, QSocketNotifier
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from domi_desktop.frontdoor.rpc.dispatch import AppMethod, Dispatcher, error_reply
-from domi_desktop.frontdoor.rpc.protocol import INVALID_REQUEST, MAX_LINE
+from domi_desktop.frontdoor.rpc.protocol import EVENTS_CLOSED, INVALID_REQUEST, MAX_LINE
 
 log = logging.getLogger(__name__)
 
@@ -360,7 +360,10 @@ class RpcServer(QObject):
         self._subscribers.append(connection)
         while len(self._subscribers) > self.max_subscribers:
             log.warning("more than %d event subscribers: dropping the oldest", self.max_subscribers)
-            self._subscribers.pop(0).close()
+            victim = self._subscribers.pop(0)
+            reason = f"more than {self.max_subscribers} event subscribers: the oldest is let go"
+            victim.send({"jsonrpc": "2.0", "method": EVENTS_CLOSED, "params": {"reason": reason}})
+            victim.close()  # what the send wrote at once still reaches the client
 
     def _accept(self) -> None:
         while self._server.hasPendingConnections():

@@ -4,9 +4,11 @@ that is not text, a crowd of subscribers, a frozen app, the human ``status``, an
 from __future__ import annotations
 
 import json
+import select
 import signal
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import suppress
@@ -17,9 +19,9 @@ import pytest
 
 from domi_desktop.frontdoor.rpc.instance import socket_name
 from tests.fakes import wait_for
-from tests.frontdoor.rpc.test_rpc_socket import cli, half_closed, start_daemon
+from tests.frontdoor.rpc.test_rpc_socket import cli, env_for, half_closed, start_daemon
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.posix_only]  # Unix sockets, SIGSTOP, select on pipes
 
 NOT_UTF8 = "caf\udce9"
 """A Latin-1 byte in a command line: POSIX Python reads it as a lone surrogate (U+DCE9), as
@@ -116,19 +118,39 @@ def next_event(client: socket.socket) -> dict[str, Any] | None:
 def test_a_crowd_of_subscribers_never_locks_request_clients_out(
     data: Path, daemon: subprocess.Popen[bytes]
 ) -> None:
-    path = socket_name(data)
-    crowd = [subscribe(path) for _ in range(80)]
+    assert add(data, "heard", "true").returncode == 0
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "domi_desktop", "events", "--follow"],
+        env=env_for(data), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    crowd: list[socket.socket] = []
     try:
+
+        def heard() -> bool:
+            assert cli(data, "run-now", "1").returncode == 0
+            ready, _, _ = select.select([follower.stdout], [], [], 5)
+            return bool(ready)
+
+        wait_for(heard, 60, "the follower to hear a run")  # it is the oldest subscriber now
+        crowd = [subscribe(socket_name(data)) for _ in range(80)]
         done = cli(data, "status", "--json")
         assert done.returncode == 0 and json.loads(done.stdout)["running"] is True, done.stderr
         assert add(data, "after the crowd", "true").returncode == 0
-        assert names(data) == ["after the crowd"]
-        # The newest subscriber hears the run; the oldest was let go to make room.
-        assert cli(data, "run-now", "1").returncode == 0
+        assert names(data) == ["heard", "after the crowd"]
+        # The newest subscriber hears the run; the oldest were let go to make room, told why.
+        assert cli(data, "run-now", "2").returncode == 0
         event = next_event(crowd[-1])
         assert event is not None and event["method"] == "schedule.fire"
+        goodbye = next_event(crowd[0])
+        assert goodbye is not None and goodbye["method"] == "events.closed"
         assert next_event(crowd[0]) is None
+        assert follower.wait(timeout=60) == 1
+        assert follower.stderr is not None
+        (said,) = follower.stderr.read().splitlines()
+        assert said.startswith("domi-desktop: the app ended the event stream: more than")
     finally:
+        follower.kill()
+        follower.communicate()
         for client in crowd:
             client.close()
 
