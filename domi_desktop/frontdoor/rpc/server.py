@@ -56,8 +56,8 @@ class Connection:
         if self.closed:
             return
         text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-        # A lone surrogate (a name stored before such text was refused) goes out as its JSON
-        # escape (\udcff), which is still JSON, rather than failing the whole answer.
+        # Text echoed from a request (an unknown method's name in its error) may hold a lone
+        # surrogate: it goes out as its JSON escape (\udcff), still JSON, not as a failed answer.
         data = text.encode("utf-8", "backslashreplace") + b"\n"
         if self.queued() + len(data) > MAX_PENDING_OUTPUT:
             log.warning("dropping an RPC client that does not read its answers or events")

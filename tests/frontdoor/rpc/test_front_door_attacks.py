@@ -83,6 +83,8 @@ def test_text_that_is_not_utf8_is_refused_naming_the_field_with_or_without_the_a
         )
         assert answer["error"]["code"] == -32602
         assert answer["error"]["data"] == {"param": "name"}
+        (unknown,) = half_closed(data, b'{"jsonrpc":"2.0","id":2,"method":"\\udcff"}\n')
+        assert unknown["error"]["code"] == -32601 and unknown["id"] == 2
         assert names(data) == []
     finally:
         process.terminate()
