@@ -13,7 +13,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPoint,
+    Qt,
+    QTimer,
+    QUrl,
+)
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -131,6 +140,20 @@ class MainWindow(QMainWindow):
         self._last_runs: dict[int, int] = {}
         """Schedule id -> its latest run that ended (or was skipped), not read yet."""
         self._events_timer.timeout.connect(self._after_events)
+        # The list keeps its sort as rows change: the changed rows are checked against their
+        # neighbours once per turn of the loop, and the list is sorted again only when one is out
+        # of place (sorting 10,000 rows calls into Python a quarter of a million times); never
+        # while hidden, nor while the pointer is over the rows, where a move would put another
+        # job under the next click.
+        self._changed_rows: set[int] = set()
+        """Schedule ids whose rows changed since the order was last checked."""
+        self._pointer_over_rows = False
+        self._order_timer = QTimer(self)
+        self._order_timer.setSingleShot(True)
+        self._order_timer.timeout.connect(self._keep_order)
+        self.model.dataChanged.connect(self._rows_changed)
+        self.model.rowsInserted.connect(self._rows_changed)
+        self.table.viewport().installEventFilter(self)
         self._update_actions()
 
     # -- building --------------------------------------------------------------------------------
@@ -220,7 +243,11 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         """Read every schedule again (on first show, or after another process changed them)."""
-        self.model.load()
+        chosen = [schedule.id for schedule in self.selected()]
+        self.model.load()  # the proxy sorts the new rows as it maps them
+        # The selection is of schedules, not of row numbers: the same ones, wherever they are now.
+        for schedule_id in chosen:
+            self.select(schedule_id, add=True)
         self._after_change()
 
     def ensure_loaded(self) -> None:
@@ -273,6 +300,56 @@ class MainWindow(QMainWindow):
         self.model.set_running(set(self._host.running_by_schedule()))
         self._update_actions()
 
+    def _rows_changed(self, first: QModelIndex, last: QModelIndex | int, *rest: Any) -> None:
+        # dataChanged(top_left, bottom_right, roles) or rowsInserted(parent, first, last).
+        if isinstance(last, int):
+            rows = range(last, rest[0] + 1)
+        elif first.column() == last.column() == Column.next_run:
+            return  # a wake repaints the times; the rows that fired come with events of their own
+        else:
+            rows = range(first.row(), last.row() + 1)
+        self._changed_rows.update(self.model.schedule_at(row).id for row in rows)
+        if not self._order_timer.isActive():
+            self._order_timer.start(0)
+
+    def _keep_order(self) -> None:
+        if self._pointer_over_rows or not self.isVisible() or not self._changed_rows:
+            return
+        changed, self._changed_rows = self._changed_rows, set()
+        if not all(self._in_place(schedule_id) for schedule_id in changed):
+            header = self.table.horizontalHeader()
+            # The proxy moves its persistent indexes: the selection stays on its schedules.
+            self.proxy.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+
+    def _in_place(self, schedule_id: int) -> bool:
+        """Whether that schedule's row sorts between its neighbours (or is filtered out)."""
+        source_row = self.model.row_of(schedule_id)
+        if source_row is None:
+            return True
+        column = self.table.horizontalHeader().sortIndicatorSection()
+        row = self.proxy.mapFromSource(self.model.index(source_row, column)).row()
+        if row < 0:
+            return True
+
+        def key(proxy_row: int) -> QModelIndex:
+            return self.proxy.mapToSource(self.proxy.index(proxy_row, column))
+
+        descending = self.proxy.sortOrder() is Qt.SortOrder.DescendingOrder
+        before = row > 0 and self.proxy.lessThan(key(row), key(row - 1)) != descending
+        after = row + 1 < self.proxy.rowCount() and (
+            self.proxy.lessThan(key(row + 1), key(row)) != descending
+        )
+        return not (before or after)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport():
+            if event.type() == QEvent.Type.Enter:
+                self._pointer_over_rows = True
+            elif event.type() == QEvent.Type.Leave:
+                self._pointer_over_rows = False
+                self._keep_order()
+        return super().eventFilter(watched, event)
+
     # -- the selection and its actions -----------------------------------------------------------
 
     def selected(self) -> list[Schedule]:
@@ -280,14 +357,20 @@ class MainWindow(QMainWindow):
         return [self.model.schedule_at(self.proxy.mapToSource(self.proxy.index(r, 0)).row())
                 for r in rows]  # fmt: skip
 
-    def select(self, schedule_id: int) -> None:
+    def select(self, schedule_id: int, *, add: bool = False) -> None:
+        """Select that schedule's row (``add``: besides the rows already selected)."""
         row = self.model.row_of(schedule_id)
         if row is None:
             return
         index = self.proxy.mapFromSource(self.model.index(row, 0))
-        if index.isValid():
+        if not index.isValid():
+            return
+        if add:
+            flags = QItemSelectionModel.SelectionFlag
+            self.table.selectionModel().select(index, flags.Select | flags.Rows)
+        else:
             self.table.selectRow(index.row())
-            self.table.scrollTo(index)
+        self.table.scrollTo(index)
 
     def edit_selected(self) -> None:
         for schedule in self.selected()[:1]:
@@ -480,6 +563,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event: QShowEvent) -> None:
         self.ensure_loaded()
         super().showEvent(event)
+        self._keep_order()  # what changed while hidden
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Without a tray this window is the app: closing it quits, or nothing would be left.

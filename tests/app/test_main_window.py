@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domi_desktop.app.gui import connect
@@ -407,3 +408,46 @@ def started(tray: TrayApp, schedule_id: int, qtbot: Any) -> int:
     (outcome,) = answers
     assert isinstance(outcome, int), outcome
     return outcome
+
+
+def selected_names(win: MainWindow) -> list[str]:
+    return [schedule.name for schedule in win.selected()]
+
+
+def test_the_list_stays_sorted_and_the_selection_stays_on_its_schedule(
+    tray: TrayApp, qtbot: Any
+) -> None:
+    win = window(tray)
+    win.show()
+    win.table.sortByColumn(Column.title, Qt.SortOrder.AscendingOrder)
+    assert names(win) == ["Always fails", "Backup", "Report"]
+    select(win, "Backup")
+    backup = win.selected()[0].id
+    tray.host.service.update_schedule({"id": backup, "name": "Zebra backup"})
+    # Re-sorted once the change is shown; the selection went with its schedule.
+    qtbot.waitUntil(lambda: names(win) == ["Always fails", "Report", "Zebra backup"])
+    assert selected_names(win) == ["Zebra backup"]
+    tray.host.service.create_schedule(
+        {"name": "Aardvark", "expr": "0 4 * * *", "tz": "UTC",
+         "action": {"type": "command", "argv": ["true"]}}
+    )  # fmt: skip
+    qtbot.waitUntil(lambda: names(win)[0] == "Aardvark")
+    assert selected_names(win) == ["Zebra backup"]
+    win.refresh()  # another process changed the schedules: every row is read again
+    assert selected_names(win) == ["Zebra backup"]
+    assert names(win) == ["Aardvark", "Always fails", "Report", "Zebra backup"]
+
+
+def test_rows_do_not_move_under_the_pointer_until_it_leaves(tray: TrayApp, qtbot: Any) -> None:
+    win = window(tray)
+    win.table.sortByColumn(Column.title, Qt.SortOrder.AscendingOrder)
+    win.show()
+    qtbot.waitExposed(win)
+    viewport = win.table.viewport()
+    QApplication.sendEvent(viewport, QEnterEvent(QPointF(5, 5), QPointF(5, 5), QPointF(5, 5)))
+    backup = next(s.id for s in win.model.schedules() if s.name == "Backup")
+    tray.host.service.update_schedule({"id": backup, "name": "Zebra backup"})
+    QApplication.processEvents()
+    assert names(win) == ["Always fails", "Zebra backup", "Report"]  # renamed in place
+    QApplication.sendEvent(viewport, QEvent(QEvent.Type.Leave))
+    qtbot.waitUntil(lambda: names(win) == ["Always fails", "Report", "Zebra backup"])
