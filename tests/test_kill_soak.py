@@ -215,9 +215,15 @@ def test_kill_9_soak_no_double_fires_no_lost_dues_no_stuck_runs_never_two_copies
         fake = fake0 + timedelta(seconds=(time.time() - real0) * SPEED)
         return f"@{fake:%Y-%m-%d %H:%M:%S} x{SPEED}"
 
+    log = data / "domi-desktop.log"
+
+    def starts() -> int:
+        return log.read_text().count("wake (start)") if log.exists() else 0
+
     rng = random.Random(9)
     watch = Watch(tags)
     cycles = 0
+    before = starts()
     app = start_app(data, faketime())
     try:
         while time.time() - real0 < 100:
@@ -225,16 +231,19 @@ def test_kill_9_soak_no_double_fires_no_lost_dues_no_stuck_runs_never_two_copies
             app.send_signal(signal.SIGKILL)
             app.wait(10)
             cycles += 1
+            before = starts()
             app = start_app(data, faketime())
+        # SIGTERM only once the last one is up: a loaded machine took longer than the 3 s below
+        # to start it, and a SIGTERM before its handler ends it -15 (as any process).
+        wait_for(lambda: starts() > before, 60, "the last restart")
         time.sleep(3)
     finally:
         app.send_signal(signal.SIGTERM)
         assert app.wait(60) == 0
     # One last start and stop settles what the last kill left, as a user's next login would.
-    log = data / "domi-desktop.log"
-    starts = log.read_text().count("wake (start)")
+    before = starts()
     app = start_app(data, faketime())
-    wait_for(lambda: log.read_text().count("wake (start)") > starts, 30, "the last start")
+    wait_for(lambda: starts() > before, 60, "the last start")
     app.send_signal(signal.SIGTERM)
     assert app.wait(60) == 0
     most = watch.stop()

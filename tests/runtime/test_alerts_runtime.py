@@ -176,7 +176,7 @@ def test_the_inhibitor_is_released_on_a_timeout_kill_and_on_quit(
     h.runtime.start()
     h.loop.advance(timedelta(hours=1))
     h.drain_until(lambda: h.inhibitor.held == 2)
-    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=15)
+    h.drain_until(lambda: bool(h.kinds("run.finished")))
     assert h.kinds("run.finished")[0].status is RunStatus.timed_out
     assert h.inhibitor.held == 1
     h.runtime.stop(wait=10)

@@ -216,7 +216,7 @@ def test_the_jobs_pid_and_start_marker_are_on_record_while_it_runs(harness: Harn
 
     schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
     run_id = run_now(harness.runtime.run_now, schedule.id)
-    wait_for(lambda: _job_row(harness.store, run_id)[0], 10, "the pid on record")
+    wait_for(lambda: _job_row(harness.store, run_id)[0], 60, "the pid on record")
     recorded_pid, recorded_marker = _job_row(harness.store, run_id)
     # Read while the job lives: a dead pid has no start marker to compare.
     assert recorded_marker == identity.start_marker(recorded_pid)
@@ -246,7 +246,7 @@ def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
 
     harness.runtime.start()
 
-    assert left.wait(timeout=10) == -15  # SIGTERM, before start() returned
+    assert left.wait(timeout=60) == -15  # SIGTERM, before start() returned
     orphan = harness.store.get_run(run_id)
     assert orphan.status is RunStatus.interrupted
     assert orphan.reason == "process died; stopped its leftover process tree (1 process)"

@@ -20,6 +20,7 @@ from keyring.backends.SecretService import Keyring as SecretServiceKeyring
 
 from domi_desktop.ports import SecretStore
 from domi_desktop.secrets import KeyringSecretStore, MemorySecretStore
+from tests.processes import stop
 
 SECRETS_BUS_NAME = "org.freedesktop.secrets"
 
@@ -52,7 +53,7 @@ def gnome_keyring(tmp_path: Path) -> Iterator[Path]:
     if daemon is None:
         pytest.skip("gnome-keyring-daemon is not installed (make system-deps)")
     # The previous test's daemon releases the name a moment after it exits.
-    if not _poll(lambda: not _bus_name_has_owner(SECRETS_BUS_NAME), 5):
+    if not _poll(lambda: not _bus_name_has_owner(SECRETS_BUS_NAME), 30):
         pytest.skip("another secret service owns this bus: refusing to touch a real keyring")
 
     data_dir = tmp_path / "keyring-data"
@@ -85,7 +86,7 @@ def gnome_keyring(tmp_path: Path) -> Iterator[Path]:
                 SECRETS_BUS_NAME
             )
 
-        if not _poll(ready, 10):
+        if not _poll(ready, 60):  # generous: loaded machines
             pytest.fail(f"gnome-keyring-daemon did not get ready: {err.read_text()}")
         with pytest.MonkeyPatch.context() as patch:
             for line in out.read_text().splitlines():
@@ -94,8 +95,7 @@ def gnome_keyring(tmp_path: Path) -> Iterator[Path]:
                     patch.setenv(name, value)
             yield data_dir
     finally:
-        process.terminate()
-        process.wait(10)
+        stop(process)  # killed if it does not quit
 
 
 @pytest.fixture
