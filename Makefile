@@ -14,7 +14,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring \
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd util-linux
 
-.PHONY: run test system-deps venv lint test-headless test-desktop test-fast bench screenshots package package-test clean
+.PHONY: run test system-deps venv lint test-headless test-desktop test-windows test-fast bench screenshots package package-test clean
 
 run: venv
 	$(VENV)/bin/domi-desktop
@@ -68,6 +68,12 @@ test-desktop: venv
 	  { echo "test-desktop needs dbus-run-session and xvfb-run (make system-deps as root)"; exit 1; }
 	HOME=$$(mktemp -d) dbus-run-session --config-file=tests/desktop/session-bus.conf -- \
 	  xvfb-run -a -s "-screen 0 1280x800x24" $(CURDIR)/$(PY) -m pytest -q -m "$(if $(SKIP_SLOW),(gui or keyring) and not slow,gui or keyring)" -p no:cacheprovider
+
+# Windows under Wine (packaging/wine/kit.py): the Windows CPython and the win_amd64 wheels, all from
+# the package registries and cached in .wine-kit/; the suite's platform-neutral and Windows tests,
+# the real app among them, in a fresh Wine prefix under a virtual screen.
+test-windows: venv
+	$(PY) packaging/wine/kit.py test
 
 bench: venv
 	$(PY) bench/cron_bench.py

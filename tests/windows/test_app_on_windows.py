@@ -1,0 +1,203 @@
+"""The real headless app on Windows, driven as a user would: the CLI over the named pipe, a posted
+resume, jobs under cmd.exe and a Job Object, and quit.
+
+Run natively by the release workflow's Windows job and under Wine by ``make test-windows``, which is
+5-20x slower than Windows: every wait is for an event, with a deadline that only a hang reaches.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+pytestmark = pytest.mark.windows_only
+
+START_TIMEOUT = 180.0
+CLI_TIMEOUT = 180.0
+STOP_TIMEOUT = 120.0
+
+WM_POWERBROADCAST = 0x0218
+PBT_APMRESUMEAUTOMATIC = 0x12
+POWER_WINDOW_TITLE = "domi-desktop power"
+
+
+def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:g} s: {what}")
+        time.sleep(0.25)
+
+
+@dataclass
+class App:
+    process: subprocess.Popen[bytes]
+    env: dict[str, str]
+    log: Path
+
+    def cli(self, *args: str, timeout: float = CLI_TIMEOUT) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "domi_desktop", *args],
+            env=self.env, capture_output=True, text=True, timeout=timeout,
+        )  # fmt: skip
+
+    def json(self, *args: str, timeout: float = CLI_TIMEOUT) -> Any:
+        done = self.cli(*args, "--json", timeout=timeout)
+        assert done.returncode == 0, f"{args}: exit {done.returncode}\n{done.stderr}"
+        return json.loads(done.stdout)
+
+    def status(self) -> dict[str, Any] | None:
+        done = self.cli("status", "--json")
+        return json.loads(done.stdout) if done.returncode == 0 else None
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[App]:
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {**os.environ, "DOMI_DATA_DIR": str(data)}
+    log = tmp_path / "app.stderr"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "domi_desktop", "--headless"],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+        )  # fmt: skip
+    app = App(process, env, log)
+    try:
+        yield app
+    finally:
+        if process.poll() is None:
+            with suppress(subprocess.TimeoutExpired):
+                app.cli("quit", timeout=STOP_TIMEOUT)
+            with suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=STOP_TIMEOUT)
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=STOP_TIMEOUT)
+        print(log.read_text(errors="replace"))
+
+
+def running(app: App) -> dict[str, Any]:
+    def up() -> dict[str, Any] | None:
+        assert app.process.poll() is None, f"the app exited with {app.process.returncode}"
+        return app.status()
+
+    state: dict[str, Any] = wait_until(up, START_TIMEOUT, "status finds the app over its pipe")
+    return state
+
+
+def windows_of(pid: int, title: str) -> list[int]:
+    """The top-level windows of process ``pid`` with this title, hidden ones included."""
+    from ctypes import wintypes
+
+    user32 = ctypes.WinDLL("user32", use_last_error=True)
+    enum_proc = ctypes.WINFUNCTYPE(wintypes.BOOL, wintypes.HWND, wintypes.LPARAM)
+    user32.EnumWindows.argtypes = (enum_proc, wintypes.LPARAM)
+    user32.EnumWindows.restype = wintypes.BOOL
+    user32.GetWindowThreadProcessId.argtypes = (wintypes.HWND, ctypes.POINTER(wintypes.DWORD))
+    user32.GetWindowThreadProcessId.restype = wintypes.DWORD
+    user32.GetWindowTextW.argtypes = (wintypes.HWND, wintypes.LPWSTR, ctypes.c_int)
+    user32.GetWindowTextW.restype = ctypes.c_int
+    found: list[int] = []
+
+    def visit(hwnd: int, _param: int) -> bool:
+        owner = wintypes.DWORD()
+        user32.GetWindowThreadProcessId(hwnd, ctypes.byref(owner))
+        if owner.value == pid:
+            text = ctypes.create_unicode_buffer(256)
+            user32.GetWindowTextW(hwnd, text, len(text))
+            if text.value == title:
+                found.append(hwnd)
+        return True
+
+    user32.EnumWindows(enum_proc(visit), 0)
+    return found
+
+
+def post_message(hwnd: int, message: int, wparam: int, lparam: int) -> None:
+    from ctypes import wintypes
+
+    user32 = ctypes.WinDLL("user32", use_last_error=True)
+    user32.PostMessageW.argtypes = (wintypes.HWND, wintypes.UINT, wintypes.WPARAM, wintypes.LPARAM)
+    user32.PostMessageW.restype = wintypes.BOOL
+    assert user32.PostMessageW(hwnd, message, wparam, lparam), ctypes.get_last_error()
+
+
+def add_schedule(app: App, name: str, *args: str) -> int:
+    # A schedule that never comes due on its own during the test: only run-now runs it.
+    schedule = app.json("schedule", "add", name, "--cron", "0 0 1 1 *", *args)
+    return int(schedule["id"])
+
+
+def test_the_cli_finds_the_app_over_its_named_pipe_and_quit_stops_it_with_exit_0(app: App) -> None:
+    state = running(app)
+    assert state["pid"] == app.process.pid
+    assert state["socket"].startswith("\\\\.\\pipe\\")
+    done = app.cli("quit")
+    assert done.returncode == 0, done.stderr
+    assert app.process.wait(timeout=STOP_TIMEOUT) == 0
+    assert app.cli("status").returncode != 0  # nobody answers any more
+
+
+def test_a_posted_power_broadcast_is_a_resume_wake(app: App) -> None:
+    running(app)
+    (hwnd,) = wait_until(
+        lambda: windows_of(app.process.pid, POWER_WINDOW_TITLE), START_TIMEOUT, "the power window"
+    )
+    post_message(hwnd, WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC, 0)
+
+    def resumed() -> bool:
+        state = app.status()
+        return bool(state and (state["last_wake"] or {}).get("reason") == "resume")
+
+    wait_until(resumed, CLI_TIMEOUT, "status --json shows last_wake.reason == 'resume'")
+
+
+def test_run_now_runs_a_cmd_job_and_records_its_output(app: App) -> None:
+    running(app)
+    schedule = add_schedule(app, "echo", "--shell", "--", "echo hello from cmd")
+    run = app.json("run-now", str(schedule))
+    assert run["status"] == "succeeded", run
+    assert run["exit_code"] == 0
+    assert "hello from cmd" in run["output_tail"]
+    (recorded,) = app.json("runs", "--limit", "5")
+    assert recorded["id"] == run["id"] and "hello from cmd" in recorded["output_tail"]
+
+
+GRANDPARENT = """\
+import subprocess, sys, time
+from pathlib import Path
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+Path(sys.argv[1]).write_text(str(child.pid))
+print("grandchild", child.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_timeout_ends_the_job_and_the_process_it_started(app: App, tmp_path: Path) -> None:
+    running(app)
+    script, pid_file = tmp_path / "grandparent.py", tmp_path / "grandchild.pid"
+    script.write_text(GRANDPARENT)
+    schedule = add_schedule(
+        app, "sleeper", "--timeout", "20", "--", sys.executable, str(script), str(pid_file)
+    )
+    run = app.json("run-now", str(schedule))
+    assert run["status"] == "timed_out", run
+    grandchild = int(pid_file.read_text())
+    # The Job Object ends it: the job's own process never waited for it or passed anything on.
+    wait_until(lambda: not psutil.pid_exists(grandchild), STOP_TIMEOUT, "the grandchild ended")
