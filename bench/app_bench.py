@@ -4,6 +4,8 @@
   idle CPU and wakes         CPU ticks and scheduler wakes over --idle seconds (<= 1 wake a minute)
   RSS                        with --schedules schedules (1,000) after the idle time (<= 100 MB)
   editor preview refresh     one keystroke's validation + next 10 fires (<= 10 ms)
+  status under simulations   app.status answered while 4 clients' batches of the heaviest
+                             simulations run (tens of ms; it waited 7.6 s before the worker pool)
 
 Needs a display and a session bus; without them it re-runs itself under
 ``dbus-run-session -- xvfb-run``. Usage: python bench/app_bench.py [--idle 60] [--json]
@@ -140,6 +142,60 @@ with Store.open(Path(tempfile.mkdtemp()), now=datetime.now(UTC)) as store:
     return float(done.stdout.strip().splitlines()[-1])
 
 
+def status_under_simulations_ms(data: Path) -> float:
+    """The longest of 5 app.status answers while 4 clients each wait for a batch of two of the
+    heaviest simulations (1,000 wakes over ten years of ``* * * * *``)."""
+    import socket
+    import threading
+    from datetime import UTC, datetime, timedelta
+
+    from domi_desktop.frontdoor.rpc.instance import socket_name
+    from domi_desktop.scheduler.simulate import MAX_WAKES
+
+    path = socket_name(data)
+    last = datetime(2020, 1, 1, tzinfo=UTC)
+    step = timedelta(days=3652) / MAX_WAKES
+    wakes = [(last + step * (i + 1)).isoformat() for i in range(MAX_WAKES)]
+    batch = json.dumps([
+        {"jsonrpc": "2.0", "id": i, "method": "schedule.simulate",
+         "params": {"expr": "* * * * *", "tz": "Europe/Berlin", "last_due": last.isoformat(),
+                    "wakes": wakes}}
+        for i in range(2)
+    ]).encode() + b"\n"  # fmt: skip
+    sent = threading.Semaphore(0)
+
+    def ask() -> None:
+        with socket.socket(socket.AF_UNIX) as heavy:
+            heavy.settimeout(300)
+            heavy.connect(path)
+            heavy.sendall(batch)
+            sent.release()
+            received = bytearray()  # read as it comes: the app drops a client that lags far
+            while not received.endswith(b"\n") and (chunk := heavy.recv(1 << 20)):
+                received.extend(chunk)
+
+    def status() -> float:
+        with socket.socket(socket.AF_UNIX) as client:
+            client.settimeout(300)
+            client.connect(path)
+            began = time.perf_counter()
+            client.sendall(b'{"jsonrpc":"2.0","id":1,"method":"app.status"}\n')
+            reply = b""
+            while not reply.endswith(b"\n") and (chunk := client.recv(65536)):
+                reply += chunk
+            return time.perf_counter() - began
+
+    clients = [threading.Thread(target=ask) for _ in range(4)]
+    for client in clients:
+        client.start()
+    for _ in clients:
+        sent.acquire()
+    latencies = [status() for _ in range(5)]
+    for client in clients:
+        client.join()
+    return max(latencies) * 1000
+
+
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--idle", type=float, default=60.0, help="seconds of idle to measure")
@@ -183,6 +239,7 @@ def main() -> int:
         bare_idle_ticks = cpu_ticks(bare.pid) - bare_ticks_before
         wakes = log.read_text().count("wake (") - wakes_before
         app_rss = rss_mb(app.pid)  # at rest: after the idle time
+        status_ms = status_under_simulations_ms(data)
         for process in (app, bare):
             process.terminate()
             process.wait(20)
@@ -204,6 +261,7 @@ def main() -> int:
         "rss_ratio": round(app_rss / bare_rss, 2),
         "schedules": args.schedules,
         "editor_refresh_ms": round(refresh, 2),
+        "status_under_simulations_ms": round(status_ms, 1),
     }
     if args.json:
         print(json.dumps(result))
@@ -215,6 +273,7 @@ def main() -> int:
     print(f"RSS, {args.schedules} schedules     {app_rss:6.1f} MB   bare {bare_rss:.1f} MB  "
           f"({app_rss / bare_rss:.1f}x)   budget 100 MB")  # fmt: skip
     print(f"editor preview refresh    {refresh:6.2f} ms   budget 10 ms")
+    print(f"status under simulations  {status_ms:6.1f} ms   (7.6 s before the worker pool)")
     return 0
 
 
