@@ -244,6 +244,7 @@ class Host(QObject):
         keeps the store from being read (``problem``)."""
         if self.store.shared and (problem is not None or self.runtime.link_problem is not None):
             problem = UNREACHABLE
+        problem = problem or self.runtime.store_problem
         return {
             "machine": self.store.machine,
             "store": {

@@ -227,7 +227,8 @@ class Results:
         self._emit = emit
         self._queue: list[tuple[Finish, RunFinished | None]] = []
         self._writing = 0
-        self.troubled = False
+        self.troubled: str | None = None
+        """Why writes do not go through, while they do not."""
         self.stopping = False
 
     @property
@@ -255,18 +256,18 @@ class Results:
         )
 
     def problem(self, error: Exception) -> None:
-        if self.troubled:
+        if self.troubled is not None:
             return
-        self.troubled = True
-        self._emit(StoreProblem(str(error), self.unwritten))
+        self.troubled = str(error)
+        self._emit(StoreProblem(self.troubled, self.unwritten))
 
     def trouble(self, error: Exception | None) -> None:
         """The recorder's word: writes are held up (``error``), or go through again (None)."""
         if error is not None:
             self.problem(error)
-        elif self.troubled:
+        elif self.troubled is not None:
             log.info("the database takes writes again")
-            self.troubled = False
+            self.troubled = None
 
     def _wrote(
         self, batch: list[tuple[Finish, RunFinished | None]], outcome: list[bool] | Exception

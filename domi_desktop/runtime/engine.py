@@ -173,6 +173,12 @@ class Runtime:
         self._source.link_lost(problem)
 
     @property
+    def store_problem(self) -> str | None:
+        """Why the recorder's writes are held up (a full disk, another process's lock), while
+        they are: kept and tried again meanwhile."""
+        return self._results.troubled
+
+    @property
     def link_problem(self) -> str | None:
         return self._source.link_problem
 

@@ -81,6 +81,16 @@ class _HasRunId(Protocol):
 _A = TypeVar("_A", bound=_HasRunId)
 
 _WAITING_FOR = "waiting for "
+NOTE_END = "; then "
+"""Between the gate's words on a run (how long it waited, why it ran anyway) and the job's."""
+
+
+def failure_of(reason: str | None) -> str | None:
+    """What an alert compares of a failed run: the job's failure, never the gate's note before
+    it (a wait of another length is not another error)."""
+    if reason is None:
+        return None
+    return reason.rpartition(NOTE_END)[2]
 
 
 @dataclass
@@ -186,7 +196,7 @@ class ConditionKeeper:
         note = self._notes.pop(run_id, None)
         if note is None:
             return reason
-        return note if reason is None else f"{note}; {reason}"
+        return note if reason is None else f"{note}{NOTE_END}{reason}"
 
     def hold_back_catch_ups(self, pending: list[Pending]) -> list[Pending]:
         """Beyond the burst's room a catch-up is recorded now and started when admitted."""
@@ -217,25 +227,46 @@ class ConditionKeeper:
 
     def hold(self, run_id: int, each: Pending) -> None:
         decision = each.decision
-        self.held[run_id] = Held(
-            run_id,
-            decision.schedule_id,
-            decision.due,
-            decision.fired_at,
-            decision.trigger,
-            each.hold or "",
+        self._wait(
+            Held(
+                run_id,
+                decision.schedule_id,
+                decision.due,
+                decision.fired_at,
+                decision.trigger,
+                each.hold or "",
+            )
         )
         log.info("run %s of schedule %s: %s", run_id, decision.schedule_id, each.hold)
         self._listen()
 
     def load(self, runs: list[Run]) -> None:
         """The waiting rows left by an earlier process: they wait here now."""
-        for run in runs:
+        for run in sorted(runs, key=lambda r: r.id):
             since = run.fired_at or run.due or self._rt.clock.now()
-            self.held[run.id] = Held(
-                run.id, run.schedule_id, run.due, since, run.trigger, run.reason or ""
-            )
+            self._wait(Held(run.id, run.schedule_id, run.due, since, run.trigger, run.reason or ""))
         self._listen()
+
+    def _wait(self, newer: Held) -> None:
+        """At most one run of a schedule waits, the latest due's: "rather too few than too
+        many". The one it replaces is recorded skipped, as a catch-up records missed dues."""
+        for older in [h for h in self.held.values() if h.schedule_id == newer.schedule_id]:
+            del self.held[older.run_id]
+            waited_for = older.reason.removeprefix(_WAITING_FOR)
+            reason = f"still waiting for {waited_for} when a later due came: that one waits now"
+            schedule = self._rt.known_schedules().get(older.schedule_id)
+            try:
+                if self._rt.store.skip_waiting(older.run_id, self._rt.clock.now(), reason):
+                    self._rt.emit(
+                        RunFinished(
+                            older.run_id, older.schedule_id,
+                            schedule.name if schedule is not None else "", RunStatus.skipped,
+                            reason, None, timedelta(0),
+                        )
+                    )  # fmt: skip
+            except DomiError as error:
+                log.error("waiting run %s could not be skipped: %s", older.run_id, error)
+        self.held[newer.run_id] = newer
 
     # -- at each wake --------------------------------------------------------------------------
 
@@ -417,7 +448,7 @@ class ConditionKeeper:
         if event.status is RunStatus.succeeded and self._successes is not None:
             self._successes[event.schedule_id] = now
         schedule = self._rt.known_schedules().get(event.schedule_id)
-        outcome = alerting.Outcome.of(event.status, event.reason)
+        outcome = alerting.Outcome.of(event.status, failure_of(event.reason))
         if schedule is None or outcome is None:
             return []
         alerts = self.alerts_of(schedule)
@@ -468,7 +499,7 @@ class ConditionKeeper:
             alerts = self.alerts_of(known[schedule_id])
             state = alerting.AlertState()
             for status, reason, finished_at in reversed(failures.get(schedule_id, [])):
-                outcome = alerting.Outcome.of(status, reason)
+                outcome = alerting.Outcome.of(status, failure_of(reason))
                 state = alerting.on_result(state, outcome, finished_at, alerts).state
             self._alerts[schedule_id] = state
 

@@ -304,3 +304,48 @@ def test_every_policy_against_a_power_change(
     settled = [RunStatus.waiting, *[s for s in RunStatus if s.finished]]
     h.drain_until(lambda: all(s in settled for s in h.statuses(job)), timeout=15)
     assert h.statuses(job) == expected
+
+
+# -- at most one waiting run per schedule (issue 21 §1) --------------------------------------
+
+
+def test_five_dues_on_battery_end_as_one_run_and_four_skipped_rows_when_plugged_in(
+    make: Callable[..., Harness], tmp_path: Path
+) -> None:
+    h = make(BATTERY)
+    marker = tmp_path / "ran"
+    job = h.add(
+        "* * * * *", marker_job(marker),
+        conditions=Conditions(on_ac_power=True, wait_at_most=timedelta(minutes=3)),
+    )  # fmt: skip
+    h.runtime.start()
+    for _ in range(5):
+        h.loop.advance(timedelta(minutes=1))
+        assert h.statuses(job).count(RunStatus.waiting) == 1  # never a pile
+    h.source.change(MAINS)
+    h.drain_until(lambda: bool(h.kinds("run.finished")) and marker.exists())
+    h.drain_until(lambda: RunStatus.succeeded in h.statuses(job))
+    runs = list(reversed(h.store.runs(schedule_id=job.id)))
+    assert [r.status for r in runs] == [RunStatus.skipped] * 4 + [RunStatus.succeeded]
+    assert all("when a later due came" in (r.reason or "") for r in runs[:4])
+    assert runs[-1].due == START + timedelta(minutes=5)  # the latest due is the one that ran
+    assert runs[-1].reason == "started after waiting 0 seconds for the charger"
+
+
+def test_a_failure_after_a_wait_is_the_same_error_whatever_the_wait(
+    make: Callable[..., Harness],
+) -> None:
+    h = make(BATTERY)
+    job = h.add("*/5 * * * *", cmd("raise SystemExit(1)"), conditions=Conditions(on_ac_power=True))
+    h.runtime.start()
+    for minutes in (1, 4):  # waits of different lengths, the same failure after each
+        h.source.change(BATTERY)
+        h.loop.advance(timedelta(minutes=5))
+        h.loop.advance(timedelta(minutes=minutes))
+        before = len(h.kinds("run.finished"))
+        h.source.change(MAINS)
+        h.drain_until(lambda before=before: len(h.kinds("run.finished")) > before)
+    failing = [e for e in h.kinds("schedule.alert") if e.notice == "failing"]
+    assert len(failing) == 1, failing
+    reasons = [r.reason for r in h.store.runs(schedule_id=job.id) if r.status is RunStatus.failed]
+    assert len(set(reasons)) == 2  # the rows still say how long each waited

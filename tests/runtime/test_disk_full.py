@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from domi_desktop.model import CommandAction, RunStatus, StoreProblem, Trigger
+from domi_desktop.model import (
+    CommandAction,
+    Overlap,
+    Policies,
+    RunStatus,
+    StoreProblem,
+    Trigger,
+)
 from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.secrets import MemorySecretStore
@@ -65,7 +72,8 @@ def test_it_keeps_a_result_the_full_disk_refused_frees_the_lane_and_says_so_once
     with Store.open(tiny_disk / "data", now=START) as store:
         schedule = store.create_schedule(
             "report", "* * * * *", "UTC",
-            CommandAction(argv=(sys.executable, "-c", "pass")), now=START,
+            CommandAction(argv=(sys.executable, "-c", "pass")),
+            Policies(overlap=Overlap.parallel), now=START,
         )  # fmt: skip
         recorder = Recorder(store, loop, backoff=(0.05, 0.2))
         runtime = Runtime(store, clock, loop, MemorySecretStore(), recorder=recorder)
@@ -83,6 +91,7 @@ def test_it_keeps_a_result_the_full_disk_refused_frees_the_lane_and_says_so_once
         problems = [e for e in events if isinstance(e, StoreProblem)]
         assert len(problems) == 1, problems
         assert "full" in problems[0].message
+        assert "full" in (runtime.store_problem or "")  # what app.status reports meanwhile
         assert store.get_run(first).status is RunStatus.running  # not written yet
 
         os.unlink(filler)
@@ -91,6 +100,7 @@ def test_it_keeps_a_result_the_full_disk_refused_frees_the_lane_and_says_so_once
             run = store.get_run(run_id)
             assert run.status is RunStatus.succeeded and run.trigger is Trigger.manual
         assert len([e for e in events if isinstance(e, StoreProblem)]) == 1
+        assert runtime.store_problem is None
         runtime.stop()
 
 
