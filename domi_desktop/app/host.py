@@ -28,7 +28,6 @@ from domi_desktop.frontdoor.service import METHODS, Service
 from domi_desktop.frontdoor.settings import load_settings, settings_path
 from domi_desktop.frontdoor.wire import run_json
 from domi_desktop.model import (
-    AlertEvent,
     Event,
     RunFinished,
     Schedule,
@@ -139,7 +138,7 @@ class Host(QObject):
         self._waiting: dict[int, list[Responder]] = {}
         self._wake_sources: list[Any] = []
         self._zones: Any = None
-        self._replanning = False
+        self.runtime.changes.subscribe(self._schedules_moved)
         self.started_at: datetime | None = None
         # A shared (PostgreSQL) store tells of other machines' edits at once; SQLite has none.
         self._listener = store.listener(self._heard_change, self._link_status)
@@ -292,7 +291,7 @@ class Host(QObject):
 
     def set_paused(self, paused: bool) -> None:
         self.runtime.driver.paused = paused
-        self._replan(None)
+        self.runtime.driver.wake(WakeReason.edit)
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -308,8 +307,6 @@ class Host(QObject):
             and self._zones.check()
         ):
             self.loop.call_soon(partial(self._wake, WakeReason.tz_change))
-        if reason is WakeReason.edit and not self._replanning:
-            self.store_changed.emit()
         self.woke.emit(plan, reason)
 
     def _on_event(self, event: Event) -> None:
@@ -317,8 +314,6 @@ class Host(QObject):
             log.error("cannot write to the database: %s", event.message)
         log_event(event)
         self.rpc.broadcast(event.kind, event.to_json())
-        if isinstance(event, AlertEvent) and event.notice == "paused":
-            self.schedules_changed.emit(event.schedule_id)
         if isinstance(event, RunFinished):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))
@@ -345,19 +340,14 @@ class Host(QObject):
         self.runtime.driver.wake(reason)
 
     def _changed(self, schedule_id: int) -> None:
-        self._replan(schedule_id)
-        self.schedules_changed.emit(schedule_id)
+        self.runtime.schedule_changed(schedule_id)
 
-    def _replan(self, schedule_id: int | None) -> None:
-        """Re-plan after a change made here; an ``edit`` wake without one came from elsewhere."""
-        self._replanning = True
-        try:
-            if schedule_id is None:
-                self.runtime.driver.wake(WakeReason.edit)
-            else:
-                self.runtime.driver.reload(schedule_id)
-        finally:
-            self._replanning = False
+    def _schedules_moved(self, schedule_id: int | None) -> None:
+        """The change feed, to the windows: one schedule, or any of them (re-read them all)."""
+        if schedule_id is None:
+            self.store_changed.emit()
+        else:
+            self.schedules_changed.emit(schedule_id)
 
     def _run_now(
         self, _connection: Connection, params: Mapping[str, Any], respond: Responder

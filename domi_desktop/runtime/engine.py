@@ -43,6 +43,7 @@ from domi_desktop.runtime.catchup import (
     plan_claims,
     write_wake,
 )
+from domi_desktop.runtime.changes import ChangeFeed
 from domi_desktop.runtime.gates import ConditionKeeper
 from domi_desktop.runtime.jobs import stop_orphaned_jobs
 from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
@@ -92,7 +93,9 @@ class Runtime:
         self.secrets = secrets
         self.runner = runner or ActionRunner(clock)
         self.recorder = recorder or Recorder(store, loop, threaded=False)
-        self._source = PlacedSource(store, secrets)
+        self.changes = ChangeFeed()
+        """Every "a schedule changed": the app's edits (``schedule_changed``) and re-reads."""
+        self._source = PlacedSource(store, secrets, self.changes)
         self.keeper = ConditionKeeper(
             self, conditions, inhibitor, alerts=alerts, on_wake=on_wake, burst=burst or UNLIMITED
         )
@@ -165,6 +168,12 @@ class Runtime:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
+
+    def schedule_changed(self, schedule_id: int) -> None:
+        """The app changed a schedule (an edit, a delete, alerts pausing it): planned again,
+        and every reader of ``changes`` told."""
+        self.driver.reload(schedule_id)
+        self.changes.publish(schedule_id)
 
     # -- this machine's share of a shared store (runtime/placement.py) -------------------------------
 

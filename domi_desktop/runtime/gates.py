@@ -69,6 +69,8 @@ class KeeperHost(Protocol):
 
     def stop_run(self, run_id: int, reason: str = ...) -> bool: ...
 
+    def schedule_changed(self, schedule_id: int) -> None: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -470,7 +472,7 @@ class ConditionKeeper:
         except DomiError as error:
             log.error("schedule %s could not be paused: %s", schedule.id, error)
             return
-        self._rt.driver.reload(schedule.id)
+        self._rt.schedule_changed(schedule.id)
 
     def read_alert_states(self, events: Sequence[Event]) -> None:
         """Before ``observe`` goes through a batch of results: the alert states of their

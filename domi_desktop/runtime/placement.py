@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from domi_desktop.errors import DomiError, StoreError
 from domi_desktop.model import CommandAction, Placement, Schedule
 from domi_desktop.ports import SecretStore
+from domi_desktop.runtime.changes import ChangeFeed
 from domi_desktop.runtime.source import StoreSource
 from domi_desktop.store import Store
 
@@ -48,8 +49,10 @@ def placed_elsewhere(schedule: Schedule, machine: str) -> str | None:
 class PlacedSource(StoreSource):
     """``StoreSource`` without the schedules this machine must leave to others."""
 
-    def __init__(self, store: Store, secrets: SecretStore) -> None:
-        super().__init__(store)
+    def __init__(
+        self, store: Store, secrets: SecretStore, changes: ChangeFeed | None = None
+    ) -> None:
+        super().__init__(store, changes)
         self._secrets = secrets
         self.not_here: dict[int, str] = {}
         self.link_problem: str | None = None
@@ -73,6 +76,7 @@ class PlacedSource(StoreSource):
             schedules, broken = super().load()
         else:
             schedules, broken = self._store.read_schedules()
+            self._read(schedules)
         placed = [schedule for schedule in schedules if self._here(schedule)]
         self.known = {schedule.id: schedule for schedule in placed}
         return placed, broken

@@ -6,23 +6,37 @@ from datetime import datetime
 
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import Schedule
+from domi_desktop.runtime.changes import ChangeFeed
 from domi_desktop.store import Store
 
 
 class StoreSource:
-    """The driver's schedules, remembered: a wake's fires need their policies without a read."""
+    """The driver's schedules, remembered: a wake's fires need their policies without a read.
+    A re-read that finds them changed is published on ``changes`` (another process wrote them)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, changes: ChangeFeed | None = None) -> None:
         self._store = store
+        self._changes = changes or ChangeFeed()
         self._elsewhere: int | None = None
         """``Store.changes_elsewhere`` when the schedules were last read."""
         self.known: dict[int, Schedule] = {}
+        self._seen: dict[int, Schedule] | None = None
+        """Every schedule as the last read found it (``known`` may leave some out)."""
 
     def load(self) -> tuple[list[Schedule], dict[int, str]]:
         self._elsewhere = self._store.changes_elsewhere()
         schedules, broken = self._store.read_schedules()
-        self.known = {schedule.id: schedule for schedule in schedules}
+        self._read(schedules)
+        self.known = dict(self._seen or {})
         return schedules, broken
+
+    def _read(self, schedules: list[Schedule]) -> None:
+        """A re-read that found the schedules changed tells the readers of ``changes``."""
+        seen = {schedule.id: schedule for schedule in schedules}
+        changed = self._seen is not None and seen != self._seen
+        self._seen = seen
+        if changed:
+            self._changes.publish(None)
 
     def get(self, schedule_id: int) -> Schedule | None:
         try:

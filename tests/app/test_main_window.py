@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -19,7 +20,15 @@ from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
 from domi_desktop.errors import ParamError
 from domi_desktop.frontdoor.rpc.instance import socket_name
-from domi_desktop.model import CommandAction, Event, FireEvent, Policies, RunFinished, RunStatus
+from domi_desktop.model import (
+    CommandAction,
+    Event,
+    FireEvent,
+    Policies,
+    RunFinished,
+    RunStatus,
+    WakeReason,
+)
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui.main_window import MainWindow
@@ -451,3 +460,27 @@ def test_rows_do_not_move_under_the_pointer_until_it_leaves(tray: TrayApp, qtbot
     assert names(win) == ["Always fails", "Zebra backup", "Report"]  # renamed in place
     QApplication.sendEvent(viewport, QEvent(QEvent.Type.Leave))
     qtbot.waitUntil(lambda: names(win) == ["Always fails", "Report", "Zebra backup"])
+
+
+def test_a_schedule_another_process_wrote_to_the_file_shows_after_one_wake(
+    tray: TrayApp, qtbot: Any
+) -> None:
+    host = tray.host
+    assert isinstance(host, Host)
+    window(tray)  # open: the Schedules window must follow the file
+    writer = (
+        "import sys; from datetime import UTC, datetime; from pathlib import Path\n"
+        "from domi_desktop.model import CommandAction\n"
+        "from domi_desktop.store import Store\n"
+        "with Store.open(Path(sys.argv[1]), now=datetime.now(UTC)) as store:\n"
+        "    store.create_schedule('Written elsewhere', '0 5 * * *', 'UTC',\n"
+        "                          CommandAction(argv=('true',)), now=datetime.now(UTC))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", writer, str(host.store.data_dir)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Written elsewhere" not in names(window(tray))
+    host.runtime.driver.wake(WakeReason.timer)  # the next wake of any kind
+    qtbot.waitUntil(lambda: "Written elsewhere" in names(window(tray)), timeout=30_000)
