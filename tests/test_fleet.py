@@ -233,7 +233,7 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
             "another machine to take the stopped machine's run over",
         )
         apps[stopped].send_signal(signal.SIGCONT)
-        wait_for(lambda: "superseded" in fleet.log(stopped), 15, "the stopped machine to yield")
+        wait_for(lambda: "superseded" in fleet.log(stopped), 60, "the stopped machine to yield")
 
         # An edit through a's socket, planned by b and c.
         before = {m: fleet.cli(m, "schedule", "show", str(probe_id), "--json") for m in "bc"}

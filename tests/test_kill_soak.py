@@ -144,7 +144,7 @@ def test_a_restart_after_kill_9_stops_the_leftover_tree_before_the_resumed_copy(
     app = start_app(data)
     try:
         wait_for(lambda: starts.exists() and len(copies(tag)) == 1, 30, "the job to start")
-        wait_for(lambda: sql(data, "SELECT job_pid FROM runs")[0][0], 10, "the pid on record")
+        wait_for(lambda: sql(data, "SELECT job_pid FROM runs")[0][0], 60, "the pid on record")
         (old_session,) = copies(tag)
         old_tree = [p for p in psutil.process_iter() if _sid(p.pid) == old_session]
         assert len(old_tree) >= 3  # the job and its grandchildren
@@ -155,7 +155,7 @@ def test_a_restart_after_kill_9_stops_the_leftover_tree_before_the_resumed_copy(
 
         app = start_app(data)
         wait_for(lambda: len(starts.read_text().split()) == 2, 30, "the resumed job to start")
-        wait_for(lambda: copies(tag), 10, "the resumed copy")
+        wait_for(lambda: copies(tag), 60, "the resumed copy")
         (new_session,) = copies(tag)
         assert new_session != old_session
         assert not any(_alive(p) for p in old_tree)

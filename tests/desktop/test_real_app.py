@@ -124,7 +124,7 @@ def test_without_a_tray_host_the_main_window_opens_with_quit(
 ) -> None:
     add(data, "Daily", "true")
     child: Child = spawn(APP, env={"DOMI_DATA_DIR": str(data)})
-    wait_for(lambda: status(data).get("running"), 20, "the app to answer on its socket")
+    wait_for(lambda: status(data).get("running"), WAIT, "the app to answer on its socket")
     window = realdesktop.wait_for_window("^domi-desktop$", timeout=60)
     assert realdesktop.window_name(window) == "domi-desktop"
     assert "the main window stands in for it" in child.stderr()

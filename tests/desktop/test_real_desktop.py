@@ -132,7 +132,7 @@ def test_real_panel_shows_a_qt_tray_icon_and_its_status(
 
     probe.stop()  # the app goes away: the panel's watcher forgets its item
     realdesktop.wait_until(
-        "the panel to drop the item", lambda: real_panel.registered_items() == [] or None, 5
+        "the panel to drop the item", lambda: real_panel.registered_items() == [] or None, 30
     )
 
 
@@ -157,7 +157,7 @@ def test_real_wm_manages_a_window_found_by_title(
     window = realdesktop.wait_for_window("domi fixture window", timeout=60)
     assert realdesktop.window_name(window) == "domi fixture window"
     frame = realdesktop.wait_until(
-        "xfwm4 to frame the window", lambda: frame_extents(window), timeout=5
+        "xfwm4 to frame the window", lambda: frame_extents(window), timeout=30
     )
     assert any(frame), frame  # a managed window has a frame; without a WM it has none
 
