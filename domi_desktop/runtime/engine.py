@@ -18,7 +18,6 @@ from domi_desktop.actions import (
     ActionResult,
     ActionRunner,
 )
-from domi_desktop.errors import BusyError, DomiError
 from domi_desktop.model import (
     Alerts,
     Event,
@@ -33,6 +32,7 @@ from domi_desktop.model import (
     WakeReason,
 )
 from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
+from domi_desktop.runtime.alerts import AlertKeeper
 from domi_desktop.runtime.catchup import (
     PRUNE_INTERVAL,
     Pending,
@@ -46,14 +46,15 @@ from domi_desktop.runtime.catchup import (
 from domi_desktop.runtime.changes import ChangeFeed
 from domi_desktop.runtime.gates import ConditionKeeper
 from domi_desktop.runtime.jobs import stop_orphaned_jobs
-from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
+from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key
 from domi_desktop.runtime.leases import LeaseKeeper
+from domi_desktop.runtime.manual import ManualRuns
 from domi_desktop.runtime.placement import UNREACHABLE, PlacedSource
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Finish, Start, Writer
+from domi_desktop.store.claims import Finish, Start
 
 log = logging.getLogger(__name__)
 
@@ -96,16 +97,23 @@ class Runtime:
         self.changes = ChangeFeed()
         """Every "a schedule changed": the app's edits (``schedule_changed``) and re-reads."""
         self._source = PlacedSource(store, secrets, self.changes)
+        self.alerts = AlertKeeper(self, alerts)
         self.keeper = ConditionKeeper(
-            self, conditions, inhibitor, alerts=alerts, on_wake=on_wake, burst=burst or UNLIMITED
+            self,
+            conditions,
+            inhibitor,
+            alerts=self.alerts,
+            on_wake=on_wake,
+            burst=burst or UNLIMITED,
         )
         self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
         self.driver.held_until = self.keeper.held_until
-        self._lanes: dict[str, Lane] = {}
+        self.lanes: dict[str, Lane] = {}
+        self._manual = ManualRuns(self)
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
         self._results = Results(
-            self.recorder, store, self._emit, self._slices, self.keeper.read_alert_states
+            self.recorder, store, self._emit, self._slices, self.alerts.read_alert_states
         )
         self.recorder.on_trouble = self._results.trouble
         self.leases = LeaseKeeper(
@@ -146,7 +154,7 @@ class Runtime:
         parked = [active for active, _ in self._bursting.values()]
         self._bursting.clear()  # a catch-up not admitted yet never starts now
         self._results.stopping = True
-        for lane in self._lanes.values():
+        for lane in self.lanes.values():
             waiting, lane.waiting = lane.waiting, None
             for unstarted in [waiting] + [a for a in parked if lane.running.pop(a.run_id, None)]:
                 if unstarted is None:
@@ -196,12 +204,12 @@ class Runtime:
         return dict(self._source.not_here)
 
     def running_runs(self) -> list[int]:
-        return sorted(run_id for lane in self._lanes.values() for run_id in lane.running)
+        return sorted(run_id for lane in self.lanes.values() for run_id in lane.running)
 
     def running_by_schedule(self) -> dict[int, list[int]]:
         """Schedule id -> the ids of its runs in progress (started or about to start)."""
         found: dict[int, list[int]] = {}
-        for lane in self._lanes.values():
+        for lane in self.lanes.values():
             for active in lane.running.values():
                 found.setdefault(active.schedule.id, []).append(active.run_id)
         return found
@@ -212,7 +220,7 @@ class Runtime:
         The runner reports the stopped result as usual, so ``RunFinished`` follows. A run still
         waiting for its jitter delay or a retry has no process: it is recorded as stopped now.
         """
-        for lane in self._lanes.values():
+        for lane in self.lanes.values():
             if lane.waiting is not None and lane.waiting.run_id == run_id:
                 lane.running[run_id], lane.waiting = lane.waiting, None
             active = lane.running.get(run_id)
@@ -242,7 +250,7 @@ class Runtime:
             done([FireOutcome(d.schedule_id, False, error=UNREACHABLE) for d in decisions])
             return
         pending = self.keeper.apply_gates(
-            plan_claims(decisions, self._source.schedule, self._lanes, lane_key)
+            plan_claims(decisions, self._source.schedule, self.lanes, lane_key)
         )
         pending = self.keeper.hold_back_catch_ups(pending)
         self.recorder.submit(
@@ -307,7 +315,7 @@ class Runtime:
         self._slices.run(list(zip(pending, outcome.run_ids, strict=True)), claimed, announced)
 
     def _register(self, active: Active, queued: bool) -> None:
-        lane = self._lanes.setdefault(lane_key(active.schedule), Lane())
+        lane = self.lanes.setdefault(lane_key(active.schedule), Lane())
         if queued:
             lane.waiting = active
             return
@@ -318,12 +326,12 @@ class Runtime:
         lane.running[active.run_id] = active
 
     def _begin(self, active: Active, pending: Pending, started: frozenset[int]) -> None:
-        lane = self._lanes.get(lane_key(active.schedule))
+        lane = self.lanes.get(lane_key(active.schedule))
         if lane is None or active.run_id not in lane.running:
             return  # stopped meanwhile
         if active.run_id in started:
             active.started_at = self.clock.now()
-            self._run_action(active, self.store.log_path_for(active.run_id))
+            self.run_action(active, self.store.log_path_for(active.run_id))
         elif pending.decision.delay > timedelta(0):
             self.loop.call_later(
                 pending.decision.delay.total_seconds(), lambda: self._start(active)
@@ -353,7 +361,7 @@ class Runtime:
     ) -> None:
         """Start the schedule's action now (trigger ``manual``); ``last_due`` is untouched.
         ``done`` gets the new run's id once it is on record (or why it could not be)."""
-        self._run_manually(schedule_id, Trigger.manual, None, done)
+        self._manual.run(schedule_id, Trigger.manual, None, done)
 
     def _resume(self, orphan: Run) -> None:
         def resumed(outcome: int | Exception) -> None:
@@ -365,90 +373,13 @@ class Runtime:
                     orphan.id, outcome,
                 )  # fmt: skip
 
-        self._run_manually(orphan.schedule_id, Trigger.resumed, orphan.id, resumed)
-
-    def _run_manually(
-        self,
-        schedule_id: int,
-        trigger: Trigger,
-        resumed_from: int | None,
-        done: Callable[[int | Exception], None] | None,
-    ) -> None:
-        """The run recorded and started in one write of the recorder, then its action. A manual
-        run follows the schedule's overlap policy; a resumed one continues a run that died."""
-
-        def answer(outcome: int | Exception) -> None:
-            if done is not None:
-                done(outcome)
-
-        try:
-            schedule = self.store.get_schedule(schedule_id)
-        except DomiError as error:
-            answer(error)
-            return
-        key = lane_key(schedule)
-        lane = self._lanes.setdefault(key, Lane())
-        overlap = schedule.policies.overlap
-        if trigger is Trigger.manual and lane.busy and overlap in (Overlap.skip, Overlap.queue):
-            answer(
-                BusyError(f"{schedule.name} is still running (if still running: {overlap.value})")
-            )
-            return
-        lane.recording += 1
-        now = self.clock.now()
-        start = Start(0, now, None)
-
-        def recorded(outcome: int | Exception) -> None:
-            lane.recording -= 1
-            if isinstance(outcome, Exception):
-                if not lane.busy and lane.waiting is None and self._lanes.get(key) is lane:
-                    del self._lanes[key]
-                answer(outcome)
-                return
-            active = Active(outcome, schedule, trigger, started_at=now)
-            self._lanes[key] = lane
-            if overlap is Overlap.replace and trigger is Trigger.manual:
-                for other in lane.running.values():
-                    if other.handle is not None:
-                        other.handle.stop(REPLACED)
-            lane.running[outcome] = active
-            self._emit_manual(schedule, outcome, trigger)
-            self._run_action(active, self.store.log_path_for(outcome))
-            answer(outcome)
-
-        self.recorder.submit(
-            lambda writer: self._record_manual(
-                writer, schedule_id, now, trigger, resumed_from, start
-            ),
-            recorded,
-        )
-
-    def _record_manual(
-        self,
-        writer: Writer,
-        schedule_id: int,
-        now: datetime,
-        trigger: Trigger,
-        resumed_from: int | None,
-        start: Start,
-    ) -> int:
-        """On the recorder: the run's row, started with the path of its own log."""
-        run_id = writer.record_manual(schedule_id, now, trigger, resumed_from)
-        log_path = str(self.store.log_path_for(run_id))
-        writer.start([replace(start, run_id=run_id, log_path=log_path)])
-        return run_id
-
-    def _emit_manual(self, schedule: Schedule, run_id: int, trigger: Trigger) -> None:
-        self._emit(manual_event(schedule, run_id, trigger, self.clock.now()))
+        self._manual.run(orphan.schedule_id, Trigger.resumed, orphan.id, resumed)
 
     # -- starting and finishing ----------------------------------------------------------------
 
-    def _launch(self, lane: Lane, active: Active, *, delay: timedelta = timedelta(0)) -> None:
+    def _launch(self, lane: Lane, active: Active) -> None:
         lane.running[active.run_id] = active
-        if delay > timedelta(0):
-            self.loop.call_later(delay.total_seconds(), lambda: self._start(active))
-        else:
-            self._start(active)
+        self._start(active)
 
     def _start(self, active: Active) -> None:
         now = self.clock.now()
@@ -462,11 +393,11 @@ class Runtime:
                 self._release(active, None)
                 return
             active.started_at = active.started_at or now
-            self._run_action(active, log_path)
+            self.run_action(active, log_path)
 
         self.recorder.submit(lambda writer: writer.start([start]), started)
 
-    def _run_action(self, active: Active, log_path: Path) -> None:
+    def run_action(self, active: Active, log_path: Path) -> None:
         self.keeper.started(active.run_id, active.schedule)
         request = ActionRequest(
             action=active.schedule.action,
@@ -484,7 +415,7 @@ class Runtime:
 
     def _finished(self, run_id: int, result: ActionResult) -> None:
         active = next(
-            (lane.running[run_id] for lane in self._lanes.values() if run_id in lane.running), None
+            (lane.running[run_id] for lane in self.lanes.values() if run_id in lane.running), None
         )
         if active is None:
             return  # already recorded (stop() waited for it)
@@ -521,7 +452,7 @@ class Runtime:
 
     def _release(self, active: Active, result: ActionResult | None) -> None:
         key = lane_key(active.schedule)
-        lane = self._lanes.get(key)
+        lane = self.lanes.get(key)
         if lane is None:
             return
         lane.running.pop(active.run_id, None)
@@ -531,13 +462,13 @@ class Runtime:
         if not lane.busy and lane.waiting is not None:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
-        elif not lane.busy and self._lanes.get(key) is lane:
+        elif not lane.busy and self.lanes.get(key) is lane:
             # An idle lane goes: after a catch-up of 10,000 schedules, asking what runs would
             # otherwise walk 10,000 empty lanes.
-            del self._lanes[key]
+            del self.lanes[key]
 
     def _emit(self, event: Event) -> None:
-        alerts = self.keeper.observe(event)
+        alerts = self.alerts.observe(event)
         if isinstance(event, RunFinished):
             event = replace(event, alerted=bool(alerts))
         for each in [event, *alerts]:
@@ -555,7 +486,7 @@ class Runtime:
         return self._source.known
 
     def lane_free(self, schedule: Schedule) -> bool:
-        lane = self._lanes.get(lane_key(schedule))
+        lane = self.lanes.get(lane_key(schedule))
         return lane is None or not lane.busy or schedule.policies.overlap is Overlap.parallel
 
     def launch_held(
@@ -563,5 +494,5 @@ class Runtime:
     ) -> None:
         """A waiting run whose row has just turned ``running``: its action starts."""
         active = Active(run_id, schedule, trigger, started_at=now)
-        self._lanes.setdefault(lane_key(schedule), Lane()).running[run_id] = active
-        self._run_action(active, log_path)
+        self.lanes.setdefault(lane_key(schedule), Lane()).running[run_id] = active
+        self.run_action(active, log_path)

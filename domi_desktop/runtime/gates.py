@@ -1,16 +1,16 @@
-"""The runtime's share of issue 13: runs gated by the machine's state, waiting rows re-gated at
-each wake, jobs stopped when a condition goes away, sleep held off while a job runs, failures
-folded into alerts, and catch-up bursts admitted a few at a time.
+"""The runtime's share of issue 13: runs gated by the machine's state, at most one waiting run per
+schedule re-gated at each wake, jobs stopped when a condition goes away, sleep held off while a
+job runs, and catch-up bursts admitted a few at a time (alerts are ``alerts.py``'s).
 
-The decisions are the pure ones of ``scheduler.conditions``, ``scheduler.alerts`` and
-``scheduler.burst`` (their docstrings are the design); this module keeps their state and carries
-them out through the ``Runtime`` that owns it, on the loop thread.
+The decisions are the pure ones of ``scheduler.conditions`` and ``scheduler.burst`` (their
+docstrings are the design); this module keeps their state and carries them out through the
+``Runtime`` that owns it, on the loop thread.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,8 +18,6 @@ from typing import Protocol, TypeVar
 
 from domi_desktop.errors import DomiError
 from domi_desktop.model import (
-    AlertEvent,
-    Alerts,
     BurstEvent,
     Conditions,
     Event,
@@ -33,8 +31,8 @@ from domi_desktop.model import (
     WakeReason,
 )
 from domi_desktop.ports import Clock, ConditionSource, InhibitorHandle, Loop, SleepInhibitor
+from domi_desktop.runtime.alerts import NOTE_END, AlertKeeper
 from domi_desktop.runtime.catchup import Pending
-from domi_desktop.scheduler import alerts as alerting
 from domi_desktop.scheduler.burst import BurstQueue
 from domi_desktop.scheduler.conditions import (
     RECHECK,
@@ -83,16 +81,6 @@ class _HasRunId(Protocol):
 _A = TypeVar("_A", bound=_HasRunId)
 
 _WAITING_FOR = "waiting for "
-NOTE_END = "; then "
-"""Between the gate's words on a run (how long it waited, why it ran anyway) and the job's."""
-
-
-def failure_of(reason: str | None) -> str | None:
-    """What an alert compares of a failed run: the job's failure, never the gate's note before
-    it (a wait of another length is not another error)."""
-    if reason is None:
-        return None
-    return reason.rpartition(NOTE_END)[2]
 
 
 @dataclass
@@ -120,21 +108,19 @@ class ConditionKeeper:
         source: ConditionSource | None,
         inhibitor: SleepInhibitor | None,
         *,
-        alerts: Alerts = Alerts(),
+        alerts: AlertKeeper,
         burst: int,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
         self._rt = runtime
         self._source = source
         self._inhibitor = inhibitor
-        self.default_alerts = alerts
+        self.alerts = alerts
         self.burst: BurstQueue[int] = BurstQueue(burst)
         self.held: dict[int, Held] = {}
         self._watched: dict[int, _Watched] = {}
         self._lost: dict[int, str] = {}
         self._awake: dict[int, InhibitorHandle] = {}
-        self._successes: dict[int, datetime] | None = None
-        self._alerts: dict[int, alerting.AlertState] = {}
         self._listening = False
         self._notes: dict[int, str] = {}
         self._read: tuple[float, SystemState] | None = None
@@ -151,11 +137,6 @@ class ConditionKeeper:
             self._read = (now, self._source.current())
         return self._read[1]
 
-    def last_success(self, schedule_id: int) -> datetime | None:
-        if self._successes is None:
-            self._successes = self._rt.store.last_successes()
-        return self._successes.get(schedule_id)
-
     def _gate(self, schedule: Schedule, due: datetime, now: datetime) -> Gate:
         conditions = schedule.policies.conditions
         return gate(
@@ -164,7 +145,7 @@ class ConditionKeeper:
             self.state(),
             due,
             now,
-            self.last_success(schedule.id),
+            self.alerts.last_success(schedule.id),
         )
 
     # -- at claim ------------------------------------------------------------------------------
@@ -290,7 +271,7 @@ class ConditionKeeper:
     def woke(self, plan: WakePlan, reason: WakeReason) -> None:
         """The driver's wake: waiting runs re-gated, staleness looked at, then the app's hook."""
         self.regate()
-        self.tick(plan.now)
+        self.alerts.tick(plan.now)
         if self._on_wake is not None:
             self._on_wake(plan, reason)
 
@@ -344,19 +325,6 @@ class ConditionKeeper:
                 self._notes[held.run_id] = reason
             log.info("run %s of %r: %s", held.run_id, schedule.name, reason)
             self._rt.launch_held(held.run_id, schedule, held.trigger, now, log_path)
-
-    def tick(self, now: datetime) -> None:
-        """The staleness watchdog of every schedule that has one."""
-        for schedule in list(self._rt.known_schedules().values()):
-            alerts = self.alerts_of(schedule)
-            if alerts.stale_after is None or not schedule.enabled:
-                continue
-            since = self.last_success(schedule.id) or schedule.created_at
-            state = self._alert_state(schedule.id, None)
-            state, notices = alerting.on_tick(state, now, since, alerts)
-            self._alerts[schedule.id] = state
-            for notice in notices:
-                self._rt.emit(_alert_event(schedule, notice, None))
 
     # -- a job's life --------------------------------------------------------------------------
 
@@ -436,88 +404,6 @@ class ConditionKeeper:
     @property
     def inhibiting(self) -> frozenset[int]:
         return frozenset(self._awake)
-
-    # -- alerts --------------------------------------------------------------------------------
-
-    def alerts_of(self, schedule: Schedule) -> Alerts:
-        return schedule.policies.alerts or self.default_alerts
-
-    def observe(self, event: Event) -> list[Event]:
-        """A recorded result: the alerts it makes, and the schedule paused when they say so."""
-        if not isinstance(event, RunFinished):
-            return []
-        now = self._rt.clock.now()
-        if event.status is RunStatus.succeeded and self._successes is not None:
-            self._successes[event.schedule_id] = now
-        schedule = self._rt.known_schedules().get(event.schedule_id)
-        outcome = alerting.Outcome.of(event.status, failure_of(event.reason))
-        if schedule is None or outcome is None:
-            return []
-        alerts = self.alerts_of(schedule)
-        state = self._alert_state(schedule.id, event.run_id)
-        state, notices, pause = alerting.on_result(state, outcome, now, alerts)
-        self._alerts[schedule.id] = state
-        if pause:
-            self._pause(schedule, f"paused after {state.consecutive_failures} failures in a row")
-        return [
-            replace(_alert_event(schedule, notice, event.run_id), reason=event.reason)
-            for notice in notices
-        ]
-
-    def _pause(self, schedule: Schedule, why: str) -> None:
-        """Alerts said so: the schedule is disabled (the user turns it back on)."""
-        log.warning("schedule %s %r: %s", schedule.id, schedule.name, why)
-        try:
-            self._rt.store.set_enabled(schedule.id, False, self._rt.clock.now())
-        except DomiError as error:
-            log.error("schedule %s could not be paused: %s", schedule.id, error)
-            return
-        self._rt.schedule_changed(schedule.id)
-
-    def read_alert_states(self, events: Sequence[Event]) -> None:
-        """Before ``observe`` goes through a batch of results: the alert states of their
-        schedules not known yet, in one query (one per schedule stood the GUI still after a
-        wake)."""
-        finished = [event for event in events if isinstance(event, RunFinished)]
-        missing = {e.schedule_id for e in finished if e.schedule_id not in self._alerts}
-        if missing:
-            self._read_states(missing, besides={event.run_id for event in finished})
-
-    def _alert_state(self, schedule_id: int, skip_run: int | None) -> alerting.AlertState:
-        """Rebuilt the first time from the failures since the schedule's latest success (a
-        success starts the state afresh; notices dropped), the run being observed left out."""
-        if schedule_id not in self._alerts:
-            self._read_states({schedule_id}, besides=() if skip_run is None else {skip_run})
-        return self._alerts.get(schedule_id) or alerting.AlertState()
-
-    def _read_states(self, schedule_ids: Collection[int], *, besides: Collection[int]) -> None:
-        known = self._rt.known_schedules()
-        wanted = [schedule_id for schedule_id in schedule_ids if schedule_id in known]
-        try:
-            failures = self._rt.store.failures_since_success(wanted, besides=besides)
-        except DomiError:
-            failures = {}
-        for schedule_id in wanted:
-            alerts = self.alerts_of(known[schedule_id])
-            state = alerting.AlertState()
-            for status, reason, finished_at in reversed(failures.get(schedule_id, [])):
-                outcome = alerting.Outcome.of(status, failure_of(reason))
-                state = alerting.on_result(state, outcome, finished_at, alerts).state
-            self._alerts[schedule_id] = state
-
-
-def _alert_event(
-    schedule: Schedule, notice: alerting.AlertNotice, run_id: int | None
-) -> AlertEvent:
-    return AlertEvent(
-        schedule_id=schedule.id,
-        name=schedule.name,
-        notice=notice.kind.value,
-        failures=notice.failures,
-        error=notice.error,
-        stale_for=notice.stale_for,
-        run_id=run_id,
-    )
 
 
 def _has_conditions(schedule: Schedule) -> bool:

@@ -85,13 +85,19 @@ def test_pause_all_is_a_checkable_toggle(tray: TrayApp) -> None:
     assert action(tray.menu, "Pause all").isChecked()
 
 
-def test_run_now_from_the_menu_records_a_manual_run(tray: TrayApp, qtbot: object) -> None:
+def test_run_now_from_the_menu_records_a_manual_run(
+    tray: TrayApp, qtbot: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tray.rebuild_menu()
     sub = tray.menu.actions()[0].menu()
     assert sub is not None
+    looks: list[str] = []
+    look = tray.update_look
+    monkeypatch.setattr(tray, "update_look", lambda: (look(), looks.append(tray.state)))
     action(sub, "Run now").trigger()
-    # The run's id comes back from the recorder, which never makes the GUI wait for the disk.
-    qtbot.waitUntil(lambda: len(tray.host.store.runs()) == 1, timeout=10_000)  # type: ignore[attr-defined]
+    # The run's id comes back from the recorder, which never makes the GUI wait for the disk;
+    # the icon is looked at again once it is on record.
+    qtbot.waitUntil(lambda: looks != [], timeout=10_000)  # type: ignore[attr-defined]
     runs = tray.host.store.runs()
     assert len(runs) == 1 and runs[0].trigger.value == "manual"
 

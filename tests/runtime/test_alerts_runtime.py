@@ -301,7 +301,7 @@ def test_the_alert_states_of_a_batch_of_results_are_read_in_one_query(
         return read(ids, **options)
 
     monkeypatch.setattr(h.store, "failures_since_success", counted)
-    keeper = h.runtime.keeper
+    keeper = h.runtime.alerts
     keeper.read_alert_states(events)
     notices = [[alert.notice for alert in keeper.observe(event)] for event in events]
     assert calls == [sorted(job.id for job in jobs)]

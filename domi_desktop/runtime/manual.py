@@ -1,0 +1,110 @@
+"""Runs outside the calendar: a user's Run now, within the schedule's overlap policy, and the
+re-run of a run whose process died. Each is recorded and started in one write of the recorder,
+and its lane counts it busy from the moment it is handed over (a wake in between must not start
+a second copy beside it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from domi_desktop.errors import BusyError, DomiError
+from domi_desktop.model import Event, Overlap, Trigger
+from domi_desktop.ports import Clock
+from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
+from domi_desktop.runtime.recorder import Recorder
+from domi_desktop.store import Store
+from domi_desktop.store.claims import Start, Writer
+
+
+class ManualHost(Protocol):
+    """What manual runs need of the runtime that owns them (``engine.Runtime``)."""
+
+    clock: Clock
+    store: Store
+    recorder: Recorder
+    lanes: dict[str, Lane]
+
+    def emit(self, event: Event) -> None: ...
+
+    def run_action(self, active: Active, log_path: Path) -> None: ...
+
+
+class ManualRuns:
+    def __init__(self, runtime: ManualHost) -> None:
+        self._rt = runtime
+
+    def run(
+        self,
+        schedule_id: int,
+        trigger: Trigger,
+        resumed_from: int | None,
+        done: Callable[[int | Exception], None] | None,
+    ) -> None:
+        """The run recorded and started in one write of the recorder, then its action. A manual
+        run follows the schedule's overlap policy; a resumed one continues a run that died."""
+
+        def answer(outcome: int | Exception) -> None:
+            if done is not None:
+                done(outcome)
+
+        try:
+            schedule = self._rt.store.get_schedule(schedule_id)
+        except DomiError as error:
+            answer(error)
+            return
+        key = lane_key(schedule)
+        lane = self._rt.lanes.setdefault(key, Lane())
+        overlap = schedule.policies.overlap
+        if trigger is Trigger.manual and lane.busy and overlap in (Overlap.skip, Overlap.queue):
+            answer(
+                BusyError(f"{schedule.name} is still running (if still running: {overlap.value})")
+            )
+            return
+        lane.recording += 1
+        now = self._rt.clock.now()
+        start = Start(0, now, None)
+
+        def recorded(outcome: int | Exception) -> None:
+            lane.recording -= 1
+            if isinstance(outcome, Exception):
+                if not lane.busy and lane.waiting is None and self._rt.lanes.get(key) is lane:
+                    del self._rt.lanes[key]
+                answer(outcome)
+                return
+            active = Active(outcome, schedule, trigger, started_at=now)
+            self._rt.lanes[key] = lane
+            if overlap is Overlap.replace and trigger is Trigger.manual:
+                for other in lane.running.values():
+                    if other.handle is not None:
+                        other.handle.stop(REPLACED)
+            lane.running[outcome] = active
+            self._rt.emit(manual_event(schedule, outcome, trigger, now))
+            self._rt.run_action(active, self._rt.store.log_path_for(outcome))
+            answer(outcome)
+
+        self._rt.recorder.submit(
+            lambda writer: _record(
+                self._rt.store, writer, schedule_id, now, trigger, resumed_from, start
+            ),
+            recorded,
+        )
+
+
+def _record(
+    store: Store,
+    writer: Writer,
+    schedule_id: int,
+    now: datetime,
+    trigger: Trigger,
+    resumed_from: int | None,
+    start: Start,
+) -> int:
+    """On the recorder: the run's row, started with the path of its own log."""
+    run_id = writer.record_manual(schedule_id, now, trigger, resumed_from)
+    log_path = str(store.log_path_for(run_id))
+    writer.start([replace(start, run_id=run_id, log_path=log_path)])
+    return run_id
