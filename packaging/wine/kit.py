@@ -3,7 +3,7 @@
 
     python packaging/wine/kit.py build          # the kit in .wine-kit/ (cached; rebuilt on change)
     python packaging/wine/kit.py test           # `make test-windows`: the suite and the real app
-    python packaging/wine/kit.py python ARGS    # the Windows python.exe with ARGS, in a fresh prefix
+    python packaging/wine/kit.py python MODULE|SCRIPT.py ARGS   # the Windows python.exe, fresh prefix
 
 Everything comes from the package registries (../../TESTBED.md, "Windows under Wine"):
 - Debian: Wine 8 (``wine64``; its loader is /usr/lib/wine/wine64), MinGW-w64 for the two system
@@ -69,6 +69,7 @@ BOOT = (
     "import json, os, runpy, sys; "
     f"os.environ.update(json.loads(os.environ.pop({ENV_CARRIER!r}, '{{}}'))); "
     "sys.argv = sys.argv[1:]; "
+    "runpy.run_path(sys.argv[0], run_name='__main__') if sys.argv[0].endswith('.py') else "
     "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)"
 )
 
@@ -240,8 +241,9 @@ class Prefix:
         )
         assert process.stdout is not None
         deadline = None if timeout is None else time.monotonic() + timeout
-        for line in process.stdout:
-            sys.stdout.buffer.write(line)
+        # Chunks, not lines: pytest's progress line ends only after 72 tests.
+        while chunk := os.read(process.stdout.fileno(), 65536):
+            sys.stdout.buffer.write(chunk)
             sys.stdout.buffer.flush()
             if deadline is not None and time.monotonic() > deadline:
                 break
@@ -291,7 +293,7 @@ def under_display(argv: Sequence[str]) -> None:
 # Markers the Windows run leaves out: Linux-only tests, and the Linux desktop stage's (a session
 # bus, Xvfb's tray, gnome-keyring).
 TEST_MARKERS = "not linux_only and not gui and not keyring and not slow"
-SUITE_TIMEOUT = 40 * 60
+SUITE_TIMEOUT = 25 * 60
 HANG_REPORT_AFTER = 300
 """Seconds after which a test's stacks are printed (it goes on): a hang under Wine names itself."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt, QTime
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtGui import QKeySequence, QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -313,16 +314,19 @@ def test_at_scale_2_on_a_1600x1000_screen_save_stays_on_screen(tmp_path: Path) -
     )
     env = {
         **os.environ,
-        "QT_QPA_PLATFORM": f"offscreen:configfile={screens}",
+        # Relative, from the child's working directory: the platform's options are split at
+        # colons, a Windows drive letter's too.
+        "QT_QPA_PLATFORM": f"offscreen:configfile={screens.name}",
         "QT_SCALE_FACTOR": "2",
         "TZ": "Europe/Riga",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }
     done = subprocess.run(
         [sys.executable, "-c", GEOMETRY, str(tmp_path / "data")],
         capture_output=True,
         text=True,
         env=env,
-        cwd=ROOT,
+        cwd=tmp_path,
         timeout=120,
         check=False,
     )
@@ -371,3 +375,75 @@ def test_the_wheel_over_an_unfocused_combo_or_spin_box_scrolls_the_form_not_the_
     qtbot.waitUntil(timeout.hasFocus)
     wheel(timeout, -3)  # with the focus, the wheel is the box's
     assert timeout.value() == 3
+
+
+@pytest.mark.parametrize("keys", ["Ctrl+S", "Ctrl+Return", "Ctrl+Enter"])
+def test_ctrl_s_and_ctrl_enter_save(qtbot: QtBot, service: Service, keys: str) -> None:
+    dialog = editor(qtbot, service, confirm_discard=Asked(answer=True))
+    dialog.show()
+    dialog.windowHandle().requestActivate()  # a shortcut belongs to the active window
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+    qtbot.keyClicks(child(dialog, QLineEdit, "name"), "report")
+    qtbot.keyClicks(child(dialog, QLineEdit, "command"), "report")
+    cron: QPlainTextEdit = child(dialog, QPlainTextEdit, "cron")
+    cron.setFocus()  # even from the multi-line fields
+    sequence = QKeySequence(keys)[0]
+    with qtbot.waitSignal(dialog.saved, timeout=5000) as saved:
+        qtbot.keyClick(cron, sequence.key(), sequence.keyboardModifiers())
+    assert service.get_schedule({"id": saved.args[0]})["name"] == "report"
+    assert not dialog.isVisible()
+
+
+def test_a_picked_secret_proposes_an_upper_case_variable_name(
+    qtbot: QtBot, service: Service
+) -> None:
+    secrets = MemorySecretStore({"api-token": "value-1", "2fa.seed": "value-2"})
+    dialog = editor(qtbot, service, secrets=secrets, confirm_discard=Asked(answer=True))
+    table: PairsTable = child(dialog, PairsTable, "secretEnv")
+    for name in ("api-token", "2fa.seed"):
+        table.add_row()
+        combo = table.table.cellWidget(table.table.rowCount() - 1, 1)
+        assert isinstance(combo, QComboBox)
+        combo.setCurrentIndex(combo.findData(name))
+    assert table.pairs() == [("API_TOKEN", "api-token"), ("_2FA_SEED", "2fa.seed")]
+    for variable, _secret in table.pairs():
+        assert re.fullmatch(r"[A-Z_][A-Z0-9_]*", variable)
+
+
+def test_a_secret_created_in_the_editor_gets_a_valid_variable_name(
+    qtbot: QtBot, service: Service
+) -> None:
+    secrets = MemorySecretStore()
+    dialog = editor(qtbot, service, secrets=secrets, confirm_discard=Asked(answer=True))
+    secrets.set("github-token", "value-1")
+    dialog.action._secret_created(child(dialog, PairsTable, "secretEnv"), "github-token")
+    assert child(dialog, PairsTable, "secretEnv").pairs() == [("GITHUB_TOKEN", "github-token")]
+
+
+@pytest.mark.parametrize(
+    ("expr", "shown"),
+    [
+        ("0 3 * * *", "Daily at 03:00"),
+        ("30 17 * * 1-5", "Weekdays at 17:30"),
+        ("0 9 * * 1", "Weekly on Monday at 09:00"),
+        ("15 6 1 * *", "Monthly on the 1st at 06:15"),
+        ("*/5 * * * *", "Every 5 minutes"),
+        ("0 3 * * 2", "Custom"),
+    ],
+)
+def test_a_preset_is_recognised_at_any_time_of_day(
+    qtbot: QtBot, service: Service, expr: str, shown: str
+) -> None:
+    dialog = editor(qtbot, service, confirm_discard=Asked(answer=True))
+    cron: QPlainTextEdit = child(dialog, QPlainTextEdit, "cron")
+    cron.setPlainText(expr)
+    assert child(dialog, QComboBox, "presets").currentText() == shown
+
+
+def test_choosing_a_preset_keeps_the_time_of_day(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service, confirm_discard=Asked(answer=True))
+    cron: QPlainTextEdit = child(dialog, QPlainTextEdit, "cron")
+    cron.setPlainText("0 3 * * *")
+    presets: QComboBox = child(dialog, QComboBox, "presets")
+    presets.setCurrentIndex(presets.findText("Weekdays at 03:00"))
+    assert cron.toPlainText() == "0 3 * * 1-5"
