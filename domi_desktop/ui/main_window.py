@@ -259,7 +259,7 @@ class MainWindow(QMainWindow):
         if not self.model.loaded:
             return
         try:
-            self.model.upsert(self._host.service.store.get_schedule(schedule_id))
+            self.model.upsert(self._host.service.schedule(schedule_id))
         except NotFoundError:
             self.model.remove(schedule_id)
         self._after_change()
@@ -377,17 +377,21 @@ class MainWindow(QMainWindow):
             self._app.open_editor(schedule.id)
 
     def duplicate_selected(self) -> list[int]:
-        """A copy of each selected schedule, named "… (copy)"; returns the new ids."""
+        """A paused copy of each selected schedule, named "… (copy)", and the editor on it (on
+        one copy): two copies never both run before the user made the copy their own."""
         created = []
         service = self._host.service
         for schedule in self.selected():
             source = service.schedule_json(schedule)
-            params = {key: source[key] for key in ("expr", "tz", "action", "policies", "enabled")}
+            params = {key: source[key] for key in ("expr", "tz", "action", "policies")}
             params["name"] = schedule.name + COPY_SUFFIX
+            params["enabled"] = False
             if self._attempt(lambda p=params: created.append(service.create_schedule(p)["id"])):
                 self.schedule_changed(created[-1])
         if created:
             self.select(created[-1])
+        if len(created) == 1:
+            self._app.open_editor(created[0])
         return created
 
     def delete_selected(self) -> bool:

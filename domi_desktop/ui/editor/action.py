@@ -38,6 +38,7 @@ from domi_desktop.ui.editor.widgets import (
     row,
     stacked,
     text_box,
+    variable_name,
 )
 from domi_desktop.ui.i18n import Texts, register, tr
 
@@ -134,7 +135,9 @@ class ActionBox(QGroupBox):
             self.env.setToolTip,
             "Jobs get a small, explicit environment, not your shell's: set what they need.",
         )
-        self.secret_env = PairsTable(t, "Variable", "Secret", choices=self._secret_names)
+        self.secret_env = PairsTable(
+            t, "Variable", "Secret", choices=self._secret_names, propose=variable_name
+        )
         self.secret_env.setObjectName("secretEnv")
         t.bind(self.secret_env.setToolTip, SECRET_TIP)
         self.stdin = text_box("stdin", 2)
@@ -229,7 +232,7 @@ class ActionBox(QGroupBox):
         if name is None:
             return
         table.refresh_choices()
-        table.add_row(name, name)
+        table.add_for(name)
         self._show_hints()
 
     # -- the action ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, QSize, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QResizeEvent
+from PySide6.QtGui import QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QBoxLayout,
     QDialog,
@@ -203,6 +203,8 @@ class EditorDialog(QDialog):
         self._initial = self._collect().request
         self._fit_screen(content)
         guard_wheel(self)
+        for keys in ("Ctrl+S", "Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self, self._save)
         self.name.setFocus()
 
     # -- building ------------------------------------------------------------------------------

@@ -19,18 +19,21 @@ from domi_desktop.ui.editor.widgets import (
     time_of,
     with_time,
 )
-from domi_desktop.ui.i18n import Texts, cron_language, register
+from domi_desktop.ui.i18n import Texts, cron_language, register, tr
 
 PRESETS = (
     ("Every minute", "* * * * *"),
     ("Every 5 minutes", "*/5 * * * *"),
     ("Every 15 minutes", "*/15 * * * *"),
     ("Hourly", "0 * * * *"),
-    ("Daily at 09:00", "0 9 * * *"),
-    ("Weekdays at 09:00", "0 9 * * 1-5"),
-    ("Weekly on Monday at 09:00", "0 9 * * 1"),
-    ("Monthly on the 1st at 09:00", "0 9 1 * *"),
+    ("Daily at {time}", "0 9 * * *"),
+    ("Weekdays at {time}", "0 9 * * 1-5"),
+    ("Weekly on Monday at {time}", "0 9 * * 1"),
+    ("Monthly on the 1st at {time}", "0 9 1 * *"),
 )
+"""A preset with a ``{time}`` is stored at 09:00 and stands for its days at any time of day:
+``0 3 * * *`` is "Daily at 03:00", not "Custom"."""
+PRESET_TIME = (9, 0)
 
 
 class ScheduleBox(QGroupBox):
@@ -58,9 +61,11 @@ class ScheduleBox(QGroupBox):
         t.bind(self.presets.setAccessibleName, "Presets")
         # As wide as its longest preset ("Weekly on Monday at 09:00"), at any scale and language.
         self.presets.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self._preset_time = PRESET_TIME
+        """The time of day the presets are named with: the expression's."""
         for index, (label, expr) in enumerate((("Custom", ""), *PRESETS)):
             self.presets.addItem("", expr)
-            t.bind(partial(self.presets.setItemText, index), label)
+            t.bind(partial(self._name_preset, index, label), label)
         self.time = QTimeEdit()
         self.time.setObjectName("timePicker")
         self.time.setDisplayFormat("HH:mm")
@@ -93,11 +98,17 @@ class ScheduleBox(QGroupBox):
     def show_choices(self) -> None:
         """The preset and the time of day that the typed expression matches."""
         expr = self.cron.text().strip()
+        at = time_of(expr)
         preset = self.presets.findData(expr)
+        if preset < 0 and at is not None:
+            preset = self._timed_preset(with_time(expr, *PRESET_TIME))
+        if (at or PRESET_TIME) != self._preset_time:
+            self._preset_time = at or PRESET_TIME
+            for index, (label, _expr) in enumerate(PRESETS, start=1):
+                self._name_preset(index, label)
         self.presets.blockSignals(True)  # showing the match is not choosing a preset
         self.presets.setCurrentIndex(max(preset, 0))
         self.presets.blockSignals(False)
-        at = time_of(expr)
         if at is not None:
             self.time.blockSignals(True)  # showing the expression's time is not picking one
             self.time.setTime(QTime(*at))
@@ -115,8 +126,21 @@ class ScheduleBox(QGroupBox):
             self.description.setText(describe(parsed, cron_language()))
             self.description.show()
 
+    def _name_preset(self, index: int, label: str, _translated: str = "") -> None:
+        hour, minute = self._preset_time
+        self.presets.setItemText(index, tr(label, time=f"{hour:02d}:{minute:02d}"))
+
+    def _timed_preset(self, expr: str) -> int:
+        """The index of the preset with a ``{time}`` whose days are those of ``expr``, or -1."""
+        for index, (label, preset) in enumerate(PRESETS, start=1):
+            if "{time}" in label and preset == expr:
+                return index
+        return -1
+
     def _preset_chosen(self, index: int) -> None:
         expr = self.presets.itemData(index)
+        if expr and self._timed_preset(expr) == index:
+            expr = with_time(expr, *self._preset_time)  # the days change, the time stays
         if expr and expr != self.cron.text().strip():
             self.cron.set_text(expr)
 
@@ -133,10 +157,10 @@ register(
         "Every 5 minutes": "每 5 分钟",
         "Every 15 minutes": "每 15 分钟",
         "Hourly": "每小时",
-        "Daily at 09:00": "每天 09:00",
-        "Weekdays at 09:00": "工作日 09:00",
-        "Weekly on Monday at 09:00": "每周一 09:00",
-        "Monthly on the 1st at 09:00": "每月 1 日 09:00",
+        "Daily at {time}": "每天 {time}",
+        "Weekdays at {time}": "工作日 {time}",
+        "Weekly on Monday at {time}": "每周一 {time}",
+        "Monthly on the 1st at {time}": "每月 1 日 {time}",
         "e.g. Rate-limit report for the login endpoint": "例如：登录接口限流报告",
         "Cron expression": "Cron 表达式",
         "Five fields: minute, hour, day of month, month, day of week (e.g. 0 9 * * 1-5).": (

@@ -4,6 +4,7 @@ time-zone picker, and a small name/value table (plain values or secret names).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache
 from zoneinfo import available_timezones
@@ -38,6 +39,14 @@ from domi_desktop.ui.palette import colors, css_color
 def _utf16_offset(text: str, index: int) -> int:
     """Qt counts text positions in UTF-16 units; Python spans count code points."""
     return len(text[:index].encode("utf-16-le")) // 2
+
+
+def variable_name(name: str) -> str:
+    """An environment variable's name for a secret's name: ``api-token`` → ``API_TOKEN``."""
+    proposed = re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")
+    if not proposed:
+        return "SECRET"
+    return f"_{proposed}" if proposed[0].isdigit() else proposed
 
 
 class _WheelGuard(QObject):
@@ -288,10 +297,13 @@ class PairsTable(QWidget):
         value_header: str,
         *,
         choices: Callable[[], list[str]] | None = None,
+        propose: Callable[[str], str] = str,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._choices = choices
+        self._propose = propose
+        """The name a row gets for a value picked while its name is blank."""
         self.table = QTableWidget(0, 2, self)
         for column, header in enumerate((name_header, value_header)):
             item = QTableWidgetItem()
@@ -330,6 +342,10 @@ class PairsTable(QWidget):
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
 
+    def add_for(self, value: str) -> None:
+        """A row for ``value`` (a secret just created), under the name proposed for it."""
+        self.add_row(self._propose(value), value)
+
     def add_row(self, name: str = "", value: str = "") -> None:
         row = self.table.rowCount()
         self.table.blockSignals(True)  # one `changed` for the whole row, below
@@ -353,9 +369,19 @@ class PairsTable(QWidget):
             # Keep a reference whose secret is gone, and say so, rather than drop it silently.
             combo.addItem(tr("{name} (not in the keychain)", name=value), value)
         combo.setCurrentIndex(combo.findData(value) if value else -1)
-        combo.currentIndexChanged.connect(self.changed)
+        combo.currentIndexChanged.connect(lambda _index: self._picked(combo))
         guard_wheel(combo)
         return combo
+
+    def _picked(self, combo: QComboBox) -> None:
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if self.table.cellWidget(row, 1) is combo and item is not None and not item.text():
+                picked = combo.currentData()
+                if picked:
+                    item.setText(self._propose(picked))  # itemChanged: `changed`
+                    return
+        self.changed.emit()
 
     def refresh_choices(self) -> None:
         """Offer names stored since the rows were made (a secret created from the editor)."""
