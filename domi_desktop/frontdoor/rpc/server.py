@@ -21,6 +21,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier
@@ -28,6 +29,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from domi_desktop.frontdoor.rpc.dispatch import AppMethod, Dispatcher, error_reply
 from domi_desktop.frontdoor.rpc.protocol import EVENTS_CLOSED, INVALID_REQUEST, MAX_LINE
+from domi_desktop.frontdoor.rpc.socket_path import SocketDirError, recreate_socket_dir
 
 log = logging.getLogger(__name__)
 
@@ -291,6 +293,11 @@ class RpcServer(QObject):
 
     def _listen(self) -> bool:
         assert self._name is not None
+        try:
+            recreate_socket_dir(Path(self._name).parent)
+        except SocketDirError as error:
+            log.error("cannot listen on %s: %s", self._name, error)
+            return False
         # Only the lock holder calls this, so a leftover socket is a crashed instance's.
         QLocalServer.removeServer(self._name)
         if not self._server.listen(self._name):

@@ -67,3 +67,13 @@ def socket_dir() -> Path:
     uid = os.getuid()
     path = choose_socket_dir(sys.platform, uid, os.environ.get("XDG_RUNTIME_DIR"))
     return private_dir(path, uid, create=path.parent == SHARED_TMP)
+
+
+def recreate_socket_dir(path: Path) -> None:
+    """Make ``path`` again, private, if it was one of ours in ``/tmp`` and is gone: macOS's
+    periodic cleaner removes what in ``/tmp`` was left untouched for three days, socket directory
+    included, and the app would then listen nowhere."""
+    if sys.platform == "win32":
+        return  # named pipes live in no directory
+    if path.parent == SHARED_TMP and not path.exists():
+        private_dir(path, os.getuid(), create=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ctypes
 import io
 import os
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -238,6 +240,26 @@ def test_the_server_listens_again_when_its_socket_file_disappears(
             client.connect(name)
     finally:
         server.close()
+
+
+@pytest.mark.posix_only  # a socket directory; Windows' pipes live in none
+def test_the_server_makes_its_tmp_directory_again_when_a_cleaner_removed_it(
+    qapp: QCoreApplication,
+) -> None:
+    # macOS's periodic cleaner removes what in /tmp was left untouched for three days.
+    directory = Path(tempfile.mkdtemp(prefix="domi-test-", dir="/tmp"))
+    name = str(directory / "s.sock")
+    server = RpcServer({"ping": lambda _p: "pong"}, {})
+    try:
+        assert server.listen(name)
+        shutil.rmtree(directory)
+        assert server.ensure_listening()
+        assert (directory.stat().st_mode & 0o777) == 0o700
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(name)
+    finally:
+        server.close()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def test_the_cli_loads_no_qt_no_peewee_and_no_service_to_say_no_app_runs(tmp_path: Path) -> None:
