@@ -21,9 +21,11 @@ function Get-RunValue {
     (Get-ItemProperty -Path $RunKey -Name "domi-desktop" -ErrorAction SilentlyContinue)."domi-desktop"
 }
 
+# Per user by the installer itself (PrivilegesRequired=lowest, no override allowed): /CURRENTUSER
+# would be a no-op, Inno Setup reads it only with PrivilegesRequiredOverridesAllowed.
 Write-Host "== install (per user, silent, start at login)"
 $install = Start-Process -FilePath $Setup -Wait -PassThru -ArgumentList @(
-    "/VERYSILENT", "/SUPPRESSMSGBOXES", "/NORESTART", "/CURRENTUSER", "/TASKS=startatlogin", "/LOG=`"$Log`"")
+    "/VERYSILENT", "/SUPPRESSMSGBOXES", "/NORESTART", "/TASKS=startatlogin", "/LOG=`"$Log`"")
 if ($install.ExitCode -ne 0) { Get-Content $Log; throw "setup exited $($install.ExitCode)" }
 foreach ($exe in @("domi-desktop.exe", "domi-desktop-cli.exe", "unins000.exe")) {
     if (-not (Test-Path (Join-Path $AppDir $exe))) { throw "no $exe in $AppDir after the install" }
