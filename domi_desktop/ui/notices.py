@@ -10,7 +10,7 @@ from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.model import FireEvent, WakeReason
 from domi_desktop.platform.notify import Notice
-from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.i18n import register, tr, weekdays
 
 register(
     "zh",
@@ -33,27 +33,35 @@ def _zone_or_local(tz: str) -> tzinfo:
         return zone_for("local")
 
 
-def clock_time(moment: datetime, tz: str) -> str:
-    """``14:00`` on the local clock, ``14:00 (09:00 New York)`` when the schedule's differs."""
+def clock_time(moment: datetime, tz: str, *, day: bool = False) -> str:
+    """``14:00`` on the local clock, ``14:00 (09:00 New York)`` when the schedule's differs;
+    with ``day`` the weekday before it: ``Mon 14:00``."""
     here = moment.astimezone(local_zone())
     there = moment.astimezone(_zone_or_local(tz))
+    shown = f"{weekdays()[here.weekday()]} {here:%H:%M}" if day else f"{here:%H:%M}"
     if there.utcoffset() == here.utcoffset():
-        return f"{here:%H:%M}"
-    return f"{here:%H:%M} ({there:%H:%M} {timefmt.zone_label(tz)})"
+        return shown
+    return f"{shown} ({there:%H:%M} {timefmt.zone_label(tz)})"
+
+
+def _today(moment: datetime, now: datetime) -> bool:
+    zone = local_zone()
+    return moment.astimezone(zone).date() == now.astimezone(zone).date()
 
 
 def late_notice(
     fires: list[FireEvent], now: datetime, reason: WakeReason = WakeReason.resume
 ) -> Notice:
-    """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"."""
-    del now  # the fires carry their own times
+    """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"; times
+    not of today (``now``) carry their day: "due Mon 12:00, ran Tue 10:19"."""
 
     def line(fire: FireEvent) -> str:
         assert fire.due is not None  # only scheduled fires are late
+        day = not (_today(fire.due, now) and _today(fire.fired_at, now))
         text = tr(
             "due {due}, ran {ran}",
-            due=clock_time(fire.due, fire.tz),
-            ran=clock_time(fire.fired_at, fire.tz),
+            due=clock_time(fire.due, fire.tz, day=day),
+            ran=clock_time(fire.fired_at, fire.tz, day=day),
         )
         if fire.missed_count == 1:
             text += " · " + tr("1 earlier run skipped")

@@ -360,12 +360,16 @@ class TrayApp(QObject):
     def schedule_changed(self, schedule_id: int) -> None:
         if self._main_window is not None:
             self._main_window.schedule_changed(schedule_id)
+        if self._history is not None:
+            self._history.schedules_changed()
         self.menu_changed()
         self.update_look()
 
     def store_changed(self) -> None:
         if self._main_window is not None and self._main_window.model.loaded:
             self._main_window.refresh()
+        if self._history is not None:
+            self._history.schedules_changed()
         self.menu_changed()
 
     def on_event(self, event: Event) -> None:

@@ -200,3 +200,24 @@ def test_a_second_update_touches_only_what_changed(
     assert first.text() == "▶ Every minute · running"
     sub = first.menu()
     assert sub is not None and texts(sub) == ["Run now", "Stop", "Pause", "Edit…", "History…"]
+
+
+def test_late_notification_times_carry_the_day_when_not_today(tray: TrayApp) -> None:
+    due = datetime(2024, 6, 3, 9, 0, tzinfo=UTC)  # Monday 12:00 in Riga
+    fire = FireEvent(schedule_id=1, run_id=1, name="Rate-limit report", tz="Europe/Riga", due=due,
+                     fired_at=datetime(2024, 6, 4, 7, 19, tzinfo=UTC), trigger=Trigger.catch_up,
+                     late=True, missed_count=0)  # fmt: skip
+    tuesday = datetime(2024, 6, 4, 8, 0, tzinfo=UTC)
+    assert late_notice([fire], tuesday).body == "due Mon 12:00, ran Tue 10:19"
+
+
+# The offscreen platform cannot raise a window: not the app's to fix.
+@pytest.mark.qt_log_ignore("This plugin does not support")
+def test_an_open_history_offers_a_schedule_made_meanwhile(tray: TrayApp) -> None:
+    tray.open_history(None)
+    made = tray.host.service.create_schedule(
+        {"name": "Made later", "expr": "0 4 * * *", "tz": "UTC",
+         "action": {"type": "command", "argv": ["true"]}}
+    )  # fmt: skip
+    assert tray._history is not None
+    assert tray._history.schedule_filter.findData(made["id"]) > 0

@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from contextlib import closing
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,15 @@ def data(tmp_path: Path) -> Path:
     return path
 
 
+def due_text(hour: int) -> str:
+    """How a late notice writes the latest ``hour``:00 UTC due (the app's clock is UTC here): with
+    its day when that was not today."""
+    now = datetime.now(UTC)
+    if now.hour >= hour:
+        return f"{hour:02d}:00"
+    return f"{(now - timedelta(days=1)):%a} {hour:02d}:00"
+
+
 def start_app(spawn: Spawn, data: Path) -> Child:
     child = spawn(APP, env={"DOMI_DATA_DIR": str(data)})
     wait_for(lambda: status(data).get("running"), WAIT, "the app to answer on its socket")
@@ -88,8 +98,10 @@ def test_the_tray_registers_and_a_late_catch_up_gives_one_honest_notification(
     assert app_name == "domi-desktop"
     # Caught up at start-up, not after a sleep: the app was not running meanwhile.
     assert summary == "2 schedules caught up after the app was closed"
-    assert "Rate-limit report: due 09:00, ran " in body and "2 earlier runs skipped" in body
-    assert "Nightly backup: due 02:00" in body
+    assert (
+        f"Rate-limit report: due {due_text(9)}, ran " in body and "2 earlier runs skipped" in body
+    )
+    assert f"Nightly backup: due {due_text(2)}" in body
     assert actions[0] == "default"
     settle(data)
     assert len(fake_desktop.calls("Notify")) == 1, "one notification for all catch-ups of a wake"
@@ -115,7 +127,9 @@ def test_one_late_schedule_is_named_in_the_title_and_a_click_opens_the_history(
     (notify,) = fake_desktop.wait_for("Notify", timeout=WAIT)
     summary, body = notify["args"][3], notify["args"][4]
     assert summary == "Rate-limit report ran late"
-    assert body.startswith("due 09:00, ran ") and body.endswith(" · 2 earlier runs skipped")
+    assert body.startswith(f"due {due_text(9)}, ran ") and body.endswith(
+        " · 2 earlier runs skipped"
+    )
     runs = json.loads(cli(data, "runs", "--json").stdout)
     (run_id,) = [r["id"] for r in runs if r["status"] != "skipped"]
     fake_desktop.invoke_action(1)  # the user clicks the notification

@@ -45,11 +45,12 @@ class Column(IntEnum):
     due = 1
     started = 2
     status = 3
-    trigger = 4
-    late = 5
-    missed = 6
-    duration = 7
-    exit_code = 8
+    reason = 4
+    trigger = 5
+    late = 6
+    missed = 7
+    duration = 8
+    exit_code = 9
 
 
 _HEADERS = {
@@ -57,6 +58,7 @@ _HEADERS = {
     Column.due: "Due",
     Column.started: "Started",
     Column.status: "Status",
+    Column.reason: "Reason",
     Column.trigger: "Trigger",
     Column.late: "Late",
     Column.missed: "Missed",
@@ -105,7 +107,25 @@ _REASONS = {
     PROCESS_DIED: "The app stopped while this run was in progress",
 }
 
+# The Reason column's word for what the app records; an error message is shown as written.
+_SHORT_REASONS = {
+    SkipReason.missed.value: "missed while asleep",
+    SkipReason.busy.value: "busy",
+    SkipReason.paused.value: "paused",
+    SkipReason.catch_up_window.value: "too late to catch up",
+    PROCESS_DIED: "the app stopped",
+}
+_WAITING_FOR = {
+    "the charger": "waiting for the charger",
+    "the network": "waiting for the network",
+    "an unmetered network": "waiting for an unmetered network",
+    "its conditions": "waiting for its conditions",
+}
+_STOPPED = "stopped"
+
 _FAILURES = frozenset({RunStatus.failed, RunStatus.timed_out})
+_NOT_RUN = frozenset({RunStatus.skipped, RunStatus.waiting})
+"""Runs that never started: nothing of theirs "fired"."""
 
 register(
     "zh",
@@ -114,6 +134,17 @@ register(
         "Due": "应运行时间",
         "Started": "开始时间",
         "Status": "状态",
+        "Reason": "原因",
+        "missed while asleep": "睡眠中错过",
+        "busy": "上一次仍在运行",
+        "paused": "已暂停",
+        "too late to catch up": "已超出补运行时限",
+        "the app stopped": "应用已退出",
+        "waiting for the charger": "正在等待充电器",
+        "waiting for the network": "正在等待网络",
+        "waiting for an unmetered network": "正在等待不计流量的网络",
+        "waiting for its conditions": "正在等待运行条件",
+        "stopped": "已停止",
         "Trigger": "触发方式",
         "Late": "延迟",
         "Missed": "错过",
@@ -163,6 +194,39 @@ def format_duration(duration: timedelta) -> str:
     if whole < 3600:
         return tr("{minutes} min {seconds} s", minutes=whole // 60, seconds=f"{whole % 60:02d}")
     return tr("{hours} h {minutes} min", hours=whole // 3600, minutes=f"{whole // 60 % 60:02d}")
+
+
+def stopped(run: Run) -> bool:
+    """Whether the run was stopped (by the user, or when a condition went away)."""
+    return run.reason is not None and run.reason.startswith(_STOPPED)
+
+
+def not_run(run: Run) -> bool:
+    """Skipped or waiting: the run never started."""
+    return run.status in _NOT_RUN
+
+
+def short_reason(run: Run) -> str:
+    """The Reason column: why it was skipped, what it waits for, that it was stopped."""
+    reason = run.reason
+    if reason is None:
+        return ""
+    if stopped(run):
+        return tr(_STOPPED)
+    known = _SHORT_REASONS.get(reason)
+    if known is not None:
+        return tr(known)
+    if reason.startswith("waiting for "):
+        what = _WAITING_FOR.get(reason.removeprefix("waiting for "))
+        return reason if what is None else tr(what)
+    return reason.splitlines()[0]
+
+
+def exit_text(run: Run) -> str:
+    """The exit code, or "stopped" for a job the app ended (its -15 is the app's signal)."""
+    if stopped(run):
+        return tr(_STOPPED)
+    return "" if run.exit_code is None else str(run.exit_code)
 
 
 def reason_text(reason: str | None) -> str:
@@ -358,6 +422,8 @@ class RunsModel(QAbstractTableModel):
                 return format_time(run.started_at, self.schedule_zone(run))
             case Column.status:
                 return tr(STATUS_LABELS[run.status])
+            case Column.reason:
+                return short_reason(run)
             case Column.trigger:
                 return tr(_TRIGGER_LABELS[run.trigger])
             case Column.late:
@@ -368,11 +434,11 @@ class RunsModel(QAbstractTableModel):
                 duration = run.duration
                 return "" if duration is None else format_duration(duration)
             case Column.exit_code:
-                return "" if run.exit_code is None else str(run.exit_code)
+                return exit_text(run)
 
     def _tooltip(self, run: Run) -> str:
         lines = [reason_text(run.reason)]
-        if run.late and run.due is not None:
+        if run.late and run.due is not None and not not_run(run):
             lines.append(
                 tr(
                     "Ran late: due {due}, started {fired}",

@@ -25,10 +25,18 @@ from PySide6.QtWidgets import (
 )
 
 from domi_desktop.errors import NotFoundError
-from domi_desktop.model import Run
+from domi_desktop.model import Run, RunStatus
 from domi_desktop.ports import RunReader
 from domi_desktop.ui.history.log import LogDialog
-from domi_desktop.ui.history.model import STATUS_LABELS, Column, RunsModel, format_time, reason_text
+from domi_desktop.ui.history.model import (
+    STATUS_LABELS,
+    Column,
+    RunsModel,
+    exit_text,
+    format_time,
+    not_run,
+    reason_text,
+)
 from domi_desktop.ui.history.rows import ShownRows
 from domi_desktop.ui.i18n import register, tr
 
@@ -45,6 +53,8 @@ register(
     {
         "Run {id} of “{schedule}”": "“{schedule}”的第 {id} 号运行",
         "fired {time}": "触发于 {time}",
+        "due {time}": "应于 {time}",
+        "waiting since {time}": "自 {time} 起等待",
         "finished {time}": "结束于 {time}",
         "exit code {code}": "退出码 {code}",
         "Select a run to see its details and open its log.": "选择一次运行以查看详情和日志。",
@@ -192,6 +202,10 @@ class HistoryWindow(QWidget):
         if not self._update_timer.isActive():
             self._update_timer.start()
 
+    def schedules_changed(self) -> None:
+        """A schedule was created, renamed or deleted: the schedule filter follows."""
+        self._fill_schedules()
+
     def refresh(self) -> None:
         """Show what happened since: new runs, ended runs, renamed or deleted schedules."""
         self._changed.clear()
@@ -295,6 +309,7 @@ class HistoryWindow(QWidget):
         self._changed.clear()  # the new filter is read fresh from the store
         self.model.set_filter(self.schedule_filter.currentData(), self.status_filter.currentData())
         self._update_count()
+        self._fit_columns()  # other rows, other widths
 
     def _update_count(self) -> None:
         self._count = self.model.total()
@@ -313,11 +328,17 @@ class HistoryWindow(QWidget):
             return
         tz = self.model.schedule_zone(run)
         parts = [tr("Run {id} of “{schedule}”", id=run.id, schedule=self.model.schedule_name(run))]
-        if run.fired_at is not None:
+        if not_run(run):
+            # It never fired: when it was due, and since when it waits.
+            if run.due is not None:
+                parts.append(tr("due {time}", time=format_time(run.due, tz)))
+            if run.status is RunStatus.waiting and run.fired_at is not None:
+                parts.append(tr("waiting since {time}", time=format_time(run.fired_at, tz)))
+        elif run.fired_at is not None:
             parts.append(tr("fired {time}", time=format_time(run.fired_at, tz)))
-        if run.finished_at is not None:
+        if run.finished_at is not None and not not_run(run):
             parts.append(tr("finished {time}", time=format_time(run.finished_at, tz)))
-        if run.exit_code is not None:
+        if exit_text(run) == str(run.exit_code):
             parts.append(tr("exit code {code}", code=run.exit_code))
         parts.append(reason_text(run.reason))
         self.details.setText(" · ".join(part for part in parts if part))

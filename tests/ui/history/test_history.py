@@ -14,11 +14,19 @@ from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.cron import set_local_resolver
-from domi_desktop.model import CommandAction, FireClaim, Run, RunStatus, Schedule, Trigger
+from domi_desktop.model import (
+    CommandAction,
+    FireClaim,
+    Run,
+    RunStatus,
+    Schedule,
+    SkipReason,
+    Trigger,
+)
 from domi_desktop.store import DB_FILENAME, Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history.log import LogDialog, LogTail, read_log_tail, run_log
-from domi_desktop.ui.history.model import PAGE_SIZE, RunsModel
+from domi_desktop.ui.history.model import PAGE_SIZE, Column, RunsModel
 from domi_desktop.ui.history.window import HistoryWindow
 
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # a Monday; Berlin is on CET (UTC+1)
@@ -126,6 +134,7 @@ def test_runs_are_listed_newest_first_with_times_in_the_local_zone(
         "Due",
         "Started",
         "Status",
+        "Reason",
         "Trigger",
         "Late",
         "Missed",
@@ -133,20 +142,54 @@ def test_runs_are_listed_newest_first_with_times_in_the_local_zone(
         "Exit code",
     ]
     assert [texts(model, row) for row in range(model.rowCount())] == [
-        ["backup", "", "Tue 2026-03-03 10:03", "failed", "manual", "", "", "4.2 s", "2"],
+        [
+            "backup",
+            "",
+            "Tue 2026-03-03 10:03",
+            "failed",
+            "",
+            "manual",
+            "",
+            "",
+            "4.2 s",
+            "2",
+        ],
         [
             "login report",
             "Tue 2026-03-03 09:00",
             "Tue 2026-03-03 10:02",
             "succeeded",
+            "",
             "catch-up",
             "yes",
             "2",
             "1 min 15 s",
             "0",
         ],
-        ["login report", "Tue 2026-03-03 08:00", "", "skipped", "scheduled", "", "", "", ""],
-        ["login report", "Tue 2026-03-03 07:00", "", "skipped", "scheduled", "", "", "", ""],
+        [
+            "login report",
+            "Tue 2026-03-03 08:00",
+            "",
+            "skipped",
+            "missed while asleep",
+            "scheduled",
+            "",
+            "",
+            "",
+            "",
+        ],
+        [
+            "login report",
+            "Tue 2026-03-03 07:00",
+            "",
+            "skipped",
+            "missed while asleep",
+            "scheduled",
+            "",
+            "",
+            "",
+            "",
+        ],
     ]
     assert model.run_at(1).trigger is Trigger.catch_up
 
@@ -320,8 +363,8 @@ def test_refresh_shows_how_runs_ended_even_far_below_the_newest_page(
     history.refresh()
 
     assert history.model.rowCount() == 301
-    assert history.model.index(row, 3).data() == "failed"
-    assert history.model.index(row, 7).data() == "2 h 00 min"
+    assert history.model.index(row, Column.status).data() == "failed"
+    assert history.model.index(row, Column.duration).data() == "2 h 00 min"
 
 
 def test_refresh_starts_over_when_a_run_leaves_the_filter(
@@ -457,11 +500,74 @@ def test_every_text_of_the_window_is_translated_to_chinese(
         assert i18n.missing() == set()
         assert history.windowTitle() == "运行历史 — domi-desktop"
         assert history.run_count.text() == "4 次运行"
-        assert texts(model, 1)[1:5] == [
+        assert texts(model, 1)[1:6] == [
             "周二 2026-03-03 09:00",
             "周二 2026-03-03 10:02",
             "成功",
+            "",
             "补运行",
         ]
+        assert texts(model, 2)[Column.reason] == "睡眠中错过"
     finally:
         i18n.set_language("en")
+
+
+def test_the_reason_column_says_why_and_a_stopped_run_says_stopped(
+    qtbot: QtBot, store: Store, window: Callable[[], HistoryWindow]
+) -> None:
+    report = add_schedule(store, "report")
+    due = datetime(2026, 3, 3, 8, 0, tzinfo=UTC)
+    last = NOW
+    for status, reason in (
+        (RunStatus.skipped, SkipReason.paused),
+        (RunStatus.skipped, SkipReason.busy),
+        (RunStatus.waiting, "waiting for the charger"),
+    ):
+        claim(store, report, last, due, fired_at=due, status=status, reason=reason)
+        last, due = due, due + timedelta(hours=1)
+    stopped = claim(store, report, last, due, fired_at=due)
+    store.start_run(stopped, due)
+    store.finish_run(stopped, status=RunStatus.failed, finished_at=due + MINUTE, exit_code=-15,
+                     reason="stopped by the user")  # fmt: skip
+    history = window()
+    model = history.model
+    rows = {model.run_at(row).id: texts(model, row) for row in range(model.rowCount())}
+    assert [row[Column.reason] for row in rows.values()] == [
+        "stopped", "waiting for the charger", "busy", "paused",
+    ]  # fmt: skip
+    assert rows[stopped][Column.exit_code] == "stopped"  # not the -15 of the app's signal
+
+    for row in range(model.rowCount()):
+        history.table.selectRow(row)
+        details = history.details.text()
+        if model.run_at(row).status in (RunStatus.skipped, RunStatus.waiting):
+            assert "fired" not in details and "due Tue 2026-03-03" in details
+        else:
+            assert "exit code" not in details and "stopped" in details
+    i18n.set_language("zh")
+    try:
+        history.retranslate()
+        assert texts(model, 1)[Column.reason] == "正在等待充电器"
+        assert texts(model, 0)[Column.reason] == "已停止"
+    finally:
+        i18n.set_language("en")
+
+
+def test_columns_fit_again_when_the_filter_changes(
+    qtbot: QtBot, store: Store, example: dict[str, Schedule], window: Callable[[], HistoryWindow]
+) -> None:
+    history = window()
+    history.show_schedule(example["backup"].id)  # no reason to show: a narrow column
+    narrow = history.table.columnWidth(Column.reason)
+    history.show_schedule(None)  # "missed while asleep" now
+    needed = history.table.fontMetrics().horizontalAdvance("missed while asleep")
+    assert history.table.columnWidth(Column.reason) >= needed > narrow
+
+
+def test_the_schedule_filter_offers_schedules_made_while_it_is_open(
+    qtbot: QtBot, store: Store, example: dict[str, Schedule], window: Callable[[], HistoryWindow]
+) -> None:
+    history = window()
+    made = add_schedule(store, "made later")
+    history.schedules_changed()
+    assert history.schedule_filter.findData(made.id) > 0

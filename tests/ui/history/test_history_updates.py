@@ -18,7 +18,7 @@ from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history import window as history_module
-from domi_desktop.ui.history.model import PAGE_SIZE, RunsModel, format_time
+from domi_desktop.ui.history.model import PAGE_SIZE, Column, RunsModel, format_time
 from domi_desktop.ui.history.window import HistoryWindow
 
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -222,6 +222,6 @@ def test_cells_are_written_afresh_for_another_local_zone_a_rename_and_a_language
     i18n.set_language("zh")
     try:
         history.retranslate()
-        assert shown(4) == "手动"  # the trigger column
+        assert shown(Column.trigger) == "手动"
     finally:
         i18n.set_language("en")
