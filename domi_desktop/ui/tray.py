@@ -404,7 +404,9 @@ class TrayApp(QObject):
                 Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
             )
         if isinstance(event, FireEvent | RunFinished | RunWaiting):
-            if self._history is not None:
+            if isinstance(event, FireEvent) and self._history is not None:
+                self._history.run_fired(event.schedule_id, event.run_id, event.missed_count)
+            elif self._history is not None:
                 self._history.run_changed(event.run_id)
             if not isinstance(event, RunWaiting) and self._main_window is not None:
                 self._main_window.on_event(event)

@@ -221,3 +221,19 @@ def test_an_open_history_offers_a_schedule_made_meanwhile(tray: TrayApp) -> None
     )  # fmt: skip
     assert tray._history is not None
     assert tray._history.schedule_filter.findData(made["id"]) > 0
+
+
+# The offscreen platform cannot raise a window: not the app's to fix.
+@pytest.mark.qt_log_ignore("This plugin does not support")
+def test_a_fire_tells_an_open_history_how_many_dues_it_skipped(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tray.open_history(None)
+    history = tray._history
+    assert history is not None
+    told: list[tuple[int, int, int]] = []
+    monkeypatch.setattr(history, "run_fired", lambda *args: told.append(args))
+    due = datetime(2024, 6, 5, 6, 0, tzinfo=UTC)
+    tray.on_event(FireEvent(schedule_id=1, run_id=7, name="Backup", tz="UTC", due=due,
+                            fired_at=due, trigger=Trigger.catch_up, late=True, missed_count=2))  # fmt: skip
+    assert told == [(1, 7, 2)]

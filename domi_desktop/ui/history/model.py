@@ -308,6 +308,20 @@ class RunsModel(QAbstractTableModel):
             last = len(self._runs) - 1
             self.dataChanged.emit(self.index(0, Column.schedule), self.index(last, Column.schedule))
 
+    def skipped_with(self, fires: dict[int, tuple[int, int]]) -> list[int]:
+        """The ids of the dues recorded skipped with each fire (run id -> (schedule id, how
+        many)) that the filter shows: the schedule's latest skipped runs below the fire's run."""
+        if self._status not in (None, RunStatus.skipped):
+            return []
+        found: list[int] = []
+        for run_id, (schedule_id, missed) in fires.items():
+            if self._schedule_id in (None, schedule_id) and self._loaded_range(run_id):
+                runs = self._store.runs(
+                    schedule_id, RunStatus.skipped, limit=min(missed, PAGE_SIZE), before_id=run_id
+                )
+                found.extend(run.id for run in runs)
+        return found
+
     def _insert(self, runs: list[Run]) -> None:
         """Runs that are not loaded yet, oldest first: each stretch that goes in at one place is
         one insertion (a view told of a hundred one-row insertions at the top of thousands of

@@ -84,6 +84,8 @@ class HistoryWindow(QWidget):
         """What the table shows: ``model``'s rows, held on the C++ side."""
         self._scroll_anchor: int | None = None
         self._changed: set[int] = set()
+        self._missed: dict[int, tuple[int, int]] = {}
+        """Fire's run id -> (schedule id, dues it recorded skipped), not shown yet."""
         self._count = 0
         self._update_timer = QTimer(self)
         self._update_timer.setSingleShot(True)
@@ -197,6 +199,13 @@ class HistoryWindow(QWidget):
         """A run started or ended: its row is updated (or inserted) shortly, with others."""
         self.runs_changed((run_id,))
 
+    def run_fired(self, schedule_id: int, run_id: int, missed: int) -> None:
+        """A fire: its run, and the ``missed`` earlier dues recorded skipped with it, which no
+        event names (a wake's skipped rows appear live, not only when the window reopens)."""
+        if missed:
+            self._missed[run_id] = (schedule_id, missed)
+        self.run_changed(run_id)
+
     def runs_changed(self, run_ids: Iterable[int]) -> None:
         self._changed.update(run_ids)
         if not self._update_timer.isActive():
@@ -209,6 +218,7 @@ class HistoryWindow(QWidget):
     def refresh(self) -> None:
         """Show what happened since: new runs, ended runs, renamed or deleted schedules."""
         self._changed.clear()
+        self._missed.clear()
         chosen = self.schedule_filter.currentData()
         self._fill_schedules()
         if self.schedule_filter.currentData() != chosen:
@@ -277,7 +287,8 @@ class HistoryWindow(QWidget):
         self._changed = set(rest)
         if rest:
             self._update_timer.start()
-        self.model.update_runs(changed)
+        missed, self._missed = self._missed, {}
+        self.model.update_runs([*changed, *self.model.skipped_with(missed)])
         if not self._count_timer.isActive():  # counting the runs reads them all: once a second
             self._count_timer.start()
         self._show_details()
@@ -307,6 +318,7 @@ class HistoryWindow(QWidget):
 
     def _apply_filter(self) -> None:
         self._changed.clear()  # the new filter is read fresh from the store
+        self._missed.clear()
         self.model.set_filter(self.schedule_filter.currentData(), self.status_filter.currentData())
         self._update_count()
         self._fit_columns()  # other rows, other widths

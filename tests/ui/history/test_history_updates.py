@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.cron import set_local_resolver
-from domi_desktop.model import CommandAction, RunStatus
+from domi_desktop.model import CommandAction, FireClaim, RunStatus
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history import window as history_module
@@ -23,6 +23,8 @@ from domi_desktop.ui.history.window import HistoryWindow
 
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 ACTION = CommandAction(argv=("report",))
+HOUR = timedelta(hours=1)
+MINUTE = timedelta(minutes=1)
 SETTLED_MS = 60_000
 """How long a wait for the window to catch up may take: generous, for loaded machines (a test
 waits for what it checks; the figures are ``bench/wake_bench.py``'s, with History open)."""
@@ -225,3 +227,32 @@ def test_cells_are_written_afresh_for_another_local_zone_a_rename_and_a_language
         assert shown(Column.trigger) == "手动"
     finally:
         i18n.set_language("en")
+
+
+def test_a_wake_shows_its_skipped_rows_live_without_a_reload(
+    qtbot: QtBot, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schedule = store.create_schedule("report", "0 * * * *", "Europe/Berlin", ACTION, now=NOW)
+    first = store.claim_fire(FireClaim(schedule.id, expected_last_due=NOW, due=NOW + HOUR,
+                                       fired_at=NOW + HOUR))  # fmt: skip
+    assert first is not None
+    history = open_history(qtbot, store)
+    history.show()
+    history.table.selectRow(0)  # the user looks at the first run
+    counted = Counted(history.model, monkeypatch)
+    # The laptop slept three hours: the latest due runs late, the two before it are skipped.
+    due = NOW + 4 * HOUR
+    fired = store.claim_fire(FireClaim(
+        schedule.id, expected_last_due=NOW + HOUR, due=due, fired_at=due + MINUTE, late=True,
+        missed_count=2, skipped=(NOW + 2 * HOUR, NOW + 3 * HOUR),
+    ))  # fmt: skip
+    assert fired is not None
+    history.run_fired(schedule.id, fired, 2)  # what the tray app passes on of the FireEvent
+    model = history.model
+    qtbot.waitUntil(lambda: model.rowCount() == 4, timeout=SETTLED_MS)
+    statuses = [model.run_at(row).status for row in range(4)]
+    assert statuses == [RunStatus.running, RunStatus.skipped, RunStatus.skipped, RunStatus.running]
+    assert [model.run_at(row).due for row in (1, 2)] == [NOW + 3 * HOUR, NOW + 2 * HOUR]
+    assert history.selected_run() is not None and history.selected_run().id == first  # kept
+    assert counted.resets == counted.refreshes == 0
+    qtbot.waitUntil(lambda: history.run_count.text() == "4 runs", timeout=SETTLED_MS)
