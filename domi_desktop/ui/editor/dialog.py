@@ -33,6 +33,7 @@ from domi_desktop.frontdoor.wire import MAX_NAME, Json, parse_action, parse_poli
 from domi_desktop.model import Policies
 from domi_desktop.ports import SecretStore
 from domi_desktop.ui.editor.action import ActionBox
+from domi_desktop.ui.editor.alerts import AlertsBox
 from domi_desktop.ui.editor.conditions import ConditionsBox
 from domi_desktop.ui.editor.policies import PoliciesBox
 from domi_desktop.ui.editor.preview import PreviewBox
@@ -140,6 +141,7 @@ class EditorDialog(QDialog):
         self.policies = PoliciesBox(self.texts)
         self._errors["policies"] = self.policies.error
         self.conditions = ConditionsBox(self.texts)
+        self.alerts = AlertsBox(self.texts)
         self.sleep = SleepPanel()
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -158,6 +160,7 @@ class EditorDialog(QDialog):
         right_layout.addWidget(self.action, 1)
         right_layout.addWidget(self.policies)
         right_layout.addWidget(self.conditions)
+        right_layout.addWidget(self.alerts)
         content = QWidget()
         self._columns = QBoxLayout(QBoxLayout.Direction.LeftToRight, content)
         self._columns.setSpacing(12)
@@ -216,6 +219,7 @@ class EditorDialog(QDialog):
         self.action.changed.connect(self._edited)
         self.policies.changed.connect(self._policies_edited)
         self.conditions.changed.connect(self._policies_edited)
+        self.alerts.changed.connect(self._policies_edited)
 
     def _fit_screen(self, content: QWidget) -> None:
         """As big as the form wants, within the screen: the rest scrolls."""
@@ -283,6 +287,7 @@ class EditorDialog(QDialog):
         self.action.load(schedule["action"])
         self.policies.load(schedule["policies"])
         self.conditions.load(schedule["policies"])
+        self.alerts.load(schedule["policies"])
 
     # -- reacting to edits ---------------------------------------------------------------------
 
@@ -374,6 +379,9 @@ class EditorDialog(QDialog):
         policies: Policies | None = None
         policies_request = self.policies.policies_json()
         policies_request["conditions"] = self.conditions.conditions_json()
+        alerts = self.alerts.alerts_json()
+        if alerts is not None:
+            policies_request["alerts"] = alerts
         try:
             policies = parse_policies(policies_request)
         except ParamError as error:

@@ -447,3 +447,25 @@ def test_choosing_a_preset_keeps_the_time_of_day(qtbot: QtBot, service: Service)
     presets: QComboBox = child(dialog, QComboBox, "presets")
     presets.setCurrentIndex(presets.findText("Weekdays at 03:00"))
     assert cron.toPlainText() == "0 3 * * 1-5"
+
+
+def test_alerts_are_set_in_the_editor_and_saved_with_the_schedule(
+    qtbot: QtBot, service: Service
+) -> None:
+    dialog = editor(qtbot, service, confirm_discard=Asked(answer=True))
+    qtbot.keyClicks(child(dialog, QLineEdit, "name"), "report")
+    qtbot.keyClicks(child(dialog, QLineEdit, "command"), "report")
+    assert dialog._collect().request["policies"].get("alerts") is None  # the app's defaults
+    child(dialog, QSpinBox, "autoPauseAfter").setValue(5)
+    child(dialog, QSpinBox, "notifyEvery").setValue(3)
+    child(dialog, QSpinBox, "staleAfter").setValue(48)
+    with qtbot.waitSignal(dialog.saved, timeout=5000) as saved:
+        child(dialog, QAbstractButton, "save").click()
+    alerts = service.get_schedule({"id": saved.args[0]})["policies"]["alerts"]
+    assert (alerts["auto_pause_after"], alerts["notify_every"], alerts["stale_after"]) == (
+        5, 3, 48 * 3600,
+    )  # fmt: skip
+    again = editor(qtbot, service, schedule_id=saved.args[0])
+    assert child(again, QSpinBox, "autoPauseAfter").value() == 5
+    assert child(again, QSpinBox, "staleAfter").value() == 48
+    assert not again.has_edits()
