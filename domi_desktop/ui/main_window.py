@@ -7,6 +7,7 @@ Resume, History. Rows update one at a time from the app's events and the service
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 from functools import partial
@@ -23,11 +24,19 @@ from PySide6.QtCore import (
     QTimer,
     QUrl,
 )
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeySequence,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QMainWindow,
     QMenu,
@@ -39,7 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from domi_desktop.errors import DomiError, NotFoundError, StoreError
-from domi_desktop.model import FireEvent, RunFinished, Schedule
+from domi_desktop.model import FireEvent, RunFinished, RunWaiting, Schedule
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import register, tr
 from domi_desktop.ui.icons import load_icon
@@ -84,11 +93,28 @@ register(
         "Import schedules": "导入计划",
         "Schedules (*.json)": "计划文件 (*.json)",
         "Exported {count} schedules to {path}.": "已导出 {count} 个计划到 {path}。",
+        "Exported 1 schedule to {path}.": "已导出 1 个计划到 {path}。",
         "Imported {count} schedules.": "已导入 {count} 个计划。",
+        "Imported 1 schedule.": "已导入 1 个计划。",
+        "Import a crontab…": "导入 crontab…",
+        "Import a crontab": "导入 crontab",
+        "Lines not imported:": "未导入的行：",
+        "No schedules yet: {new} or {crontab}": "还没有计划：{new}或{crontab}",
+        "The data folder is {path}": "数据文件夹位于 {path}",
+        "No program opened it; the path is copied to the clipboard.": (
+            "没有程序能打开它；路径已复制到剪贴板。"
+        ),
+        "Data folder": "数据文件夹",
         "Cannot read {path}: {reason}": "无法读取 {path}：{reason}",
         "{shown} of {total} schedules": "{shown} / {total} 个计划",
     },
 )
+
+
+def imported_text(count: int) -> str:
+    if count == 1:
+        return tr("Imported 1 schedule.")
+    return tr("Imported {count} schedules.", count=count)
 
 
 class WindowActions(Protocol):
@@ -154,6 +180,9 @@ class MainWindow(QMainWindow):
         self.model.dataChanged.connect(self._rows_changed)
         self.model.rowsInserted.connect(self._rows_changed)
         self.table.viewport().installEventFilter(self)
+        self.empty = self._make_empty_state()
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            signal.connect(self._show_empty_state)
         self._update_actions()
 
     # -- building --------------------------------------------------------------------------------
@@ -178,6 +207,33 @@ class MainWindow(QMainWindow):
             header.resizeSection(column, width)
         header.setSectionResizeMode(Column.meaning, QHeaderView.ResizeMode.Stretch)
         return table
+
+    def _make_empty_state(self) -> QLabel:
+        """What a first start shows in place of the rows: the two ways to the first schedule."""
+        label = QLabel(self.table.viewport())
+        label.setObjectName("emptyState")
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.linkActivated.connect(
+            lambda link: self._app.open_editor(None) if link == "new" else self.crontab_dialog()
+        )
+        layout = QVBoxLayout(self.table.viewport())
+        layout.addWidget(label)
+        label.hide()
+        return label
+
+    def _show_empty_state(self, *_changed: object) -> None:
+        empty = self.model.loaded and self.model.rowCount() == 0
+        if empty:
+            self.empty.setText(
+                tr(
+                    "No schedules yet: {new} or {crontab}",
+                    new=f'<a href="new">{html.escape(tr("New…"))}</a>',
+                    crontab=f'<a href="crontab">{html.escape(tr("Import a crontab…"))}</a>',
+                )
+            )
+        self.empty.setVisible(empty)
 
     def _make_actions(self) -> dict[str, QAction]:
         def make(key: str, text: str, slot: Any, shortcut: Any = None) -> QAction:
@@ -210,6 +266,7 @@ class MainWindow(QMainWindow):
             "history": make("history", tr("History…"), self.history_selected),
             "pause_all": make("pause_all", tr("Pause all"), self._pause_all),
             "import": make("import", tr("Import…"), self.import_dialog),
+            "crontab": make("crontab", tr("Import a crontab…"), self.crontab_dialog),
             "export": make("export", tr("Export…"), self.export_dialog),
             "data": make("data", tr("Open data folder"), self.open_data_folder),
             "settings": make("settings", tr("Settings…"), self._app.open_settings),
@@ -221,7 +278,8 @@ class MainWindow(QMainWindow):
     def _make_menus_and_toolbar(self) -> None:
         acts = self.acts
         file_menu = self.menuBar().addMenu(tr("&File"))
-        for key in ("new", "import", "export", None, "pause_all", "data", "settings", None, "quit"):
+        for key in ("new", "import", "crontab", "export", None, "pause_all", "data", "settings",
+                    None, "quit"):  # fmt: skip
             file_menu.addSeparator() if key is None else file_menu.addAction(acts[key])
         schedule_menu = self.menuBar().addMenu(tr("&Schedule"))
         self._fill_schedule_menu(schedule_menu)
@@ -264,8 +322,11 @@ class MainWindow(QMainWindow):
             self.model.remove(schedule_id)
         self._after_change()
 
-    def on_event(self, event: FireEvent | RunFinished) -> None:
+    def on_event(self, event: FireEvent | RunFinished | RunWaiting) -> None:
         if not self.model.loaded:
+            return
+        if isinstance(event, RunWaiting):
+            self.model.run_waiting(event.schedule_id, event.reason)
             return
         if isinstance(event, FireEvent) and event.skipped is None:
             self.model.run_started(event.schedule_id)
@@ -296,6 +357,7 @@ class MainWindow(QMainWindow):
             self.model.times_changed()
 
     def _after_change(self) -> None:
+        self._show_empty_state()
         self.model.paused_all = self._host.paused
         self.model.set_running(set(self._host.running_by_schedule()))
         self._update_actions()
@@ -524,8 +586,12 @@ class MainWindow(QMainWindow):
         except (DomiError, OSError) as error:
             QMessageBox.warning(self, tr("Export schedules"), str(error))
             return
-        self.statusBar().showMessage(tr("Exported {count} schedules to {path}.", count=count,
-                                        path=name), 10_000)  # fmt: skip
+        text = (
+            tr("Exported 1 schedule to {path}.", path=name)
+            if count == 1
+            else tr("Exported {count} schedules to {path}.", count=count, path=name)
+        )
+        self.statusBar().showMessage(text, 10_000)
 
     def import_dialog(self) -> None:
         name, _filter = QFileDialog.getOpenFileName(
@@ -539,10 +605,61 @@ class MainWindow(QMainWindow):
             text = tr("Cannot read {path}: {reason}", path=name, reason=str(error))
             QMessageBox.warning(self, tr("Import schedules"), text)
             return
-        self.statusBar().showMessage(tr("Imported {count} schedules.", count=len(created)), 10_000)
+        self.statusBar().showMessage(imported_text(len(created)), 10_000)
 
-    def open_data_folder(self) -> None:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._host.data_dir)))
+    def import_crontab_from(self, path: Path) -> tuple[list[int], list[str]]:
+        """A schedule for each entry of a crontab file; returns the new ids and the problems
+        (one line each: "line 3: ..."). Raises ``DomiError``/``OSError``/``UnicodeError``."""
+        from domi_desktop.crontab import read_crontab, to_action
+        from domi_desktop.frontdoor.wire import action_json
+
+        table = read_crontab(path.read_text(encoding="utf-8"))
+        problems = [f"{problem.line}: {problem.message}" for problem in table.problems]
+        created: list[int] = []
+        for entry in table.entries:
+            params = {"name": entry.name, "expr": entry.expr, "tz": entry.tz or "local",
+                      "action": action_json(to_action(entry))}  # fmt: skip
+            try:
+                schedule_id = int(self._host.service.create_schedule(params)["id"])
+            except DomiError as error:
+                problems.append(f"{entry.line}: {error}")
+                continue
+            created.append(schedule_id)
+            self.schedule_changed(schedule_id)
+        return created, problems
+
+    def crontab_dialog(self) -> None:
+        name, _filter = QFileDialog.getOpenFileName(self, tr("Import a crontab"), str(Path.home()))
+        if not name:
+            return
+        try:
+            created, problems = self.import_crontab_from(Path(name))
+        except (DomiError, OSError, UnicodeError) as error:
+            text = tr("Cannot read {path}: {reason}", path=name, reason=str(error))
+            QMessageBox.warning(self, tr("Import a crontab"), text)
+            return
+        if problems:
+            box = QMessageBox(QMessageBox.Icon.Warning, tr("Import a crontab"),
+                              imported_text(len(created)), QMessageBox.StandardButton.Ok, self)  # fmt: skip
+            box.setInformativeText(tr("Lines not imported:") + "\n" + "\n".join(problems[:20]))
+            box.open()
+        self.statusBar().showMessage(imported_text(len(created)), 10_000)
+
+    def open_data_folder(self) -> bool:
+        """Show the data folder in the file manager; when none answers, say where it is."""
+        path = str(self._host.data_dir)
+        if QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
+            return True
+        QGuiApplication.clipboard().setText(path)
+        box = QMessageBox(QMessageBox.Icon.Information, tr("Data folder"),
+                          tr("The data folder is {path}", path=path),
+                          QMessageBox.StandardButton.Ok, self)  # fmt: skip
+        box.setObjectName("dataFolder")
+        box.setInformativeText(tr("No program opened it; the path is copied to the clipboard."))
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.open()
+        self.statusBar().showMessage(tr("The data folder is {path}", path=path), 30_000)
+        return False
 
     # -- events ----------------------------------------------------------------------------------
 

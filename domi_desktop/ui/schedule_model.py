@@ -28,6 +28,7 @@ from domi_desktop.cron import describe, local_zone, zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Run, RunStatus, Schedule
 from domi_desktop.ports import RunReader
+from domi_desktop.ui.history.model import reason_words
 from domi_desktop.ui.i18n import cron_language, register, tr, weekdays
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -123,6 +124,8 @@ class ScheduleModel(QAbstractTableModel):
         self._last: dict[int, Run | None] = {}
         self._meaning: dict[int, str] = {}
         self._running: set[int] = set()
+        self._waiting: dict[int, str] = {}
+        """Schedule id -> what its waiting run waits for (the engine's words)."""
         self.paused_all = False
         self.loaded = False
 
@@ -164,17 +167,29 @@ class ScheduleModel(QAbstractTableModel):
 
     def run_started(self, schedule_id: int) -> None:
         self._running.add(schedule_id)
+        self._waiting.pop(schedule_id, None)
+        # Its last run is this one now: read again when shown, with its start.
+        self._last.pop(schedule_id, None)
+        self._changed_id(schedule_id)
+
+    def run_waiting(self, schedule_id: int, reason: str) -> None:
+        """A due run of the schedule waits for its conditions: the result says what for."""
+        self._waiting[schedule_id] = reason
         self._changed_id(schedule_id)
 
     def run_finished(self, schedule_id: int, run: Run | None, still_running: bool) -> None:
         if not still_running:
             self._running.discard(schedule_id)
+        if run is None or run.status is not RunStatus.waiting:
+            self._waiting.pop(schedule_id, None)
         self._last[schedule_id] = run
         self._changed_id(schedule_id)
 
     def set_running(self, schedule_ids: set[int]) -> None:
         changed = schedule_ids ^ self._running
         self._running = set(schedule_ids)
+        for schedule_id in changed & schedule_ids:
+            self._waiting.pop(schedule_id, None)  # a waiting run that started
         for schedule_id in changed:
             self._changed_id(schedule_id)
 
@@ -285,6 +300,9 @@ class ScheduleModel(QAbstractTableModel):
             moment = None if last is None else last.started_at or last.fired_at
             return tr("never") if moment is None else person_moment(moment, schedule.tz)
         if column is Column.result:
+            waiting = self._waiting.get(schedule.id)
+            if waiting is not None and schedule.id not in self._running:
+                return reason_words(waiting)
             status = self._status(schedule.id)
             return "" if status is None else tr(_STATUS[status])
         return ""
@@ -292,6 +310,8 @@ class ScheduleModel(QAbstractTableModel):
     def _status(self, schedule_id: int) -> RunStatus | None:
         if schedule_id in self._running:
             return RunStatus.running
+        if schedule_id in self._waiting:
+            return RunStatus.waiting
         last = self.last_run(schedule_id)
         return None if last is None else last.status
 

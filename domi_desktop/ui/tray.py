@@ -71,6 +71,7 @@ register(
         "Schedules…": "计划…",
         "Stop": "停止",
         "{count} jobs are running": "{count} 个任务正在运行",
+        "1 job is running": "1 个任务正在运行",
         "Quitting stops them; they are recorded as interrupted. Quit anyway?": (
             "退出会停止它们，并记录为被中断。仍要退出吗？"
         ),
@@ -257,7 +258,9 @@ class TrayApp(QObject):
             box = QMessageBox(
                 QMessageBox.Icon.Warning,
                 tr("domi-desktop"),
-                tr("{count} jobs are running", count=len(running)),
+                tr("1 job is running")
+                if len(running) == 1
+                else tr("{count} jobs are running", count=len(running)),
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
                 self._main_window
                 if self._main_window is not None and self._main_window.isVisible()
@@ -408,7 +411,7 @@ class TrayApp(QObject):
                 self._history.run_fired(event.schedule_id, event.run_id, event.missed_count)
             elif self._history is not None:
                 self._history.run_changed(event.run_id)
-            if not isinstance(event, RunWaiting) and self._main_window is not None:
+            if self._main_window is not None:
                 self._main_window.on_event(event)
             self.menu_changed()
         self.look_changed()

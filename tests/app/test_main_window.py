@@ -27,6 +27,8 @@ from domi_desktop.model import (
     Policies,
     RunFinished,
     RunStatus,
+    RunWaiting,
+    Trigger,
     WakeReason,
 )
 from domi_desktop.secrets import MemorySecretStore
@@ -295,7 +297,7 @@ def test_quitting_with_a_job_running_asks_first(
 
     monkeypatch.setattr(QMessageBox, "exec", exec_)
     assert tray.quit() is False
-    assert asked == ["1 jobs are running"] and quits == [True]
+    assert asked == ["1 job is running"] and quits == [True]
 
 
 def test_without_a_tray_closing_the_window_quits(
@@ -491,3 +493,80 @@ def test_a_schedule_another_process_wrote_to_the_file_shows_after_one_wake(
     assert "Written elsewhere" not in names(window(tray))
     host.runtime.driver.wake(WakeReason.timer)  # the next wake of any kind
     qtbot.waitUntil(lambda: "Written elsewhere" in names(window(tray)), timeout=30_000)
+
+
+@pytest.fixture
+def empty(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrayApp]:
+    """The app on its first start: no schedules at all."""
+    monkeypatch.setenv("TZ", "Europe/Riga")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    with Store.open(tmp_path / "data", now=datetime.now(UTC)) as store:
+        host = Host(store, gui=True, secrets=MemorySecretStore())
+        host.runtime.driver.reload()
+        app = TrayApp(qapp, host)
+        connect(app, host)
+        app.main_window.refresh()
+        yield app
+        host.runtime.stop()
+        app.close()
+
+
+def test_a_first_start_says_how_to_make_the_first_schedule(empty: TrayApp, tmp_path: Path) -> None:
+    win = window(empty)
+    assert win.empty.isVisibleTo(win)
+    assert "No schedules yet: " in win.empty.text()
+    assert "New…" in win.empty.text() and "Import a crontab…" in win.empty.text()
+    crontab = tmp_path / "crontab"
+    crontab.write_text("0 3 * * * /usr/local/bin/backup.sh\n", encoding="utf-8")
+    created, problems = win.import_crontab_from(crontab)
+    assert len(created) == 1 and problems == []
+    assert not win.empty.isVisibleTo(win)
+    assert len(names(win)) == 1
+
+
+def test_a_crontab_is_imported_with_its_bad_lines_named(tray: TrayApp, tmp_path: Path) -> None:
+    crontab = tmp_path / "crontab"
+    crontab.write_text("0 3 * * * backup\n61 * * * * broken\n*/5 * * * * poll\n", encoding="utf-8")
+    win = window(tray)
+    created, problems = win.import_crontab_from(crontab)
+    assert len(created) == 2
+    assert len(problems) == 1 and problems[0].startswith("2: ")
+    assert len(names(win)) == 5
+
+
+def test_one_imported_or_exported_schedule_is_singular(tray: TrayApp, tmp_path: Path) -> None:
+    from domi_desktop.ui.main_window import imported_text
+
+    assert imported_text(1) == "Imported 1 schedule."
+    assert imported_text(2) == "Imported 2 schedules."
+
+
+def test_open_data_folder_says_where_it_is_when_no_file_manager_answers(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch, qapp: QApplication
+) -> None:
+    from PySide6.QtGui import QDesktopServices
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda _url: False)
+    win = window(tray)
+    assert win.open_data_folder() is False
+    box = win.findChild(QMessageBox, "dataFolder")
+    assert box is not None and str(tray.host.data_dir) in box.text()
+    assert qapp.clipboard().text() == str(tray.host.data_dir)
+    assert str(tray.host.data_dir) in win.statusBar().currentMessage()
+    box.close()
+
+
+def test_the_list_shows_a_waiting_run_and_a_started_run_at_once(tray: TrayApp) -> None:
+    win = window(tray)
+    backup = next(s for s in win.model.schedules() if s.name == "Backup")
+    row = lambda: names(win).index("Backup")  # noqa: E731
+    cell = lambda column: win.proxy.index(row(), column).data()  # noqa: E731
+    win.on_event(RunWaiting(99, backup.id, "Backup", None, "waiting for the charger"))
+    assert cell(Column.result) == "waiting for the charger"
+    assert cell(Column.last_run) == "never"
+    run_id = tray.host.store.record_manual_run(backup.id, datetime.now(UTC))
+    started = tray.host.store.get_run(run_id)
+    win.on_event(FireEvent(backup.id, run_id, "Backup", backup.tz, None,
+                           started.fired_at, Trigger.manual))  # fmt: skip
+    assert cell(Column.result) == "running…"
+    assert cell(Column.last_run) != "never"  # its start, before it ends

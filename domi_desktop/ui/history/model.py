@@ -213,6 +213,11 @@ def short_reason(run: Run) -> str:
         return ""
     if stopped(run):
         return tr(_STOPPED)
+    return reason_words(reason)
+
+
+def reason_words(reason: str) -> str:
+    """A recorded reason in a few words of the app's language: ``waiting for the charger``."""
     known = _SHORT_REASONS.get(reason)
     if known is not None:
         return tr(known)
