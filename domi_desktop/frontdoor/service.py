@@ -47,7 +47,7 @@ class Service:
         on_change: Callable[[int], None] | None = None,
         next_fire: Callable[[int], datetime | None] | None = None,
     ) -> None:
-        self.store = store
+        self._store = store
         self.clock = clock
         self._on_change = on_change or (lambda _id: None)
         self._next_fire = next_fire
@@ -79,10 +79,24 @@ class Service:
             return None
         return None if upcoming is None else upcoming
 
+    # -- values, for the windows (the socket and the CLI take the JSON shapes below) ----------
+
+    def schedule(self, schedule_id: int) -> Schedule:
+        return self._store.get_schedule(schedule_id)
+
+    def schedule_count(self) -> int:
+        return self._store.count_schedules()
+
+    def paused_schedules(self, limit: int) -> list[Schedule]:
+        """Disabled schedules (the planner does not know them), at most ``limit``."""
+        return self._store.paused_schedules(limit)
+
+    # -- JSON shapes ---------------------------------------------------------------------------
+
     def list_schedules(self) -> list[Json]:
         """Every schedule by id; one whose row cannot be read is listed disabled, with the reason
         in ``broken`` (the others have ``broken: null``), so it can be repaired or removed."""
-        schedules, broken = self.store.read_schedules()
+        schedules, broken = self._store.read_schedules()
         listed = [{**self.schedule_json(s), "broken": None} for s in schedules]
         listed += [
             {"id": schedule_id, "name": "", "expr": "", "tz": "", "enabled": False,
@@ -92,10 +106,10 @@ class Service:
         return sorted(listed, key=lambda item: int(item["id"]))
 
     def get_schedule(self, params: Mapping[str, Any]) -> Json:
-        return self.schedule_json(self.store.get_schedule(self._id(params)))
+        return self.schedule_json(self._store.get_schedule(self._id(params)))
 
     def create_schedule(self, params: Mapping[str, Any]) -> Json:
-        schedule = self.store.create_schedule(
+        schedule = self._store.create_schedule(
             check_name(params.get("name")),
             check_expr(params.get("expr")),
             check_zone(params.get("tz", LOCAL_ZONE)),
@@ -109,7 +123,7 @@ class Service:
 
     def update_schedule(self, params: Mapping[str, Any]) -> Json:
         schedule_id = self._id(params)
-        current = self.store.get_schedule(schedule_id)
+        current = self._store.get_schedule(schedule_id)
         changes: dict[str, Any] = {}
         if "name" in params:
             changes["name"] = check_name(params["name"])
@@ -123,18 +137,18 @@ class Service:
             changes["policies"] = parse_policies(params["policies"], current.policies)
         if "enabled" in params:
             changes["enabled"] = get_param(params, "enabled", bool, required=True)
-        schedule = self.store.update_schedule(schedule_id, now=self.clock.now(), **changes)
+        schedule = self._store.update_schedule(schedule_id, now=self.clock.now(), **changes)
         self._on_change(schedule_id)
         return self.schedule_json(schedule)
 
     def set_enabled(self, params: Mapping[str, Any], enabled: bool) -> Json:
-        schedule = self.store.set_enabled(self._id(params), enabled, self.clock.now())
+        schedule = self._store.set_enabled(self._id(params), enabled, self.clock.now())
         self._on_change(schedule.id)
         return self.schedule_json(schedule)
 
     def delete_schedule(self, params: Mapping[str, Any]) -> Json:
         schedule_id = self._id(params)
-        self.store.delete_schedule(schedule_id)
+        self._store.delete_schedule(schedule_id)
         self._on_change(schedule_id)
         return {"id": schedule_id, "deleted": True}
 
@@ -155,9 +169,9 @@ class Service:
         if not 1 <= limit <= MAX_RUNS_PAGE:
             raise ParamError("limit", f"must be between 1 and {MAX_RUNS_PAGE}, not {limit}")
         if schedule_id is not None:
-            self.store.get_schedule(schedule_id)  # an unknown id is an error, not an empty list
+            self._store.get_schedule(schedule_id)  # an unknown id is an error, not an empty list
         before = id_param(params, "before_id", required=False)
-        runs = self.store.runs(
+        runs = self._store.runs(
             schedule_id=schedule_id, status=status, limit=limit, before_id=before
         )
         return [run_json(run) for run in runs]
@@ -195,9 +209,9 @@ class Service:
         """The export document of the schedules named by ``ids`` (all when absent)."""
         ids = get_param(params, "ids", list)
         if ids is None:
-            return export_document(self.store.list_schedules())
+            return export_document(self._store.list_schedules())
         checked = [id_param({"ids": i}, "ids") for i in ids]
-        return export_document([self.store.get_schedule(i) for i in checked if i is not None])
+        return export_document([self._store.get_schedule(i) for i in checked if i is not None])
 
     def import_(self, params: Mapping[str, Any]) -> Json:
         """Create the schedules of an export document, all or none; ``dry_run`` only checks."""
@@ -208,7 +222,7 @@ class Service:
         created = []
         now = self.clock.now()
         for item in portables:
-            schedule = self.store.create_schedule(
+            schedule = self._store.create_schedule(
                 item.name, item.expr, item.tz, item.action, item.policies,
                 enabled=item.enabled and not disabled, now=now,
             )  # fmt: skip

@@ -61,11 +61,11 @@ class SchedulesMenu:
         shown: list[tuple[Schedule, datetime | None]] = [
             (schedule, when) for when, schedule in self._host.soonest_n(MENU_SCHEDULES)
         ]
-        store = self._host.service.store
-        total = store.count_schedules()
+        service = self._host.service
+        total = service.schedule_count()
         if len(shown) < MENU_SCHEDULES and total > len(shown):
             # Paused schedules are not in the planner: after the scheduled ones.
-            paused = store.paused_schedules(MENU_SCHEDULES - len(shown))
+            paused = service.paused_schedules(MENU_SCHEDULES - len(shown))
             shown += [(schedule, None) for schedule in paused]
         entries = [
             _Entry(schedule, _title(schedule, upcoming, schedule.id in running),
