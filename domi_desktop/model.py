@@ -324,6 +324,50 @@ class FireEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class LateFire:
+    """A due about to run late, as its wake decided it (no run id yet)."""
+
+    schedule_id: int
+    name: str
+    tz: str
+    due: datetime
+    fired_at: datetime
+    missed_count: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schedule_id": self.schedule_id,
+            "name": self.name,
+            "tz": self.tz,
+            "due": self.due.isoformat(),
+            "fired_at": self.fired_at.isoformat(),
+            "missed_count": self.missed_count,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WakeDecided:
+    """What a wake is about to do, said as soon as it is decided, before its claims are on disk
+    (a slow disk after a resume must not hold the wake's notification back): the fires that will
+    run late. Their ``FireEvent`` follows each once claimed; one another process claims first
+    is said of here all the same, and nothing runs that was not claimed."""
+
+    reason: WakeReason
+    late: tuple[LateFire, ...]
+    burst: BurstEvent | None = None
+    """More catch-ups than start at once: its ``BurstEvent`` follows with the claims."""
+
+    kind = "wake.decided"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "reason": self.reason.value,
+            "late": [fire.to_json() for fire in self.late],
+            "burst": None if self.burst is None else self.burst.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     """A run ended and its result is recorded."""
 
@@ -433,7 +477,7 @@ class RunWaiting:
         }
 
 
-Event = FireEvent | RunFinished | StoreProblem | AlertEvent | BurstEvent | RunWaiting
+Event = FireEvent | RunFinished | StoreProblem | AlertEvent | BurstEvent | RunWaiting | WakeDecided
 
 
 @dataclass(frozen=True, slots=True)

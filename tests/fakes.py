@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from domi_desktop.model import CommandAction, FireOutcome, Policies, Schedule
+from domi_desktop.model import CommandAction, FireOutcome, Policies, Schedule, WakeReason
 from domi_desktop.scheduler.decide import FireDecision
 
 
@@ -154,6 +154,7 @@ class MemoryBook:
         self,
         decisions: Sequence[FireDecision],
         done: Callable[[Sequence[FireOutcome]], None],
+        _reason: WakeReason,
     ) -> None:
         done([FireOutcome(d.schedule_id, self.fire(d)) for d in decisions])
 

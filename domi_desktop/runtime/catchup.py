@@ -16,6 +16,7 @@ from domi_desktop.model import (
     Event,
     FireClaim,
     FireEvent,
+    LateFire,
     Overlap,
     RunFinished,
     RunStatus,
@@ -156,6 +157,18 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
         time.perf_counter() - began,
         began - listed,
     )
+
+
+def decided_late(pending: Sequence[Pending]) -> tuple[LateFire, ...]:
+    """The fires of a wake that will run late (not skipped, not waiting for a condition)."""
+    return tuple(
+        LateFire(
+            each.schedule.id, each.schedule.name, each.schedule.tz, each.decision.due,
+            each.decision.fired_at, each.decision.missed_count,
+        )
+        for each in pending
+        if each.decision.late and each.reason is None and each.hold is None
+    )  # fmt: skip
 
 
 def fire_event(

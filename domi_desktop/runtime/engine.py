@@ -29,6 +29,7 @@ from domi_desktop.model import (
     RunWaiting,
     Schedule,
     Trigger,
+    WakeDecided,
     WakeReason,
 )
 from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
@@ -39,6 +40,7 @@ from domi_desktop.runtime.catchup import (
     Results,
     Slicer,
     WakeWrite,
+    decided_late,
     fire_event,
     plan_claims,
     write_wake,
@@ -242,10 +244,14 @@ class Runtime:
     # -- the driver's sink ---------------------------------------------------------------------
 
     def fire_all(
-        self, decisions: Sequence[FireDecision], done: Callable[[Sequence[FireOutcome]], None]
+        self,
+        decisions: Sequence[FireDecision],
+        done: Callable[[Sequence[FireOutcome]], None],
+        reason: WakeReason,
     ) -> None:
-        """A wake's fires: decided here (busy or not), claimed on the worker in one transaction
-        (their runs started in the next), then registered, announced and launched here."""
+        """A wake's fires: decided here (busy or not) and said (``WakeDecided``), claimed by the
+        recorder in one transaction (their runs started in the next), then registered,
+        announced and launched here."""
         if self._source.link_problem is not None:
             done([FireOutcome(d.schedule_id, False, error=UNREACHABLE) for d in decisions])
             return
@@ -253,6 +259,9 @@ class Runtime:
             plan_claims(decisions, self._source.schedule, self.lanes, lane_key)
         )
         pending = self.keeper.hold_back_catch_ups(pending)
+        late, burst = decided_late(pending), self.keeper.burst_of(pending)
+        if late or burst is not None:
+            self._emit(WakeDecided(reason, late, burst))
         self.recorder.submit(
             partial(write_wake, pending, self.clock, self.store),
             lambda outcome: self._claimed(pending, outcome, done),

@@ -10,7 +10,7 @@ docstrings are the design); this module keeps their state and carries them out t
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -192,6 +192,17 @@ class ConditionKeeper:
                 room -= 1
             held.append(each)
         return held
+
+    def burst_of(self, pending: Sequence[Pending]) -> BurstEvent | None:
+        """The ``BurstEvent`` the claims of ``pending`` will bring, known before they are made."""
+        starting = [
+            each for each in pending
+            if each.reason is None and each.hold is None and not each.queued
+            and each.decision.trigger is Trigger.catch_up
+        ]  # fmt: skip
+        if len(starting) <= self.burst.limit:
+            return None
+        return BurstEvent(len(starting), self.burst.limit)
 
     def admit_catch_ups(
         self, catch_ups: list[tuple[_A, Pending]], parked: dict[int, tuple[_A, Pending]]

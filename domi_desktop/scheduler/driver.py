@@ -41,9 +41,11 @@ class FireSink(Protocol):
         self,
         decisions: Sequence[FireDecision],
         done: Callable[[Sequence[FireOutcome]], None],
+        reason: WakeReason,
     ) -> None:
-        """Claim and start all the fires of one wake (the claims maybe on another thread); call
-        ``done`` on the loop thread, exactly once, with one outcome per decision, in order."""
+        """Claim and start all the fires of one wake (``reason``'s; the claims maybe on another
+        thread); call ``done`` on the loop thread, exactly once, with one outcome per decision,
+        in order."""
         ...
 
 
@@ -181,7 +183,9 @@ class Driver:
         self._in_flight = True
         finished: list[WakePlan] = []
         self._hand_over(
-            plan.fires, lambda outcomes: finished.append(self._fired(plan, reason, outcomes))
+            plan.fires,
+            lambda outcomes: finished.append(self._fired(plan, reason, outcomes)),
+            reason,
         )
         # A sink that claims on the spot has finished by now; one that claims on a worker
         # finishes later, and the final plan goes to ``on_wake`` then.
@@ -190,7 +194,10 @@ class Driver:
     # -- the hand-off of a wake's fires to the sink (claims may be written on another thread) --
 
     def _hand_over(
-        self, fires: Sequence[FireDecision], done: Callable[[Sequence[FireOutcome]], None]
+        self,
+        fires: Sequence[FireDecision],
+        done: Callable[[Sequence[FireOutcome]], None],
+        reason: WakeReason,
     ) -> None:
         answered = False
 
@@ -200,7 +207,7 @@ class Driver:
             done(outcomes)
 
         try:
-            self._sink.fire_all(fires, once)
+            self._sink.fire_all(fires, once, reason)
         except Exception as error:
             log.exception("the fires of a wake failed")
             if not answered:

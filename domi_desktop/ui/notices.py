@@ -3,12 +3,13 @@ skipped", one for all the catch-ups of a wake, times on the local clock with the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from domi_desktop import timefmt
 from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
-from domi_desktop.model import FireEvent, WakeReason
+from domi_desktop.model import FireEvent, LateFire, WakeReason
 from domi_desktop.platform.notify import Notice
 from domi_desktop.ui.i18n import register, tr, weekdays
 
@@ -50,12 +51,12 @@ def _today(moment: datetime, now: datetime) -> bool:
 
 
 def late_notice(
-    fires: list[FireEvent], now: datetime, reason: WakeReason = WakeReason.resume
+    fires: Sequence[FireEvent | LateFire], now: datetime, reason: WakeReason = WakeReason.resume
 ) -> Notice:
     """ "Rate-limit report ran late" / "due 09:00, ran 10:02 · 2 earlier runs skipped"; times
     not of today (``now``) carry their day: "due Mon 12:00, ran Tue 10:19"."""
 
-    def line(fire: FireEvent) -> str:
+    def line(fire: FireEvent | LateFire) -> str:
         assert fire.due is not None  # only scheduled fires are late
         day = not (_today(fire.due, now) and _today(fire.fired_at, now))
         text = tr(
@@ -70,8 +71,9 @@ def late_notice(
         return text
 
     if len(fires) == 1:
-        return Notice(tr("{name} ran late", name=fires[0].name), line(fires[0]),
-                      run_id=fires[0].run_id)  # fmt: skip
+        # Said before its claim was on disk (``LateFire``), a click opens the history as a whole.
+        run_id = fires[0].run_id if isinstance(fires[0], FireEvent) else None
+        return Notice(tr("{name} ran late", name=fires[0].name), line(fires[0]), run_id=run_id)
     if reason is WakeReason.resume:
         title = tr("{count} schedules caught up after sleep", count=len(fires))
     elif reason is WakeReason.start:

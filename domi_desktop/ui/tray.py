@@ -27,6 +27,7 @@ from domi_desktop.model import (
     RunStatus,
     RunWaiting,
     StoreProblem,
+    WakeDecided,
     WakeReason,
 )
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
     from domi_desktop.ui.history.window import HistoryWindow
 
 log = logging.getLogger("domi_desktop")
+
+ANNOUNCE_WAIT_MS = 500
+"""How long a wake's notice waits for its claims to reach the disk (for run ids a click opens)
+before it goes out without them: a slow disk after a resume must not delay it past a second."""
 
 register(
     "zh",
@@ -96,6 +101,13 @@ class TrayApp(QObject):
         """What the icon shows: idle, running, paused, or attention (a late or failed run)."""
         self._late: list[FireEvent] = []
         self._burst: BurstEvent | None = None
+        self._decided: WakeDecided | None = None
+        """A wake's late runs, said before their claims are on disk: announced when they are,
+        or after ``ANNOUNCE_WAIT_MS`` if the disk is slow (then a click opens the history)."""
+        self._announce_timer = QTimer(self)
+        self._announce_timer.setSingleShot(True)
+        self._announce_timer.setInterval(ANNOUNCE_WAIT_MS)
+        self._announce_timer.timeout.connect(self._announce_decided)
         self._windows: dict[str, QWidget] = {}
         self._history: HistoryWindow | None = None
         self.icons = {
@@ -388,6 +400,9 @@ class TrayApp(QObject):
             self._alert(event)
         elif isinstance(event, BurstEvent):
             self._burst = event
+        elif isinstance(event, WakeDecided):
+            self._decided = event
+            self._announce_timer.start()
         elif isinstance(event, RunWaiting):
             pass
         elif event.status in (RunStatus.failed, RunStatus.timed_out):
@@ -435,16 +450,39 @@ class TrayApp(QObject):
         warning = kind is not NoticeKind.recovered
         self.notifier.notify(Notice(title, body, warning=warning, run_id=event.run_id))
 
+    def _announce_decided(self) -> None:
+        """The claims of a wake's late runs are slow to reach the disk: say what the wake
+        decided now, without run ids."""
+        decided, self._decided = self._decided, None
+        if decided is None:
+            return
+        self.attention = True
+        if self.settings.notify_late:
+            if decided.burst is not None:
+                text = burst_summary(
+                    decided.burst.total, decided.burst.limit, self.settings.language
+                )
+                self.notifier.notify(Notice(text or "", ""))
+            elif decided.late:
+                self.notifier.notify(
+                    late_notice(list(decided.late), decided.late[0].fired_at, decided.reason)
+                )
+        self.look_changed()
+
     def on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         """All catch-ups of one wake in one notification (a summary when the burst limit held some
         back); the times in the menu move on."""
         late, self._late = self._late, []
         burst, self._burst = self._burst, None
+        # Claimed in time: the notice names the runs, and a click opens this one. Said already
+        # (a slow disk) or nothing late: no notice here.
+        decided, self._decided = self._decided, None
+        self._announce_timer.stop()
         if reason == WakeReason.tz_change and self._history is not None:
             self._history.texts_changed()  # its times are written on the local clock
         if late or burst is not None:
             self.attention = True
-        if self.settings.notify_late:
+        if self.settings.notify_late and decided is not None:
             if burst is not None:
                 text = burst_summary(burst.total, burst.limit, self.settings.language)
                 self.notifier.notify(Notice(text or "", ""))

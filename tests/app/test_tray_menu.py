@@ -6,6 +6,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtGui import QAction
@@ -13,7 +14,9 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
-from domi_desktop.model import CommandAction, FireEvent, Trigger
+from domi_desktop.model import CommandAction, FireEvent, LateFire, Trigger, WakeDecided, WakeReason
+from domi_desktop.platform.notify import Notice, Notifier
+from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
@@ -237,3 +240,47 @@ def test_a_fire_tells_an_open_history_how_many_dues_it_skipped(
     tray.on_event(FireEvent(schedule_id=1, run_id=7, name="Backup", tz="UTC", due=due,
                             fired_at=due, trigger=Trigger.catch_up, late=True, missed_count=2))  # fmt: skip
     assert told == [(1, 7, 2)]
+
+
+class Recorded(Notifier):
+    def __init__(self) -> None:
+        super().__init__()
+        self.notices: list[Notice] = []
+
+    def notify(self, notice: Notice) -> None:
+        self.notices.append(notice)
+
+
+def late_fire(tray: TrayApp, due: datetime) -> LateFire:
+    schedule = tray.host.store.list_schedules()[0]
+    return LateFire(schedule.id, schedule.name, schedule.tz, due, due + timedelta(hours=1), 2)
+
+
+def test_a_wake_whose_claims_are_slow_to_reach_the_disk_is_told_without_them(
+    tray: TrayApp, qtbot: Any
+) -> None:
+    recorded = Recorded()
+    tray.notifier = recorded
+    due = datetime(2024, 6, 3, 6, 0, tzinfo=UTC)
+    tray.on_event(WakeDecided(WakeReason.resume, (late_fire(tray, due),)))
+    qtbot.waitUntil(lambda: recorded.notices != [], timeout=10_000)  # no on_wake came
+    (notice,) = recorded.notices
+    assert notice.title == "Rate-limit report ran late" and notice.run_id is None
+    plan = WakePlan(due, (), None, due)
+    tray.on_wake(plan, WakeReason.resume)  # the claims, at last: said once, not twice
+    assert len(recorded.notices) == 1
+
+
+def test_a_wake_claimed_in_time_is_told_with_its_run(tray: TrayApp) -> None:
+    recorded = Recorded()
+    tray.notifier = recorded
+    due = datetime(2024, 6, 3, 6, 0, tzinfo=UTC)
+    fire = late_fire(tray, due)
+    tray.on_event(WakeDecided(WakeReason.resume, (fire,)))
+    tray.on_event(
+        FireEvent(fire.schedule_id, 41, fire.name, fire.tz, due, fire.fired_at, Trigger.catch_up,
+                  late=True, missed_count=2)
+    )  # fmt: skip
+    tray.on_wake(WakePlan(due, (), None, due), WakeReason.resume)
+    (notice,) = recorded.notices
+    assert notice.run_id == 41  # a click opens that run

@@ -8,7 +8,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -150,3 +150,37 @@ def test_a_writer_without_patience_gives_up_at_once(store: Store) -> None:
             writer.finish([Finish(1, RunStatus.succeeded, NOW)])
     finally:
         writer.close()
+
+
+def test_a_wake_says_what_it_decided_before_its_claims_reach_a_locked_database(
+    store: Store,
+) -> None:
+    from domi_desktop.model import FireEvent, WakeDecided, WakeReason
+    from domi_desktop.runtime.engine import Runtime
+    from domi_desktop.secrets import MemorySecretStore
+
+    schedule = store.create_schedule(
+        "report", "0 9 * * *", "UTC", CommandAction(argv=("true",)), now=NOW
+    )
+    clock = FakeClock(NOW)
+    loop = FakeLoop(clock)
+    recorder = Recorder(store, loop, backoff=(0.05, 0.2))
+    runtime = Runtime(store, clock, loop, MemorySecretStore(), recorder=recorder)
+    events: list[object] = []
+    runtime.subscribe(events.append)
+    runtime.start()
+    try:
+        with write_lock(store.path):
+            clock.advance(timedelta(days=3))  # asleep: three 09:00 dues, one runs late
+            runtime.driver.wake(WakeReason.resume)
+            (decided,) = [e for e in events if isinstance(e, WakeDecided)]
+            assert decided.reason is WakeReason.resume
+            late = [(fire.schedule_id, fire.missed_count) for fire in decided.late]
+            assert late == [(schedule.id, 2)]
+            assert not [e for e in events if isinstance(e, FireEvent)]  # nothing claimed yet
+            assert store.runs(schedule_id=schedule.id) == []
+        loop.drain(lambda: any(isinstance(e, FireEvent) for e in events), timeout=60)
+        (fire,) = [e for e in events if isinstance(e, FireEvent)]
+        assert fire.late and fire.missed_count == 2
+    finally:
+        runtime.stop()
