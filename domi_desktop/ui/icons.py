@@ -19,14 +19,10 @@ def resources_dir() -> Path:
 
 
 def load_icon(name: str) -> QIcon:
-    """``domi-<name>``, by name: a StatusNotifierItem then publishes its ``IconName`` (a panel,
-    a test or a screen reader can tell "running" from "idle"), its pixels as before."""
-    folder = str(resources_dir())
-    if folder not in QIcon.fallbackSearchPaths():
-        QIcon.setFallbackSearchPaths([*QIcon.fallbackSearchPaths(), folder])
-    icon = QIcon.fromTheme(f"domi-{name}")
-    if icon.isNull():
-        icon = QIcon(str(resources_dir() / f"domi-{name}.svg"))
+    """``domi-<name>``, from its file and without a theme name: a StatusNotifierItem then
+    publishes its pixels only. A name would be published too, and lxqt-panel draws a named icon
+    only when its theme holds that name (ours is in none), never falling back to the pixels."""
+    icon = QIcon(str(resources_dir() / f"domi-{name}.svg"))
     if sys.platform == "darwin" and name == "template":
         icon.setIsMask(True)
     return icon

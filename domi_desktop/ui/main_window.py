@@ -57,6 +57,10 @@ from domi_desktop.ui.schedule_model import ID_ROLE, Column, ScheduleFilter, Sche
 log = logging.getLogger("domi_desktop")
 
 COPY_SUFFIX = " (copy)"
+NO_TRAY = (
+    "There is no tray on this desktop (yet): closing this window stops the scheduler. "
+    "When a panel with a tray starts, the icon moves there."
+)
 
 register(
     "zh",
@@ -97,6 +101,7 @@ register(
         "Imported {count} schedules.": "已导入 {count} 个计划。",
         "Imported 1 schedule.": "已导入 1 个计划。",
         "Import a crontab…": "导入 crontab…",
+        NO_TRAY: "此桌面（暂时）没有托盘：关闭此窗口会停止调度。带托盘的面板启动后，图标会移到那里。",
         "Import a crontab": "导入 crontab",
         "Lines not imported:": "未导入的行：",
         "No schedules yet: {new} or {crontab}": "还没有计划：{new}或{crontab}",
@@ -156,6 +161,11 @@ class MainWindow(QMainWindow):
         self._make_menus_and_toolbar()
         central = QWidget(self)
         layout = QVBoxLayout(central)
+        self.no_tray = QLabel(tr(NO_TRAY), central)
+        self.no_tray.setObjectName("noTray")
+        self.no_tray.setWordWrap(True)
+        self.no_tray.hide()
+        layout.addWidget(self.no_tray)
         layout.addWidget(self.table)
         self.setCentralWidget(central)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
@@ -307,6 +317,11 @@ class MainWindow(QMainWindow):
         for schedule_id in chosen:
             self.select(schedule_id, add=True)
         self._after_change()
+
+    def set_tray_missing(self, missing: bool) -> None:
+        """Without a tray this window is the app: say that closing it stops the scheduler."""
+        self.no_tray.setText(tr(NO_TRAY))
+        self.no_tray.setVisible(missing)
 
     def ensure_loaded(self) -> None:
         if not self.model.loaded:

@@ -39,6 +39,7 @@ from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.main_window import MainWindow
 from domi_desktop.ui.notices import late_notice
+from domi_desktop.ui.tray_host import TrayHost
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
 if TYPE_CHECKING:
@@ -113,11 +114,9 @@ class TrayApp(QObject):
         self.icons = {
             name: load_icon(name) for name in ("idle", "running", "paused", "attention", "template")
         }
-        self.tray = QSystemTrayIcon(self.icons["idle"], self)
         self.menu = QMenu()
-        self.tray.setContextMenu(self.menu)
+        self.tray = self._make_tray()
         self._schedules_menu = SchedulesMenu(self.menu, host, self)
-        self.tray.activated.connect(self._activated)
         # The menu is rebuilt when what it shows changes, not when it opens: a menu rebuilt in
         # aboutToShow keeps its old size (and a D-Bus menu its old layout) on that first open.
         self._menu_timer = QTimer(self)
@@ -128,9 +127,11 @@ class TrayApp(QObject):
         self._look_timer.setSingleShot(True)
         self._look_timer.timeout.connect(self.update_look)
         self._main_window: MainWindow | None = None
-        self.notifier: Notifier = notifier_for(self.tray, tr("Open history"))
+        self.notifier: Notifier = notifier_for(self.tray, tr("Open history"), self)
         self.notifier.clicked.connect(self.open_run)
         self.settings = self._load_settings()
+        self._tray_host = TrayHost(self)
+        self._tray_host.appeared.connect(self._tray_appeared)
 
     def close(self) -> None:
         """On the way out: no more menu rebuilds, notifications or windows."""
@@ -152,15 +153,40 @@ class TrayApp(QObject):
     # -- showing -------------------------------------------------------------------------------
 
     def show(self) -> None:
-        if QSystemTrayIcon.isSystemTrayAvailable():
-            # The Schedules window's rows are made when it first opens, not here: at 10,000
-            # schedules they are seconds of start-up and tens of MB the tray alone never uses.
-            self.tray.show()
-            self.rebuild_menu()
-            self.update_look()
+        watching = self._tray_host.watch()
+        if self._tray_host.present():
+            self._show_tray()
         else:
-            log.info("no system tray on this desktop: the main window stands in for it")
+            log.info("no system tray on this desktop: the main window stands in for it%s",
+                     "; watching for one" if watching else "")  # fmt: skip
+            self.main_window.set_tray_missing(True)
             self.show_main_window()
+
+    def _show_tray(self) -> None:
+        # The Schedules window's rows are made when it first opens, not here: at 10,000
+        # schedules they are seconds of start-up and tens of MB the tray alone never uses.
+        self.tray.show()
+        self.rebuild_menu()
+        self.update_look()
+
+    def _make_tray(self) -> QSystemTrayIcon:
+        tray = QSystemTrayIcon(self.icons["idle"], self)
+        tray.setContextMenu(self.menu)
+        tray.activated.connect(self._activated)
+        return tray
+
+    def _tray_appeared(self) -> None:
+        """A panel came after the app: the icon moves into it, and the window may close."""
+        if self.tray.isVisible() or not self._tray_host.present():
+            return
+        log.info("a system tray appeared: the icon is shown there")
+        # Qt picks a tray icon's kind (StatusNotifierItem or XEmbed) when the icon is made: one
+        # made while there was no watcher would never register with it.
+        old, self.tray = self.tray, self._make_tray()
+        old.deleteLater()
+        self._show_tray()
+        if self._main_window is not None:
+            self._main_window.set_tray_missing(False)
 
     @property
     def main_window(self) -> MainWindow:
@@ -403,8 +429,8 @@ class TrayApp(QObject):
         elif isinstance(event, WakeDecided):
             self._decided = event
             self._announce_timer.start()
-        elif isinstance(event, RunWaiting):
-            pass
+        elif not isinstance(event, RunFinished):
+            pass  # waiting runs and other news: the windows below, or nothing
         elif event.status in (RunStatus.failed, RunStatus.timed_out):
             self.attention = True
             # With alerts deciding (``alerted`` set), an AlertEvent follows when it is news.

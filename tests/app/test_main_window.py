@@ -149,6 +149,7 @@ def test_duplicate_makes_a_paused_copy_and_opens_the_editor_on_it(tray: TrayApp)
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
+@pytest.mark.linux_only  # /proc; tests/actions/test_jobs_windows.py stops a Windows job's tree
 def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: Any) -> None:
     pids = tmp_path / "pids"
     script = (
@@ -331,9 +332,9 @@ def test_the_icon_says_paused_and_the_tooltip_no_past_time(tray: TrayApp) -> Non
     tray.set_paused(True)
     assert tray.state == "paused"
     assert "All schedules paused" in tray.tray.toolTip() and "Next:" not in tray.tray.toolTip()
-    assert tray.tray.icon().name() == "domi-paused"
+    assert tray.tray.icon().cacheKey() == tray.icons["paused"].cacheKey()
     tray.set_paused(False)
-    assert tray.state == "idle" and tray.tray.icon().name() == "domi-idle"
+    assert tray.state == "idle" and tray.tray.icon().cacheKey() == tray.icons["idle"].cacheKey()
 
 
 def test_a_running_schedule_is_marked_in_the_menu(tray: TrayApp, qtbot: Any) -> None:
@@ -570,3 +571,45 @@ def test_the_list_shows_a_waiting_run_and_a_started_run_at_once(tray: TrayApp) -
                            started.fired_at, Trigger.manual))  # fmt: skip
     assert cell(Column.result) == "running…"
     assert cell(Column.last_run) != "never"  # its start, before it ends
+
+
+def test_without_a_tray_the_window_says_closing_it_stops_the_scheduler(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch, qapp: QApplication
+) -> None:
+    monkeypatch.setattr(qapp, "quit", lambda: None)
+    tray.show()  # offscreen: no tray
+    win = window(tray)
+    assert win.no_tray.isVisible()
+    assert "closing this window stops the scheduler" in win.no_tray.text()
+
+
+def test_a_schedule_another_process_writes_shows_while_the_app_runs(
+    tray: TrayApp, qtbot: Any
+) -> None:
+    host = tray.host
+    assert isinstance(host, Host)
+    window(tray)
+    reasons: list[str] = []
+    host.woke.connect(lambda _plan, reason: reasons.append(str(reason)))
+    host.start()  # watches the database file
+    try:
+        qtbot.waitUntil(lambda: reasons != [], timeout=30_000)  # the start-up wake is over
+        writer = (
+            "import sys; from datetime import UTC, datetime; from pathlib import Path\n"
+            "from domi_desktop.model import CommandAction\n"
+            "from domi_desktop.store import Store\n"
+            "with Store.open(Path(sys.argv[1]), now=datetime.now(UTC)) as store:\n"
+            "    store.create_schedule('Written meanwhile', '0 5 * * *', 'UTC',\n"
+            "                          CommandAction(argv=('true',)), now=datetime.now(UTC))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", writer, str(host.store.data_dir)],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        # No wake of any kind is asked for: the file seen changing is enough.
+        qtbot.waitUntil(lambda: "Written meanwhile" in names(window(tray)), timeout=30_000)
+        assert WakeReason.edit in reasons  # brought by the file's change, not by a timer
+        assert host.next_fire(max(s.id for s in window(tray).model.schedules())) is not None
+    finally:
+        host.stop()

@@ -34,7 +34,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -353,6 +353,17 @@ class RealPanel:
     process: DesktopProcess
     conn: DBusConnection
     started_in: float
+    helpers: list[DesktopProcess] = field(default_factory=list)
+    """What a panel started by a test needs and goes with it (xfconfd)."""
+
+    def stop(self) -> None:
+        """The panel, its helpers and the connection (for panels a test starts itself)."""
+        try:
+            self.process.stop()
+            for helper in self.helpers:
+                helper.stop()
+        finally:
+            self.conn.close()
 
     def registered_items(self) -> list[str]:
         """The watcher's RegisteredStatusNotifierItems ("bus-name/object-path" each)."""
@@ -467,3 +478,46 @@ def window_name(window: int, env: Mapping[str, str] | None = None) -> str:
         check=True,
     )
     return result.stdout.strip()
+
+
+# --- lxqt-panel and screenshots
+
+LXQT_PANEL_CONF = """[General]
+__userfile__=true
+panels=panel1
+
+[panel1]
+alignment=-1
+hidable=false
+panelSize=32
+iconSize=22
+plugins=tray
+position=Top
+width=100
+width-percent=true
+
+[tray]
+type=statusnotifier
+"""
+"""One panel along the top with one status notifier plugin (it owns the watcher itself)."""
+
+
+def start_lxqt_panel(env: Mapping[str, str], directory: Path, conn: DBusConnection) -> RealPanel:
+    config = Path(env["XDG_CONFIG_HOME"]) / "lxqt"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "panel.conf").write_text(LXQT_PANEL_CONF, encoding="utf-8")
+    started = time.monotonic()
+    process = DesktopProcess(["lxqt-panel"], env, directory / "lxqt-panel.log")
+    wait_for_name(conn, WATCHER, process)
+    return RealPanel(process, conn, time.monotonic() - started)
+
+
+def screenshot(path: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The whole screen as a PNG (ImageMagick's ``import``)."""
+    subprocess.run(
+        ["import", "-window", "root", str(path)],
+        env=dict(env or os.environ),
+        check=True,
+        timeout=60,
+    )
+    return path

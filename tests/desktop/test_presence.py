@@ -1,16 +1,19 @@
-"""The app's presence on a real desktop (xfce4-panel, xfwm4): quitting cleanly once windows were
-opened and closed."""
+"""The app's presence on a real desktop (xfce4-panel, lxqt-panel, xfwm4): quitting cleanly once
+windows were opened and closed, and moving into a tray that appears after the app started."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from jeepney.io.blocking import open_dbus_connection
+from PySide6.QtGui import QImage
 
 from tests.desktop import realdesktop
-from tests.desktop.harness import Child, Spawn
+from tests.desktop.harness import Child, Spawn, child_env
 from tests.desktop.realdesktop import RealPanel, RealWM
 from tests.desktop.test_tray_app import APP, cli, start_app
 
@@ -65,3 +68,74 @@ def test_quit_after_an_editor_was_opened_exits_0_without_a_traceback(
     else:
         press(window, "ctrl+q")
     ends_cleanly(child)
+
+
+PANEL_HEIGHT = 32
+"""Both panels are preseeded 32 pixels high along the top of the screen."""
+LATE = 10.0
+"""How long after the app the panel starts, as a panel may at login (the issue's scenario)."""
+
+
+def icon_pixels_in_panel(shot: Path) -> int:
+    """How many pixels of the panel's strip are the icon's blue (its face: #3b82f6 to #1e40af);
+    neither panel draws that blue of its own."""
+    image = QImage(str(shot))
+    assert not image.isNull(), shot
+    count = 0
+    for y in range(PANEL_HEIGHT):
+        for x in range(image.width()):
+            colour = image.pixelColor(x, y)
+            if colour.blue() > 140 and colour.red() < 90 and colour.blue() - colour.green() > 60:
+                count += 1
+    return count
+
+
+def shows_the_icon(tmp_path: Path) -> int | None:
+    found = icon_pixels_in_panel(realdesktop.screenshot(tmp_path / "screen.png"))
+    return found if found >= 50 else None
+
+
+def start_late_panel(program: str, env: dict[str, str], tmp_path: Path) -> RealPanel:
+    conn = open_dbus_connection("SESSION")
+    try:
+        if program == "lxqt-panel":
+            return realdesktop.start_lxqt_panel(env, tmp_path, conn)
+        realdesktop.preseed_panel(Path(env["XDG_CONFIG_HOME"]))
+        xfconfd = realdesktop.start_xfconfd(env, tmp_path, conn)
+        try:
+            panel = realdesktop.start_panel(env, tmp_path, conn)
+        except BaseException:
+            xfconfd.stop()
+            raise
+        panel.helpers.append(xfconfd)
+        return panel
+    except BaseException:
+        conn.close()
+        raise
+
+
+@pytest.mark.parametrize("program", ["xfce4-panel", "lxqt-panel"])
+def test_a_panel_started_after_the_app_shows_the_icon(
+    spawn: Spawn, tmp_path: Path, data: Path, program: str
+) -> None:
+    realdesktop.require_programs(**{program: program, "import": "imagemagick"})
+    child = start_app(spawn, data)
+    # No tray yet: the window stands in, and says what closing it does.
+    realdesktop.wait_for_window("^domi-desktop$", timeout=30)
+    realdesktop.wait_until(
+        "the app to watch for a tray", lambda: "watching for one" in child.stderr(), 30
+    )
+    assert shows_the_icon(tmp_path) is None
+    time.sleep(LATE)  # the scenario itself: the panel comes late
+    # NO_AT_BRIDGE: GTK would otherwise activate the accessibility bus for every program.
+    panel = start_late_panel(program, child_env(tmp_path, {"NO_AT_BRIDGE": "1"}), tmp_path)
+    try:
+        (item,) = panel.wait_for_items(1, timeout=60)
+        assert panel.item_property(item, "Status") == "Active"
+        realdesktop.wait_until(
+            "the icon's pixels in the panel", lambda: shows_the_icon(tmp_path), 60
+        )
+        assert "a system tray appeared" in child.stderr()
+    finally:
+        panel.stop()
+        print(f"--- {program}\n{panel.process.output()[-3000:]}")

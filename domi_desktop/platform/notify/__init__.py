@@ -252,7 +252,11 @@ class _Session:
             self.shown.pop(body[0], None)
 
 
-def notifier_for(tray: QSystemTrayIcon, default_action_label: str) -> Notifier:
+def notifier_for(
+    tray: QSystemTrayIcon, default_action_label: str, parent: QObject | None = None
+) -> Notifier:
+    """``parent`` owns a Linux notifier, which outlives the tray icon (made again when a panel
+    appears later); elsewhere the notifier is the tray icon's own."""
     if sys.platform.startswith("linux"):
-        return FreedesktopNotifier(default_action_label, tray)
+        return FreedesktopNotifier(default_action_label, parent)
     return TrayNotifier(tray)
