@@ -19,7 +19,7 @@ from domi_desktop import __version__
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.clock import SystemClock
-from domi_desktop.errors import StoreError
+from domi_desktop.errors import DomiError, StoreError
 from domi_desktop.frontdoor.rpc.dispatch import DEFER, Responder
 from domi_desktop.frontdoor.rpc.instance import lock_path, socket_name
 from domi_desktop.frontdoor.rpc.server import Connection, RpcServer
@@ -35,6 +35,7 @@ from domi_desktop.model import (
     WakeReason,
 )
 from domi_desktop.platform.conditions import condition_source_for_platform
+from domi_desktop.platform.filewatch import FileWatch
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
 from domi_desktop.platform.memory import give_back
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
@@ -140,8 +141,11 @@ class Host(QObject):
         self._zones: Any = None
         self.runtime.changes.subscribe(self._schedules_moved)
         self.started_at: datetime | None = None
-        # A shared (PostgreSQL) store tells of other machines' edits at once; SQLite has none.
+        # A shared (PostgreSQL) store tells of other machines' edits at once; on SQLite the
+        # file seen changing does (``_look_at_file``).
         self._listener = store.listener(self._heard_change, self._link_status)
+        self._file_watch: FileWatch | None = None
+        self._seen_elsewhere = 0
 
     # -- start and stop ------------------------------------------------------------------------
 
@@ -172,6 +176,13 @@ class Host(QObject):
         self._start_wake_sources()
         if self._listener is not None:
             self._listener.start()
+        elif not self.store.shared:
+            self._seen_elsewhere = self.store.changes_elsewhere()
+            path = self.store.path
+            self._file_watch = FileWatch(
+                [path, path.with_name(path.name + "-wal"), self.store.data_dir], self
+            )
+            self._file_watch.touched.connect(self._look_at_file)
         # The first wake runs the start-up catch-up; after the loop is running, so a slow
         # keyring or a long catch-up never delays the tray icon.
         self.loop.call_soon(self._start_runtime)
@@ -185,6 +196,8 @@ class Host(QObject):
     def stop(self) -> None:
         if self._listener is not None:
             self._listener.stop()
+        if self._file_watch is not None:
+            self._file_watch.close()
         for source in self._wake_sources:
             source.stop()
         self.runtime.stop()
@@ -319,6 +332,18 @@ class Host(QObject):
                 respond(run_json(self.store.get_run(event.run_id)))
             self._give_back.start()  # again: counted from the last run of a burst
         self.runtime_event.emit(event)
+
+    def _look_at_file(self) -> None:
+        """The database file changed: if another process changed a schedule, plan again now
+        (the planner's re-read tells the windows), not at the next wake."""
+        try:
+            elsewhere = self.store.changes_elsewhere()
+        except DomiError as error:
+            log.warning("the database changed and cannot be read: %s", error)
+            return
+        if elsewhere != self._seen_elsewhere:
+            self._seen_elsewhere = elsewhere
+            self._wake(WakeReason.edit)
 
     def _heard_change(self) -> None:
         """From the listener's thread: another instance changed a schedule; re-read them all."""
