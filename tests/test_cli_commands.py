@@ -132,6 +132,7 @@ def test_add_list_show_edit_enable_disable_rm(ok: Callable[..., Any]) -> None:
     assert [s["id"] for s in ok("schedule", "list", "--json")] == [1]
 
 
+@pytest.mark.posix_only  # a POSIX shell line ($PWD)
 def test_run_now_runs_here_records_a_manual_run_and_exits_with_the_outcome(
     run: Run, ok: Callable[..., Any], tmp_path: Path
 ) -> None:
@@ -211,6 +212,7 @@ def test_import_crontab_creates_schedules_and_warns_about_the_traps(
     assert out["planned"][0]["action"]["shell"] == "cd / && run-parts --report /etc/cron.hourly"
 
 
+@pytest.mark.linux_only  # Windows and macOS always have their keyring
 def test_secret_commands_without_a_keyring_say_so_clearly(data: Path) -> None:
     # A process of its own: keyring picks its backend once per process, at first use.
     stored = entry_point(data, "secret", "set", "api-token", stdin="hunter2-value\n")

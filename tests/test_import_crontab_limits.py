@@ -20,7 +20,7 @@ def test_a_crontab_over_the_limit_is_refused_whole_with_exit_2(
     # The real command straddles the limit: a cut-off read would import 'rm -rf /home/alice/tmp/ca'.
     body = padding * ((MAX_CHARACTERS - 25) // len(padding))
     body += "#" * (MAX_CHARACTERS - 25 - len(body)) + "\n"
-    crontab.write_text(body + LINE, encoding="utf-8")
+    crontab.write_text(body + LINE, encoding="utf-8", newline="\n")  # no CRLF on Windows
     assert len(body) < MAX_CHARACTERS < len(body + LINE)
     assert main(["import-crontab", str(crontab), "--dry-run"]) == 2
     out, err = capsys.readouterr()
@@ -33,7 +33,7 @@ def test_a_crontab_at_the_limit_is_read_to_its_last_line(
 ) -> None:
     crontab = tmp_path / "crontab"
     body = "#" * (MAX_CHARACTERS - len(LINE) - 1) + "\n"
-    crontab.write_text(body + LINE, encoding="utf-8")
+    crontab.write_text(body + LINE, encoding="utf-8", newline="\n")  # no CRLF on Windows
     assert len(body + LINE) == MAX_CHARACTERS
     assert main(["import-crontab", str(crontab), "--dry-run"]) == 0
     out, err = capsys.readouterr()

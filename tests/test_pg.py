@@ -9,6 +9,8 @@ import pytest
 
 from tests import pg
 
+pytestmark = pytest.mark.linux_only  # the throw-away server is Debian's PostgreSQL
+
 
 def test_it_answers_select_1(postgresql_dsn: str) -> None:
     with psycopg.connect(postgresql_dsn, connect_timeout=5) as conn:

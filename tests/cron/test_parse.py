@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domi_desktop.cron import CronError, CronExpr, parse
+from tests.wine import embedded_python_cannot
 
 
 def error_of(text: str) -> CronError:
@@ -273,6 +274,7 @@ def test_cron_like_strings_parse_or_raise_cron_error(text: str) -> None:
     assert expr.minutes and expr.hours and expr.days and expr.months and expr.weekdays
 
 
+@embedded_python_cannot("its python311._pth puts the site folder on sys.path, even under -I -S")
 def test_the_cron_engine_imports_in_an_interpreter_without_site_packages() -> None:
     from pathlib import Path
 

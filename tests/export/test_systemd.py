@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,9 +23,13 @@ from domi_desktop.model import (
     Schedule,
 )
 
-needs_systemd = pytest.mark.skipif(
-    SYSTEMD_ANALYZE is None, reason="systemd-analyze is missing (Debian package: systemd)"
-)
+
+def needs_systemd(test: Callable[..., None]) -> Callable[..., None]:
+    """systemd is Linux's: elsewhere the test is deselected; on Linux without it, skipped."""
+    missing = pytest.mark.skipif(
+        SYSTEMD_ANALYZE is None, reason="systemd-analyze is missing (Debian package: systemd)"
+    )
+    return pytest.mark.linux_only(missing(test))
 
 
 def _schedule(expr: str, tz: str = "UTC", **kwargs: object) -> Schedule:

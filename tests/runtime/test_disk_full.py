@@ -27,6 +27,7 @@ from domi_desktop.store import Store
 from tests.fakes import FakeClock, FakeLoop
 
 START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
+pytestmark = pytest.mark.linux_only  # a full disk is a tmpfs mounted by root
 
 
 @pytest.fixture

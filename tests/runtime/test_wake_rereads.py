@@ -55,7 +55,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def until(app: QCoreApplication, condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 30
+    # Generous: a worker process starts in seconds under Wine, and on a loaded machine.
+    deadline = time.monotonic() + 120
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         app.processEvents()

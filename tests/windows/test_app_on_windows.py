@@ -57,7 +57,9 @@ class App:
         )  # fmt: skip
 
     def json(self, *args: str, timeout: float = CLI_TIMEOUT) -> Any:
-        done = self.cli(*args, "--json", timeout=timeout)
+        # Before a "--": what follows it is the job's command.
+        split = args.index("--") if "--" in args else len(args)
+        done = self.cli(*args[:split], "--json", *args[split:], timeout=timeout)
         assert done.returncode == 0, f"{args}: exit {done.returncode}\n{done.stderr}"
         return json.loads(done.stdout)
 

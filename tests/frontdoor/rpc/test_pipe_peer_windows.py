@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -11,7 +10,8 @@ import pytest
 from domi_desktop.frontdoor.rpc.client import _kernel32_peek
 from domi_desktop.frontdoor.rpc.peercred import check_pipe_server, windows_users
 
-pytestmark = pytest.mark.skipif(sys.platform != "win32", reason="Win32 named pipes")
+pytestmark = pytest.mark.windows_only
+PIPE_TYPE_BYTE = PIPE_READMODE_BYTE = 0  # winbase.h; _winapi names only the message modes
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def pipe() -> Iterator[tuple[int, int]]:
     server = _winapi.CreateNamedPipe(
         name,
         _winapi.PIPE_ACCESS_DUPLEX,
-        _winapi.PIPE_TYPE_BYTE | _winapi.PIPE_READMODE_BYTE | _winapi.PIPE_WAIT,
+        PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | _winapi.PIPE_WAIT,
         1,
         4096,
         4096,

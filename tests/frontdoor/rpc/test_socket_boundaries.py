@@ -37,6 +37,7 @@ def test_it_prefers_xdg_runtime_dir_on_linux_only_when_absolute() -> None:
     assert choose_socket_dir("linux", 1000, None) == Path("/tmp/domi-1000")
 
 
+@pytest.mark.posix_only  # uids and mode bits
 def test_it_refuses_a_socket_dir_not_private_to_us(tmp_path: Path) -> None:
     uid = os.getuid()
     mine = private_dir(tmp_path / "new", uid, create=True)
@@ -225,6 +226,7 @@ def test_a_pipe_read_times_out_and_sees_the_end() -> None:
 # -- the listener ------------------------------------------------------------------------------
 
 
+@pytest.mark.posix_only  # a socket file; a named pipe has none
 def test_the_server_listens_again_when_its_socket_file_disappears(
     qapp: QCoreApplication, tmp_path: Path
 ) -> None:
