@@ -152,6 +152,25 @@ def format_moment(moment: datetime, *, year: bool = False) -> str:
     return timefmt.format_moment(moment, year=year, weekdays=weekdays())
 
 
+_CITIES = {
+    "New York": "纽约", "Los Angeles": "洛杉矶", "Chicago": "芝加哥", "Denver": "丹佛",
+    "Toronto": "多伦多", "Vancouver": "温哥华", "Mexico City": "墨西哥城", "Sao Paulo": "圣保罗",
+    "London": "伦敦", "Paris": "巴黎", "Berlin": "柏林", "Madrid": "马德里", "Rome": "罗马",
+    "Amsterdam": "阿姆斯特丹", "Zurich": "苏黎世", "Stockholm": "斯德哥尔摩", "Moscow": "莫斯科",
+    "Riga": "里加", "Istanbul": "伊斯坦布尔", "Dubai": "迪拜", "Kolkata": "加尔各答",
+    "Shanghai": "上海", "Hong Kong": "香港", "Taipei": "台北", "Singapore": "新加坡",
+    "Tokyo": "东京", "Seoul": "首尔", "Sydney": "悉尼", "Auckland": "奥克兰", "Honolulu": "檀香山",
+}  # fmt: skip
+"""The zones' cities in Chinese: those people schedule in most; any other keeps its English name."""
+
+
+def zone_name(tz: str) -> str:
+    """The city a zone is known by (``America/New_York`` -> ``New York``), in the app's language
+    when it has a name for it (``纽约``)."""
+    label = timefmt.zone_label(tz)
+    return _CITIES.get(label, label) if _language == "zh" else label
+
+
 def person_time(moment: datetime, tz: str, *, brief: bool = True, year: bool = False) -> str:
     """``Tue 14:00 (09:00 New York)``: the time on the local clock, the schedule's beside it
     when its zone keeps another; without ``brief`` the date too (``Tue 03-05 14:00 (…)``)."""
@@ -166,7 +185,7 @@ def person_time(moment: datetime, tz: str, *, brief: bool = True, year: bool = F
         moment,
         local_zone(),
         schedule_zone=zone,
-        schedule_zone_name=tz,
+        schedule_zone_name=zone_name(tz),
         brief=brief,
         year=year,
         weekdays=weekdays(),

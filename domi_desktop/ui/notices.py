@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
-from domi_desktop import timefmt
 from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.model import FireEvent, LateFire, WakeReason
 from domi_desktop.platform.notify import Notice
-from domi_desktop.ui.i18n import register, tr, weekdays
+from domi_desktop.ui.i18n import register, tr, weekdays, zone_name
 
 register(
     "zh",
@@ -42,7 +41,7 @@ def clock_time(moment: datetime, tz: str, *, day: bool = False) -> str:
     shown = f"{weekdays()[here.weekday()]} {here:%H:%M}" if day else f"{here:%H:%M}"
     if there.utcoffset() == here.utcoffset():
         return shown
-    return f"{shown} ({there:%H:%M} {timefmt.zone_label(tz)})"
+    return f"{shown} ({there:%H:%M} {zone_name(tz)})"
 
 
 def _today(moment: datetime, now: datetime) -> bool:

@@ -29,7 +29,7 @@ from domi_desktop.errors import DomiError
 from domi_desktop.model import Run, RunStatus, Schedule
 from domi_desktop.ports import RunReader
 from domi_desktop.ui.history.model import reason_words
-from domi_desktop.ui.i18n import cron_language, register, tr, weekdays
+from domi_desktop.ui.i18n import cron_language, register, tr, weekdays, zone_name
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 _NO_PARENT = QModelIndex()
@@ -100,8 +100,9 @@ def person_moment(moment: datetime, tz: str) -> str:
     except DomiError:
         zone = None
     return timefmt.for_person(
-        moment, local_zone(), schedule_zone=zone, schedule_zone_name=tz, weekdays=weekdays()
-    )
+        moment, local_zone(), schedule_zone=zone, schedule_zone_name=zone_name(tz),
+        weekdays=weekdays(),
+    )  # fmt: skip
 
 
 class ScheduleModel(QAbstractTableModel):
@@ -266,7 +267,7 @@ class ScheduleModel(QAbstractTableModel):
             return None if status is None else QBrush(_COLORS[status])
         if role == Qt.ItemDataRole.ToolTipRole and column is Column.result:
             last = self.last_run(schedule.id)
-            return None if last is None else last.reason
+            return None if last is None or last.reason is None else reason_words(last.reason)
         if role == SORT_ROLE:
             return self._sort_key(schedule, column)
         if role == ID_ROLE:

@@ -182,7 +182,13 @@ def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: 
     assert tray.host.store.get_run(run_id).reason == "stopped by the user"
     for pid in (parent, child):
         wait_for(lambda pid=pid: not alive(pid), 10, f"process {pid} to end")
-    assert win.proxy.index(names(win).index("Long job"), Column.result).data() == "interrupted"
+    # The window learns of the end from the run's event, which may come after the row is written.
+    qtbot.waitUntil(
+        lambda: (
+            win.proxy.index(names(win).index("Long job"), Column.result).data() == "interrupted"
+        ),
+        timeout=30_000,
+    )
     assert long["id"] in {s.id for s in win.model.schedules()}
 
 

@@ -8,6 +8,7 @@ screen, wherever the laptop is), with the schedule's own time beside them where 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -135,6 +136,11 @@ register(
         "Started": "开始时间",
         "Status": "状态",
         "Reason": "原因",
+        "exit code {code}": "退出码 {code}",
+        "killed by signal {number} ({name})": "被信号 {number}（{name}）终止",
+        "timed out after {span}": "{span}后超时",
+        "HTTP {code}": "HTTP {code}",
+        "could not write the log file: {error}": "无法写入日志文件：{error}",
         "missed while asleep": "睡眠中错过",
         "busy": "上一次仍在运行",
         "paused": "已暂停",
@@ -217,14 +223,31 @@ def short_reason(run: Run) -> str:
 
 
 def reason_words(reason: str) -> str:
-    """A recorded reason in a few words of the app's language: ``waiting for the charger``."""
+    """A recorded reason in a few words of the app's language: ``waiting for the charger``,
+    ``exit code 3``; a message of the job's own stays as it was written."""
     known = _SHORT_REASONS.get(reason)
     if known is not None:
         return tr(known)
     if reason.startswith("waiting for "):
         what = _WAITING_FOR.get(reason.removeprefix("waiting for "))
         return reason if what is None else tr(what)
+    for pattern, text in _PATTERNS:
+        matched = pattern.fullmatch(reason)
+        if matched is not None:
+            return tr(text, **matched.groupdict())
     return reason.splitlines()[0]
+
+
+_PATTERNS = (
+    (re.compile(r"exit code (?P<code>-?\d+)"), "exit code {code}"),
+    (re.compile(r"killed by signal (?P<number>\d+) \((?P<name>\w+)\)"),
+     "killed by signal {number} ({name})"),
+    (re.compile(r"timed out after (?P<span>.+)"), "timed out after {span}"),
+    (re.compile(r"HTTP (?P<code>\d+)"), "HTTP {code}"),
+    (re.compile(r"could not write the log file: (?P<error>.+)"),
+     "could not write the log file: {error}"),
+)  # fmt: skip
+"""The runner's own reasons that carry a value (``actions``): translated around it."""
 
 
 def exit_text(run: Run) -> str:
