@@ -47,7 +47,7 @@ from domi_desktop.runtime.catchup import (
 )
 from domi_desktop.runtime.changes import ChangeFeed
 from domi_desktop.runtime.gates import ConditionKeeper
-from domi_desktop.runtime.jobs import stop_orphaned_jobs
+from domi_desktop.runtime.jobs import settle_orphans
 from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key
 from domi_desktop.runtime.leases import LeaseKeeper
 from domi_desktop.runtime.manual import ManualRuns
@@ -137,11 +137,7 @@ class Runtime:
         """Resume what a dead process left running, then the first wake (catch-up at start-up)."""
         self.started_at = self.clock.now()
         self.keeper.load(self.store.waiting_runs())
-        notes, unstopped = stop_orphaned_jobs(self.store)
-        for orphan in self.store.interrupt_orphans(self.clock.now(), notes):
-            # A second copy beside a job that would not die is what stopping it was to prevent.
-            if orphan.id not in unstopped:
-                self._resume(orphan)
+        settle_orphans(self.store, self.clock, self.loop, self._resume)
         plan = self.driver.start()
         self.leases.start()
         # Runs of machines that vanished while this one was off; after the first read of the
@@ -159,15 +155,12 @@ class Runtime:
         for lane in self.lanes.values():
             waiting, lane.waiting = lane.waiting, None
             for unstarted in [waiting] + [a for a in parked if lane.running.pop(a.run_id, None)]:
-                if unstarted is None:
-                    continue
-                self._results.add(
-                    Finish(
-                        unstarted.run_id, RunStatus.interrupted, self.clock.now(),
-                        reason="stopped: domi-desktop quit before it started",
-                    ),
-                    None,
-                )  # fmt: skip
+                if unstarted is not None:
+                    why = "stopped: domi-desktop quit before it started"
+                    finish = Finish(
+                        unstarted.run_id, RunStatus.interrupted, self.clock.now(), None, why
+                    )
+                    self._results.add(finish, None)
         for running in self.runner.stop_all("stopped: domi-desktop quit"):
             result = running.wait(wait)
             if result is not None:
@@ -185,7 +178,7 @@ class Runtime:
         self.driver.reload(schedule_id)
         self.changes.publish(schedule_id)
 
-    # -- this machine's share of a shared store (runtime/placement.py) -------------------------------
+    # -- this machine's share of a shared store (runtime/placement.py) ------------------------
 
     def link_lost(self, problem: str | None) -> None:
         """The shared store is unreachable (``problem``) or back (None): no claim meanwhile."""
@@ -193,8 +186,7 @@ class Runtime:
 
     @property
     def store_problem(self) -> str | None:
-        """Why the recorder's writes are held up (a full disk, another process's lock), while
-        they are: kept and tried again meanwhile."""
+        """Why the recorder's writes are held up (a full disk, a lock), while they are."""
         return self._results.troubled
 
     @property

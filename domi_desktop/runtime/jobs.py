@@ -5,11 +5,14 @@ its environment when the pid never reached the database)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from functools import partial
 
 from domi_desktop.actions import KILL_GRACE, ActionRequest, ActionResult, ActionRunner, identity
 from domi_desktop.actions.leftovers import stop_leftovers, stop_processes
+from domi_desktop.errors import StoreUnavailable
 from domi_desktop.model import Run, Trigger
-from domi_desktop.ports import Clock, SecretStore
+from domi_desktop.ports import Clock, Loop, SecretStore
 from domi_desktop.store import Store
 
 log = logging.getLogger(__name__)
@@ -57,6 +60,33 @@ def stop_orphaned_jobs(store: Store) -> tuple[dict[int, str], set[int]]:
         if stopped.survivors:
             unstopped.add(run_id)
     return notes, unstopped
+
+
+def settle_orphans(
+    store: Store,
+    clock: Clock,
+    loop: Loop,
+    resume: Callable[[Run], None],
+    stopped: tuple[dict[int, str], set[int]] | None = None,
+    delay: float = 1.0,
+) -> None:
+    """The runs of a dead process: their leftovers stopped first (a read and the process
+    table), then recorded interrupted and resumed. Another process holding the database's lock
+    delays the recording, tried again with backoff, never the start of the app."""
+    notes, unstopped = stopped if stopped is not None else stop_orphaned_jobs(store)
+    try:
+        orphans = store.interrupt_orphans(clock.now(), notes)
+    except StoreUnavailable as error:
+        log.warning("runs left by a dead process are settled in %g s: %s", delay, error)
+        again = partial(
+            settle_orphans, store, clock, loop, resume, (notes, unstopped), min(delay * 2, 60.0)
+        )
+        loop.call_later(delay, again)
+        return
+    for orphan in orphans:
+        # A second copy beside a job that would not die is what stopping it was to prevent.
+        if orphan.id not in unstopped:
+            resume(orphan)
 
 
 def run_here(store: Store, schedule_id: int, clock: Clock, secrets: SecretStore) -> Run:

@@ -184,3 +184,43 @@ def test_a_wake_says_what_it_decided_before_its_claims_reach_a_locked_database(
         assert fire.late and fire.missed_count == 2
     finally:
         runtime.stop()
+
+
+def test_an_app_started_while_another_process_holds_the_lock_settles_dead_runs_after(
+    store: Store,
+) -> None:
+    import sqlite3
+    import subprocess
+    from contextlib import closing
+
+    from domi_desktop.runtime.engine import Runtime
+    from domi_desktop.secrets import MemorySecretStore
+
+    schedule = store.create_schedule(
+        "report", "0 9 * * *", "UTC", CommandAction(argv=("true",)), now=NOW
+    )
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    with closing(sqlite3.connect(store.path)) as db, db:
+        db.execute(
+            'INSERT INTO runs (schedule_id, status, "trigger", fired_at, owner_pid, owner_token)'
+            " VALUES (?, 'running', 'manual', 0, ?, 'gone')",
+            (schedule.id, gone.pid),
+        )
+    (orphan,) = store.runs(schedule_id=schedule.id)
+    clock = FakeClock(NOW)
+    loop = FakeLoop(clock)
+    runtime = Runtime(
+        store, clock, loop, MemorySecretStore(), recorder=Recorder(store, loop, backoff=(0.05, 0.2))
+    )
+    try:
+        with write_lock(store.path):
+            runtime.start()  # the dead process's run waits for the lock, not the start
+            assert store.get_run(orphan.id).status is RunStatus.running
+        loop.advance(timedelta(seconds=2))
+        loop.drain(lambda: len(store.runs(schedule_id=schedule.id)) == 2, timeout=60)
+        assert store.get_run(orphan.id).status is RunStatus.interrupted
+        resumed = store.runs(schedule_id=schedule.id)[0]
+        assert resumed.trigger is Trigger.resumed and resumed.resumed_from == orphan.id
+    finally:
+        runtime.stop()
