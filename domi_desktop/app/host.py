@@ -201,6 +201,7 @@ class Host(QObject):
         for source in self._wake_sources:
             source.stop()
         self.runtime.stop()
+        self._give_back.stop()  # it hands work to the workers, which take none after this
         self._workers.shutdown(wait=False, cancel_futures=True)
         self.rpc.close()
         self._lock.unlock()
