@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
@@ -157,6 +158,16 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
         time.perf_counter() - began,
         began - listed,
     )
+
+
+def prune(store: Store, now: datetime, writer: Writer) -> int:
+    """On the recorder: retention's reads on the readers' connection, its deletes on the
+    recorder's own, so a lock another process holds is waited for there, never in front of a
+    window's read."""
+    doomed = store.doomed_runs(now)
+    deleted = writer.delete_runs(sorted(doomed))
+    store.remove_logs([path for path in doomed.values() if path])
+    return deleted
 
 
 def decided_late(pending: Sequence[Pending]) -> tuple[LateFire, ...]:

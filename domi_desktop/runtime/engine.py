@@ -43,6 +43,7 @@ from domi_desktop.runtime.catchup import (
     decided_late,
     fire_event,
     plan_claims,
+    prune,
     write_wake,
 )
 from domi_desktop.runtime.changes import ChangeFeed
@@ -346,7 +347,7 @@ class Runtime:
             return
         self._pruned_at = now
         when = self.clock.now()
-        self.recorder.submit(lambda _writer: self.store.prune(when), self._pruned)
+        self.recorder.submit(partial(prune, self.store, when), self._pruned)
 
     @staticmethod
     def _pruned(outcome: int | Exception) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,7 +27,7 @@ from peewee import Database, SqliteDatabase
 from domi_desktop.actions import identity
 from domi_desktop.errors import NotFoundError, StoreError, StoreUnavailable
 from domi_desktop.model import FireClaim, RunStatus, SkipReason, Trigger
-from domi_desktop.store import _open, backend, codec
+from domi_desktop.store import _open, backend, codec, retention
 
 _COLUMNS = (
     'schedule_id, status, "trigger", due, fired_at, reason, late, missed_count, attempt, '
@@ -119,6 +120,12 @@ def check_claim(claim: FireClaim) -> None:
     expected = claim.expected_last_due
     if expected is not None and claim.due <= expected:
         raise ValueError(f"due {claim.due.isoformat()} is not after last_due {expected}")
+
+
+def _delete(param: str, ids: Sequence[int], cursor: Any) -> int:
+    marks = ", ".join([param] * len(ids))
+    cursor.execute(f"DELETE FROM runs WHERE id IN ({marks}) AND status != '{_RUNNING}'", ids)
+    return int(cursor.rowcount)
 
 
 def write_claims(
@@ -355,6 +362,15 @@ class Writer:
                 cursor.execute(sql, (pid, started, run_id, _RUNNING))
 
         self.transact(write)
+
+    def delete_runs(self, ids: Sequence[int]) -> int:
+        """Delete these runs unless they run (again), in chunks of ``retention.DELETE_CHUNK``,
+        each its own transaction: a claim waits for one chunk at most."""
+        deleted = 0
+        for start in range(0, len(ids), retention.DELETE_CHUNK):
+            chunk = list(ids[start : start + retention.DELETE_CHUNK])
+            deleted += self.transact(partial(_delete, self._param, chunk))
+        return deleted
 
     def transact(self, body: Callable[[Any], T]) -> T:
         """``body(cursor)`` in one write transaction, tried again while ``patience`` says so."""

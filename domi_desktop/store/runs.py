@@ -4,7 +4,7 @@ leases between machines and the runs waiting for their conditions (``Store`` inh
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
 
@@ -295,10 +295,24 @@ class RunStore(StoreCore):
         claim of another thread or process waits for one chunk at most. The app calls this on
         its worker after a wake; opening only drops the expired runs (``prune_expired``).
         """
+        return self._delete_runs(self.doomed_runs(now, keep_per_schedule, max_age))
+
+    def doomed_runs(
+        self,
+        now: datetime,
+        keep_per_schedule: int = retention.KEEP_PER_SCHEDULE,
+        max_age: timedelta = retention.MAX_AGE,
+    ) -> dict[int, str | None]:
+        """What ``prune`` deletes (run id -> its log), read only: the engine's recorder
+        deletes them on its own connection (``Writer.delete_runs``)."""
         with self._using():
             doomed = retention.expired(now, max_age)
             doomed.update(retention.crowded(keep_per_schedule))
-        return self._delete_runs(doomed)
+        return doomed
+
+    def remove_logs(self, paths: Sequence[str]) -> None:
+        """The log files of deleted runs (only those inside the data dir's log folder)."""
+        retention.remove_logs(self.log_dir, paths)
 
     def prune_expired(self, now: datetime, max_age: timedelta = retention.MAX_AGE) -> int:
         """Only the age criterion: an index range, cheap enough for every open."""
