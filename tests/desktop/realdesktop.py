@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from jeepney import DBusAddress, Properties, message_bus
+from jeepney import DBusAddress, Properties, message_bus, new_method_call
 from jeepney.io.blocking import DBusConnection, Proxy
 from jeepney.wrappers import DBusErrorResponse, unwrap_msg
 
@@ -49,6 +49,7 @@ WATCHER_PATH = "/StatusNotifierWatcher"
 XFCONF = "org.xfce.Xfconf"
 XFCONFD_PATTERNS = ("/usr/lib/*/xfce4/xfconf/xfconfd", "/usr/lib/xfce4/xfconf/xfconfd")
 ITEM_INTERFACE = "org.kde.StatusNotifierItem"
+DBUSMENU = "com.canonical.dbusmenu"
 
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
@@ -391,6 +392,35 @@ class RealPanel:
         )
         reply = self.conn.send_and_get_reply(Properties(address).get(name), timeout=5)
         return unwrap_msg(reply)[0][1]
+
+    def click_menu_entry(self, item: str, label: str) -> None:
+        """What a click on the entry ``label`` of the item's menu sends (com.canonical.dbusmenu,
+        as the panel's menu does)."""
+        service = item.partition("/")[0]
+        path = str(self.item_property(item, "Menu"))
+        menu = DBusAddress(path, bus_name=service, interface=DBUSMENU)
+        reply = self.conn.send_and_get_reply(
+            new_method_call(menu, "GetLayout", "iias", (0, -1, [])), timeout=5
+        )
+        _revision, layout = unwrap_msg(reply)
+        entry = _menu_entry(layout, label)
+        assert entry is not None, f"no menu entry {label!r}"
+        self.conn.send_and_get_reply(
+            new_method_call(menu, "Event", "isvu", (entry, "clicked", ("i", 0), 0)), timeout=5
+        )
+
+
+def _menu_entry(layout: tuple[int, dict[str, Any], list[Any]], label: str) -> int | None:
+    """The id of the entry labelled ``label`` in a dbusmenu layout (mnemonics' & ignored)."""
+    entry, properties, children = layout
+    shown = properties.get("label")
+    if shown is not None and str(shown[1]).replace("&", "") == label:
+        return int(entry)
+    for _signature, child in children:
+        found = _menu_entry(child, label)
+        if found is not None:
+            return found
+    return None
 
 
 def preseed_panel(config_home: Path) -> Path:

@@ -42,31 +42,33 @@ def gone(title: str) -> bool:
 
 def open_and_close_an_editor(spawn: Spawn, data: Path) -> int:
     """The Schedules window (a second launch shows it), an editor from it, closed: the window."""
-    assert spawn(APP, env={"DOMI_DATA_DIR": str(data)}).process.wait(timeout=30) == 0
-    window = realdesktop.wait_for_window("^domi-desktop$", timeout=20)
+    assert spawn(APP, env={"DOMI_DATA_DIR": str(data)}).process.wait(timeout=60) == 0
+    window = realdesktop.wait_for_window("^domi-desktop$", timeout=60)
     press(window, "ctrl+n")
-    editor = realdesktop.wait_for_window("^New schedule$", timeout=20)
+    editor = realdesktop.wait_for_window("^New schedule$", timeout=60)
     press(editor, "Escape")  # no edits: closed (and deleted) without a question
-    realdesktop.wait_until("the editor to close", lambda: gone("^New schedule$"), 20)
+    realdesktop.wait_until("the editor to close", lambda: gone("^New schedule$"), 60)
     return window
 
 
 def ends_cleanly(child: Child) -> None:
-    assert child.process.wait(timeout=30) == 0
+    assert child.process.wait(timeout=60) == 0
     assert "Traceback" not in child.stderr()
 
 
-@pytest.mark.parametrize("way", ["cli", "window"])
+@pytest.mark.parametrize("way", ["cli", "window", "tray"])
 def test_quit_after_an_editor_was_opened_exits_0_without_a_traceback(
     spawn: Spawn, real_panel: RealPanel, real_wm: RealWM, data: Path, way: str
 ) -> None:
     child = start_app(spawn, data)
-    real_panel.wait_for_items(1, timeout=20)
+    (item,) = real_panel.wait_for_items(1, timeout=60)
     window = open_and_close_an_editor(spawn, data)
     if way == "cli":
         assert "stopping" in cli(data, "quit").stdout
-    else:
+    elif way == "window":
         press(window, "ctrl+q")
+    else:
+        real_panel.click_menu_entry(item, "Quit")
     ends_cleanly(child)
 
 
@@ -121,9 +123,9 @@ def test_a_panel_started_after_the_app_shows_the_icon(
     realdesktop.require_programs(**{program: program, "import": "imagemagick"})
     child = start_app(spawn, data)
     # No tray yet: the window stands in, and says what closing it does.
-    realdesktop.wait_for_window("^domi-desktop$", timeout=30)
+    realdesktop.wait_for_window("^domi-desktop$", timeout=60)
     realdesktop.wait_until(
-        "the app to watch for a tray", lambda: "watching for one" in child.stderr(), 30
+        "the app to watch for a tray", lambda: "watching for one" in child.stderr(), 60
     )
     assert shows_the_icon(tmp_path) is None
     time.sleep(LATE)  # the scenario itself: the panel comes late
