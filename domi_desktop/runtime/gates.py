@@ -21,6 +21,7 @@ from domi_desktop.model import (
     BurstEvent,
     Conditions,
     Event,
+    FireEvent,
     Run,
     RunFinished,
     RunStatus,
@@ -336,6 +337,13 @@ class ConditionKeeper:
                 self._notes[held.run_id] = reason
             log.info("run %s of %r: %s", held.run_id, schedule.name, reason)
             self._rt.launch_held(held.run_id, schedule, held.trigger, now, log_path)
+            # Its start, told as a fire's: the windows show it running at once.
+            self._rt.emit(
+                FireEvent(
+                    schedule.id, held.run_id, schedule.name, schedule.tz, held.due, now,
+                    held.trigger, late=late,
+                )
+            )  # fmt: skip
 
     # -- a job's life --------------------------------------------------------------------------
 

@@ -179,6 +179,8 @@ def test_it_waits_on_battery_and_starts_within_2_s_of_the_charger_marked_late(
     assert not marker.exists() and h.kinds("run.waiting")
     h.source.change(MAINS)
     h.drain_until(marker.exists)  # on the change itself: the clock stands still while draining
+    (started,) = h.kinds("schedule.fire")  # its start is told, as a fire's, for the windows
+    assert started.run_id == run.id and started.late
     h.drain_until(lambda: bool(h.kinds("run.finished")))
     run = h.store.get_run(run.id)
     assert run.status is RunStatus.succeeded and run.late and run.trigger is Trigger.scheduled
