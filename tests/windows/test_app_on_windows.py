@@ -63,6 +63,14 @@ class App:
         assert done.returncode == 0, f"{args}: exit {done.returncode}\n{done.stderr}"
         return json.loads(done.stdout)
 
+    def run_now(self, schedule: int) -> dict[str, Any]:
+        """The run's record; run-now exits 1 when the run did not succeed, 0 when it did."""
+        done = self.cli("run-now", str(schedule), "--json")
+        assert done.returncode in (0, 1), f"run-now: exit {done.returncode}\n{done.stderr}"
+        run: dict[str, Any] = json.loads(done.stdout)
+        assert done.returncode == (0 if run["status"] == "succeeded" else 1)
+        return run
+
     def status(self) -> dict[str, Any] | None:
         done = self.cli("status", "--json")
         return json.loads(done.stdout) if done.returncode == 0 else None
@@ -173,7 +181,7 @@ def test_a_posted_power_broadcast_is_a_resume_wake(app: App) -> None:
 def test_run_now_runs_a_cmd_job_and_records_its_output(app: App) -> None:
     running(app)
     schedule = add_schedule(app, "echo", "--shell", "--", "echo hello from cmd")
-    run = app.json("run-now", str(schedule))
+    run = app.run_now(schedule)
     assert run["status"] == "succeeded", run
     assert run["exit_code"] == 0
     assert "hello from cmd" in run["output_tail"]
@@ -198,8 +206,42 @@ def test_a_timeout_ends_the_job_and_the_process_it_started(app: App, tmp_path: P
     schedule = add_schedule(
         app, "sleeper", "--timeout", "20", "--", sys.executable, str(script), str(pid_file)
     )
-    run = app.json("run-now", str(schedule))
+    run = app.run_now(schedule)
     assert run["status"] == "timed_out", run
     grandchild = int(pid_file.read_text())
     # The Job Object ends it: the job's own process never waited for it or passed anything on.
     wait_until(lambda: not psutil.pid_exists(grandchild), STOP_TIMEOUT, "the grandchild ended")
+
+
+def read_answers(transport: Any, count: int) -> list[dict[str, Any]]:
+    received = b""
+    deadline = time.monotonic() + CLI_TIMEOUT
+    while received.count(b"\n") < count:
+        assert time.monotonic() < deadline, f"not {count} answers within {CLI_TIMEOUT:g} s"
+        chunk = transport.receive(1.0)
+        assert chunk != b"", "the app closed the pipe"
+        received += chunk or b""
+    return [json.loads(line) for line in received.splitlines()]
+
+
+def test_each_whole_line_of_a_write_is_answered_and_a_cut_one_waits_for_its_newline(
+    app: App,
+) -> None:
+    """The named pipe's twin of the socket's half-closed client: a pipe cannot be half-closed,
+    so the last line's end is its newline, sent later."""
+    import msvcrt
+
+    from domi_desktop.frontdoor.rpc.client import PipeTransport, _kernel32_peek
+
+    state = running(app)
+    with open(state["socket"], "r+b", buffering=0) as pipe:
+        transport = PipeTransport(pipe, msvcrt.get_osfhandle(pipe.fileno()), _kernel32_peek())
+        transport.send(
+            b'{"jsonrpc":"2.0","id":1,"method":"schedule.list"}\n'
+            b'{"jsonrpc":"2.0","id":2,"method":"app.status"}'
+        )
+        (first,) = read_answers(transport, 1)
+        assert first["id"] == 1 and "result" in first
+        transport.send(b"\n")
+        (second,) = read_answers(transport, 1)
+        assert second["id"] == 2 and second["result"]["pid"] == app.process.pid
