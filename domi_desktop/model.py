@@ -224,6 +224,9 @@ class Schedule:
     """The due instant of the last fire (aware UTC); a new, edited or re-enabled schedule gets now."""
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    notes: str = ""
+    """The user's own words on the schedule (why it exists, whom to call); never read by the
+    scheduler."""
 
 
 @dataclass(frozen=True, slots=True)

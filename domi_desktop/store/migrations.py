@@ -139,21 +139,28 @@ _COUNTED = "id, name, expr, tz, enabled, action, policies, created_at, updated_a
 # that one, and they must not look like an edit (a lost claim is caught by its compare-and-set).
 # A later migration that adds a column to ``schedules`` re-creates the update triggers with it.
 
+
+def _counter(name: str, event: str) -> str:
+    return f"""CREATE TRIGGER schedules_{name} AFTER {event} ON schedules
+        BEGIN
+            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = '{CHANGES_KEY}';
+        END"""
+
+
+def _counter_postgresql(name: str, event: str) -> str:
+    return (
+        f"CREATE TRIGGER schedules_{name} AFTER {event} ON schedules "
+        "FOR EACH STATEMENT EXECUTE FUNCTION domi_schedules_changed()"
+    )
+
+
 _V5 = (
     # Kept by the database, not by the code that writes: the CLI, another app instance, a hand
     # edit all bump it, and the app's own claims and results on other connections do not.
     f"INSERT INTO meta (key, value) VALUES ('{CHANGES_KEY}', '0')",
-    *(
-        f"""CREATE TRIGGER schedules_{name} AFTER {event} ON schedules
-        BEGIN
-            UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = '{CHANGES_KEY}';
-        END"""
-        for name, event in (
-            ("inserted", "INSERT"),
-            ("deleted", "DELETE"),
-            ("updated", f"UPDATE OF {_COUNTED}"),
-        )
-    ),
+    _counter("inserted", "INSERT"),
+    _counter("deleted", "DELETE"),
+    _counter("updated", f"UPDATE OF {_COUNTED}"),
 )
 
 _V5_POSTGRESQL = (
@@ -165,18 +172,28 @@ _V5_POSTGRESQL = (
     END
     $$""",
     # Per statement: one bump per write, however many rows (an import, a copied store).
-    *(
-        f"CREATE TRIGGER schedules_{name} AFTER {event} ON schedules "
-        "FOR EACH STATEMENT EXECUTE FUNCTION domi_schedules_changed()"
-        for name, event in (
-            ("inserted", "INSERT"),
-            ("deleted", "DELETE"),
-            ("updated", f"UPDATE OF {_COUNTED}"),
-        )
-    ),
+    _counter_postgresql("inserted", "INSERT"),
+    _counter_postgresql("deleted", "DELETE"),
+    _counter_postgresql("updated", f"UPDATE OF {_COUNTED}"),
 )
 
-MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3, _v4("INTEGER"), _V5)
+_NOTES = "ALTER TABLE schedules ADD COLUMN notes TEXT NOT NULL DEFAULT ''"
+"""The user's own words kept with a schedule (why it exists, whom to call); '' for none."""
+
+_V6 = (
+    _NOTES,
+    # Another process's edit of the notes must reach the app like any other edit.
+    "DROP TRIGGER schedules_updated",
+    _counter("updated", f"UPDATE OF {_COUNTED}, notes"),
+)
+
+_V6_POSTGRESQL = (
+    _NOTES,
+    "DROP TRIGGER schedules_updated ON schedules",
+    _counter_postgresql("updated", f"UPDATE OF {_COUNTED}, notes"),
+)
+
+MIGRATIONS: tuple[Sequence[str], ...] = (_V1, _V2, _V3, _v4("INTEGER"), _V5, _V6)
 """``MIGRATIONS[n - 1]`` takes a database from version ``n - 1`` to ``n``."""
 
 POSTGRESQL_MIGRATIONS: tuple[Sequence[str], ...] = (
@@ -185,6 +202,7 @@ POSTGRESQL_MIGRATIONS: tuple[Sequence[str], ...] = (
     _V3,
     _v4("BIGINT"),
     _V5_POSTGRESQL,
+    _V6_POSTGRESQL,
 )
 
 HEAD = len(MIGRATIONS)

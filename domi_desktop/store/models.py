@@ -41,6 +41,8 @@ class ScheduleRow(_Base):
     """Microseconds since the epoch (``codec.to_micros``), like every time column."""
     created_at = IntegerField()
     updated_at = IntegerField()
+    notes = TextField()
+    """The user's free text kept with the schedule; '' for none (version 6)."""
 
     class Meta:
         table_name = "schedules"

@@ -155,6 +155,7 @@ class Store(RunStore):
         policies: Policies = DEFAULT_POLICIES,
         *,
         enabled: bool = True,
+        notes: str = "",
         now: datetime,
     ) -> Schedule:
         """A new schedule starts with ``last_due = now``: nothing fires for the past (SPEC §3)."""
@@ -170,6 +171,7 @@ class Store(RunStore):
                 last_due=stamp,
                 created_at=stamp,
                 updated_at=stamp,
+                notes=notes,
             ).execute()
             return self._schedule(_rows.schedule_row(int(schedule_id)))
 
@@ -274,6 +276,7 @@ class Store(RunStore):
         action: Action | None = None,
         policies: Policies | None = None,
         enabled: bool | None = None,
+        notes: str | None = None,
     ) -> Schedule:
         """Change the given fields (None leaves one as it is).
 
@@ -297,6 +300,8 @@ class Store(RunStore):
                 changes[ScheduleRow.policies] = codec.encode_policies(policies)
             if enabled is not None:
                 changes[ScheduleRow.enabled] = enabled
+            if notes is not None:
+                changes[ScheduleRow.notes] = notes
             if (
                 (expr is not None and expr != row.expr)
                 or (tz is not None and tz != row.tz)
@@ -358,6 +363,7 @@ class Store(RunStore):
                 last_due=codec.optional_datetime(row.last_due),
                 created_at=codec.from_micros(row.created_at),
                 updated_at=codec.from_micros(row.updated_at),
+                notes=row.notes,
             )
         # A hand-edited row may hold text or a huge number where an instant belongs.
         except (ValueError, TypeError, OverflowError) as exc:

@@ -1,6 +1,7 @@
-"""The schedule-change counter the database keeps (schema version 5): every insert, delete and
-edit of a schedule moves it, whoever writes; a write of ``last_due`` alone (a claim, the clock set
-back) does not, so the app's own claims and results never look like another process's edit."""
+"""The schedule-change counter the database keeps (schema version 5; the notes counted since 6):
+every insert, delete and edit of a schedule moves it, whoever writes; a write of ``last_due`` alone
+(a claim, the clock set back) does not, so the app's own claims and results never look like
+another process's edit."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ EDITS: dict[str, dict[str, Any]] = {
     "enabled": {"enabled": False},
     "action": {"action": HttpAction(url="https://example.org/")},
     "policies": {"policies": Policies(catch_up=CatchUp.skip)},
+    "notes": {"notes": "why this job exists"},
 }
 
 
@@ -159,7 +161,7 @@ def test_a_v4_postgresql_database_gains_the_change_counter_with_its_schedules_in
                 ('{"argv": ["true"], "kind": "command", "v": 1}',),
             )
         with Store.open(tmp_path, now=now, url=url) as store:
-            assert store.schema_version == migrations.HEAD == 5
+            assert store.schema_version == migrations.HEAD == 6
             [old] = store.list_schedules()
             assert (old.name, old.action, old.last_due) == (
                 "old",
@@ -172,3 +174,30 @@ def test_a_v4_postgresql_database_gains_the_change_counter_with_its_schedules_in
             with psycopg.connect(url, autocommit=True) as other:
                 other.execute("UPDATE schedules SET expr = '0 10 * * *'")
             assert store.change_counter() == store.changes_elsewhere() == 1
+
+
+def test_a_v5_postgresql_database_gains_notes_and_counts_their_edits(
+    postgresql_dsn: str, tmp_path: Path, now: datetime
+) -> None:
+    import psycopg
+
+    with fresh_database(postgresql_dsn, "notes_from_v5") as url:
+        with psycopg.connect(url, autocommit=True) as db:
+            for step in migrations.POSTGRESQL_MIGRATIONS[:5]:
+                for statement in step:
+                    db.execute(statement)
+            db.execute("INSERT INTO meta VALUES ('schema_version', '5')")
+            db.execute(
+                "INSERT INTO schedules (name, expr, tz, action, policies, last_due, created_at, "
+                "updated_at) VALUES ('old', '0 9 * * *', 'UTC', %s, '{\"v\": 1}', 1, 1, 1)",
+                ('{"argv": ["true"], "kind": "command", "v": 1}',),
+            )
+        with Store.open(tmp_path, now=now, url=url) as store:
+            assert store.schema_version == migrations.HEAD == 6
+            [old] = store.list_schedules()
+            assert (old.name, old.action, old.notes) == ("old", CommandAction(argv=("true",)), "")
+            counted = store.change_counter()
+            with psycopg.connect(url, autocommit=True) as other:
+                other.execute("UPDATE schedules SET notes = 'call Ana'")
+            assert store.change_counter() == store.changes_elsewhere() == counted + 1
+            assert store.get_schedule(old.id).notes == "call Ana"

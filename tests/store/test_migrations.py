@@ -97,7 +97,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
     path = build_v1_database(data_dir)
 
     with Store.open(data_dir, now=now) as store:
-        assert store.schema_version == SCHEMA_VERSION == 5
+        assert store.schema_version == SCHEMA_VERSION == 6
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v1.bak"
         assert store.list_schedules() == EXPECTED_SCHEDULES
         skipped, fired, left_running = sorted(store.runs(), key=lambda run: run.id)
@@ -125,7 +125,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
         run_id = store.claim_fire(FireClaim(1, expected_last_due=V1_DUE, due=now, fired_at=now))
         assert run_id == 4
 
-    assert _version(path) == "5"
+    assert _version(path) == "6"
     backup = data_dir / f"{DB_FILENAME}.v1.bak"
     assert _version(backup) == "1"
     with closing(sqlite3.connect(backup)) as connection:
@@ -211,7 +211,7 @@ def test_a_new_database_gets_no_backup_and_the_same_schema_as_a_migrated_one(
             "schedules_deleted",
             "schedules_updated",
         }
-        assert _version(tmp_path / "new" / DB_FILENAME) == str(SCHEMA_VERSION) == "5"
+        assert _version(tmp_path / "new" / DB_FILENAME) == str(SCHEMA_VERSION) == "6"
     assert list((tmp_path / "new").glob("*.bak")) == []
 
 
@@ -228,17 +228,17 @@ def test_a_failing_migration_leaves_the_database_as_it_was(
     Store.open(data_dir, now=now).close()
     broken = ("CREATE TABLE half_done (x INTEGER)", "THIS IS NOT SQL")
     monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, broken))
-    monkeypatch.setattr(migrations, "HEAD", 6)
+    monkeypatch.setattr(migrations, "HEAD", 7)
 
     with pytest.raises(StoreError, match="syntax error"):
         Store.open(data_dir, now=now)
 
     path = data_dir / DB_FILENAME
-    assert _version(path) == "5"
+    assert _version(path) == "6"
     with closing(sqlite3.connect(path)) as connection:
         tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master")}
     assert "half_done" not in tables
-    assert _version(data_dir / f"{DB_FILENAME}.v5.bak") == "5"
+    assert _version(data_dir / f"{DB_FILENAME}.v6.bak") == "6"
 
 
 def test_a_v2_database_gains_the_job_process_columns_with_a_backup(
@@ -287,5 +287,42 @@ def test_a_v4_database_gains_the_change_counter_with_its_schedules_intact(
         store.update_schedule(1, now=now, enabled=False)
         assert (store.change_counter(), store.changes_elsewhere()) == (2, 1)
 
-    assert _version(path) == "5"
+    assert _version(path) == "6"
     assert _version(data_dir / f"{DB_FILENAME}.v4.bak") == "4"
+
+
+def test_a_v5_database_gains_empty_notes_with_everything_else_intact_and_counted(
+    data_dir: Path, now: datetime, build_v1_database: BuildV1
+) -> None:
+    path = build_v1_database(data_dir)
+    with closing(sqlite3.connect(path)) as connection, connection:
+        for step in migrations.MIGRATIONS[1:5]:
+            for statement in step:
+                connection.execute(statement)
+        connection.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        connection.execute("UPDATE meta SET value = '7' WHERE key = 'schedule_changes'")
+
+    with Store.open(data_dir, now=now) as store:
+        assert store.schema_version == SCHEMA_VERSION == 6
+        assert store.migration_backup == data_dir / f"{DB_FILENAME}.v5.bak"
+        assert store.list_schedules() == EXPECTED_SCHEDULES
+        assert [s.notes for s in store.list_schedules()] == ["", ""]
+        assert len(store.runs()) == 3
+        # The count goes on from where version 5 left it, and a notes edit is an edit.
+        assert store.change_counter() == 7
+        with closing(sqlite3.connect(path)) as other, other:
+            other.execute("UPDATE schedules SET notes = 'call Ana on failure' WHERE id = 1")
+        assert store.changes_elsewhere() == 8
+        assert store.get_schedule(1).notes == "call Ana on failure"
+        edited = store.update_schedule(2, now=now, notes="owned by ops\nsee wiki")
+        assert (edited.notes, edited.name, edited.enabled) == (
+            "owned by ops\nsee wiki",
+            "ping",
+            False,
+        )
+        assert (store.change_counter(), store.changes_elsewhere()) == (9, 8)
+
+    assert _version(path) == "6"
+    with closing(sqlite3.connect(data_dir / f"{DB_FILENAME}.v5.bak")) as backup:
+        assert _version(data_dir / f"{DB_FILENAME}.v5.bak") == "5"
+        assert "notes" not in {column[1] for column in _columns(backup, "schedules")}
