@@ -496,7 +496,9 @@ def linux_logind() -> tuple[PrivateLogind | None, str]:
 
 # --- the OS's network and power state ----------------------------------------------------------
 
-NETWORK_BACKEND = re.compile(r"network information from Qt's (\S+) backend")
+NETWORK_BACKEND = re.compile(r"network information from Qt's (?!dummy )(\S+) backend")
+"""A backend that reads the OS: without the plugins Qt falls back on its built-in "dummy" one,
+which knows nothing (every network condition then waits on "unknown")."""
 
 
 def check_conditions(exe: Path, env: dict[str, str]) -> str:
