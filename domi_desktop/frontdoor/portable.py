@@ -13,6 +13,7 @@ from domi_desktop.frontdoor.wire import (
     action_json,
     check_expr,
     check_name,
+    check_notes,
     check_zone,
     get_param,
     parse_action,
@@ -36,6 +37,7 @@ def portable_json(schedule: Schedule) -> Json:
         "enabled": schedule.enabled,
         "action": action_json(schedule.action),
         "policies": policies_json(schedule.policies),
+        "notes": schedule.notes,
     }
 
 
@@ -57,6 +59,8 @@ class Portable:
     enabled: bool
     action: Action
     policies: Policies
+    notes: str
+    """'' for none, as in an export made before notes existed."""
 
 
 def parse_document(document: Any) -> list[Portable]:
@@ -89,6 +93,7 @@ def parse_document(document: Any) -> list[Portable]:
                     enabled=True if enabled is None else enabled,
                     action=parse_action(item.get("action")),
                     policies=parse_policies(item.get("policies")),
+                    notes=check_notes(item.get("notes")),
                 )
             )
         except ParamError as error:
@@ -107,4 +112,5 @@ def schedule_from_json(value: Json) -> Schedule:
         action=parse_action(value.get("action")),
         enabled=bool(value.get("enabled", True)),
         policies=parse_policies(value.get("policies")),
+        notes=check_notes(value.get("notes")),
     )

@@ -20,6 +20,7 @@ from domi_desktop.frontdoor.wire import (
     action_json,
     check_expr,
     check_name,
+    check_notes,
     check_zone,
     get_param,
     id_param,
@@ -64,6 +65,7 @@ class Service:
             "description": _describe(schedule.expr, lang),
             "action": action_json(schedule.action),
             "policies": policies_json(schedule.policies),
+            "notes": schedule.notes,
             "created_at": iso(schedule.created_at),
             "updated_at": iso(schedule.updated_at),
         }
@@ -100,7 +102,7 @@ class Service:
         listed = [{**self.schedule_json(s), "broken": None} for s in schedules]
         listed += [
             {"id": schedule_id, "name": "", "expr": "", "tz": "", "enabled": False,
-             "last_due": None, "next_run": None, "broken": reason}
+             "last_due": None, "next_run": None, "notes": "", "broken": reason}
             for schedule_id, reason in broken.items()
         ]  # fmt: skip
         return sorted(listed, key=lambda item: int(item["id"]))
@@ -116,6 +118,7 @@ class Service:
             parse_action(params.get("action")),
             parse_policies(params.get("policies")),
             enabled=bool(get_param(params, "enabled", bool) if "enabled" in params else True),
+            notes=check_notes(params.get("notes")),
             now=self.clock.now(),
         )
         self._on_change(schedule.id)
@@ -137,6 +140,8 @@ class Service:
             changes["policies"] = parse_policies(params["policies"], current.policies)
         if "enabled" in params:
             changes["enabled"] = get_param(params, "enabled", bool, required=True)
+        if "notes" in params:
+            changes["notes"] = check_notes(params["notes"])
         schedule = self._store.update_schedule(schedule_id, now=self.clock.now(), **changes)
         self._on_change(schedule_id)
         return self.schedule_json(schedule)
@@ -224,7 +229,7 @@ class Service:
         for item in portables:
             schedule = self._store.create_schedule(
                 item.name, item.expr, item.tz, item.action, item.policies,
-                enabled=item.enabled and not disabled, now=now,
+                enabled=item.enabled and not disabled, notes=item.notes, now=now,
             )  # fmt: skip
             created.append(schedule.id)
             self._on_change(schedule.id)

@@ -39,6 +39,8 @@ MAX_PREVIEW = 1000
 MAX_RUNS_PAGE = 10_000
 MAX_NAME = 200
 """Characters in a schedule's name."""
+MAX_NOTES = 4000
+"""Characters in a schedule's notes: a few paragraphs, not a document."""
 MAX_SECONDS = 10 * 365 * 86400
 """The longest duration a policy takes (timeouts, windows, backoff, jitter)."""
 MAX_ID = 2**63 - 1
@@ -437,6 +439,26 @@ def check_name(name: Any) -> str:
                 f"position {index + 1}: a name is one printable line",
             )
     return name.strip()
+
+
+def check_notes(notes: Any, param: str = "notes") -> str:
+    """A schedule's notes: free text of several lines, kept as written (absent or null: none)."""
+    if notes is None:
+        return ""
+    if not isinstance(notes, str):
+        raise ParamError(param, f"must be a string, not {type(notes).__name__}")
+    # Text pasted from Windows keeps its line ends; one kind of line end is kept.
+    text = notes.replace("\r\n", "\n")
+    if len(text) > MAX_NOTES:
+        raise ParamError(param, f"is too long ({len(text)} characters, at most {MAX_NOTES})")
+    for index, char in enumerate(text):
+        if char not in "\n\t" and is_control(char):
+            raise ParamError(
+                param,
+                f"has a control character ({unicodedata.name(char, f'U+{ord(char):04X}')}) at "
+                f"position {index + 1}: notes are printable lines of text",
+            )
+    return text
 
 
 def is_control(char: str) -> bool:

@@ -4,6 +4,7 @@ socket. Every JSON-RPC error code of ``protocol`` is produced here."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +16,7 @@ from domi_desktop.errors import DomiError, ParamError
 from domi_desktop.frontdoor.rpc import protocol
 from domi_desktop.frontdoor.rpc.dispatch import DEFER, Dispatcher, Responder
 from domi_desktop.frontdoor.service import METHODS, Service
+from domi_desktop.frontdoor.wire import MAX_NOTES
 from domi_desktop.store import Store
 from tests.fakes import FakeClock
 
@@ -125,6 +127,7 @@ def test_export_then_import_round_trips_everything_but_ids_and_history(service: 
             "tz": "America/New_York",
             "action": {"kind": "command", "argv": ["report"], "secret_env": {"TOKEN": "api"}},
             "policies": {"overlap": "queue", "retries": 2, "timeout": 60},
+            "notes": "Feeds the Monday dashboard.\nIf it fails: call Ana (ops).",
         }
     )
     document = service.export({})
@@ -132,8 +135,67 @@ def test_export_then_import_round_trips_everything_but_ids_and_history(service: 
     result = service.import_({"document": document})
     assert result == {"created": [2], "checked": 1}
     first, second = service.list_schedules()
-    same = ("name", "expr", "tz", "enabled", "action", "policies")
+    same = ("name", "expr", "tz", "enabled", "action", "policies", "notes")
     assert {k: first[k] for k in same} == {k: second[k] for k in same}
+    assert second["notes"] == "Feeds the Monday dashboard.\nIf it fails: call Ana (ops)."
+
+
+def test_an_export_made_before_notes_existed_imports_with_empty_notes(service: Service) -> None:
+    older = {
+        "format": "domi-desktop/schedules",
+        "version": 1,
+        "schedules": [{"name": "old", "expr": "0 9 * * *", "tz": "UTC", "action": COMMAND}],
+    }
+    assert service.import_({"document": older}) == {"created": [1], "checked": 1}
+    assert service.get_schedule({"id": 1})["notes"] == ""
+
+
+def test_notes_are_kept_shown_and_changed_only_when_given(service: Service) -> None:
+    created = service.create_schedule(
+        {"name": "x", "expr": "0 9 * * *", "action": COMMAND, "notes": "why:\tbackups"}
+    )
+    assert created["notes"] == "why:\tbackups"
+    renamed = service.update_schedule({"id": created["id"], "name": "y"})
+    assert (renamed["name"], renamed["notes"]) == ("y", "why:\tbackups")
+    edited = service.update_schedule({"id": created["id"], "notes": "line 1\r\nline 2"})
+    assert edited["notes"] == "line 1\nline 2"
+    assert service.get_schedule({"id": created["id"]})["notes"] == "line 1\nline 2"
+    cleared = service.update_schedule({"id": created["id"], "notes": None})
+    assert cleared["notes"] == ""
+    plain = service.create_schedule({"name": "z", "expr": "0 9 * * *", "action": COMMAND})
+    assert plain["notes"] == ""
+
+
+@pytest.mark.parametrize(
+    ("notes", "message"),
+    [
+        ("x" * (MAX_NOTES + 1), f"notes: is too long (4001 characters, at most {MAX_NOTES})"),
+        ("ok\x1b[2J", "notes: has a control character (U+001B) at position 3"),
+        ("ok\rno", "notes: has a control character (U+000D) at position 3"),
+        ("\u202eevil", "notes: has a control character (RIGHT-TO-LEFT OVERRIDE) at position 1"),
+        (["a list"], "notes: must be a string, not list"),
+    ],
+)
+def test_bad_notes_are_refused_naming_the_field_and_nothing_changes(
+    service: Service, notes: Any, message: str
+) -> None:
+    with pytest.raises(ParamError, match=re.escape(message)) as caught:
+        service.create_schedule(
+            {"name": "x", "expr": "0 9 * * *", "action": COMMAND, "notes": notes}
+        )
+    assert caught.value.param == "notes"
+    created = service.create_schedule(
+        {"name": "x", "expr": "0 9 * * *", "action": COMMAND, "notes": "x" * MAX_NOTES}
+    )
+    with pytest.raises(ParamError, match=re.escape(message)):
+        service.update_schedule({"id": created["id"], "notes": notes})
+    assert service.get_schedule({"id": created["id"]})["notes"] == "x" * MAX_NOTES
+    document = service.export({})
+    document["schedules"][0]["notes"] = notes
+    with pytest.raises(ParamError) as refused:
+        service.import_({"document": document})
+    assert refused.value.param == "schedules[0].notes"
+    assert len(service.list_schedules()) == 1
 
 
 def test_an_import_with_one_bad_entry_creates_nothing_and_names_the_entry(
@@ -205,6 +267,7 @@ def test_an_unknown_method_is_method_not_found(dispatcher: Dispatcher[Peer]) -> 
         ({"name": "x", "expr": "0 9 * * *", "tz": "Mars/Olympus", "action": COMMAND}, "tz"),
         ({"name": "x", "expr": "0 9 * * *", "action": {"kind": "fax"}}, "action.kind"),
         ({"name": "", "expr": "0 9 * * *", "action": COMMAND}, "name"),
+        ({"name": "x", "expr": "0 9 * * *", "action": COMMAND, "notes": 7}, "notes"),
         (
             {"name": "x", "expr": "0 9 * * *", "action": COMMAND, "policies": {"timeout": -1}},
             "policies.timeout",
