@@ -28,7 +28,7 @@ from domi_desktop.cron import describe, local_zone, zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Run, RunStatus, Schedule
 from domi_desktop.ports import RunReader
-from domi_desktop.ui.history.model import reason_words
+from domi_desktop.ui.history.texts import reason_words
 from domi_desktop.ui.i18n import cron_language, register, tr, weekdays, zone_name
 
 AnyIndex = QModelIndex | QPersistentModelIndex

@@ -35,7 +35,7 @@ from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind, describe_noti
 from domi_desktop.scheduler.burst import burst_summary
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.backend import AppBackend
-from domi_desktop.ui.history.model import STATUS_LABELS, reason_words
+from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.main_window import MainWindow

@@ -9,7 +9,7 @@ import pytest
 
 from domi_desktop.cron import set_local_resolver
 from domi_desktop.ui import i18n
-from domi_desktop.ui.history.model import reason_words
+from domi_desktop.ui.history.texts import reason_words
 from domi_desktop.ui.i18n import person_time, zone_name
 
 

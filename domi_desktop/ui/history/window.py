@@ -28,16 +28,15 @@ from domi_desktop.errors import NotFoundError
 from domi_desktop.model import Run, RunStatus
 from domi_desktop.ports import RunReader
 from domi_desktop.ui.history.log import LogDialog
-from domi_desktop.ui.history.model import (
+from domi_desktop.ui.history.model import Column, RunsModel
+from domi_desktop.ui.history.rows import ShownRows
+from domi_desktop.ui.history.texts import (
     STATUS_LABELS,
-    Column,
-    RunsModel,
     exit_text,
     format_time,
     not_run,
     reason_text,
 )
-from domi_desktop.ui.history.rows import ShownRows
 from domi_desktop.ui.i18n import register, tr
 
 UPDATE_INTERVAL_MS = 250

@@ -18,7 +18,8 @@ from domi_desktop.model import CommandAction, FireClaim, RunStatus
 from domi_desktop.store import Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history import window as history_module
-from domi_desktop.ui.history.model import PAGE_SIZE, Column, RunsModel, format_time
+from domi_desktop.ui.history.model import PAGE_SIZE, Column, RunsModel
+from domi_desktop.ui.history.texts import format_time
 from domi_desktop.ui.history.window import HistoryWindow
 
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
