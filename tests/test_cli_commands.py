@@ -115,7 +115,7 @@ def test_add_list_show_edit_enable_disable_rm(ok: Callable[..., Any]) -> None:
     )
     listed = ok("schedule", "list", "--json")
     assert [sorted(s) for s in listed] == [
-        sorted(["id", "name", "expr", "tz", "enabled", "last_due", "next_run"])
+        sorted(["id", "name", "expr", "tz", "enabled", "last_due", "next_run", "notes"])
     ] * 2
     assert listed[0]["expr"] == "0 9 * * 1-5" and listed[0]["tz"] == "Europe/Riga"
     assert listed[0]["next_run"].endswith(("+02:00", "+03:00"))

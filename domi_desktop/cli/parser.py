@@ -360,6 +360,12 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     parser.add_argument("--timeout", type=float, metavar="SEC")
     parser.add_argument("--retries", type=int, metavar="N")
     parser.add_argument("--jitter", type=float, metavar="SEC")
+    parser.add_argument(
+        "--notes",
+        metavar="TEXT",
+        help="your notes on the schedule: why it exists, whom to call"
+        + (" ('' clears them)" if editing else ""),
+    )
     _condition_options(parser)
     _placement_options(parser)
     parser.add_argument("--json", action="store_true")

@@ -71,8 +71,13 @@ def print_schedule(schedule: dict[str, Any]) -> None:
             lines.append(("secret env", f"{key} <- keyring:{value}"))
     policies = schedule["policies"]
     lines.append(("policies", ", ".join(f"{k}={v}" for k, v in policies.items() if v is not None)))
+    # One label, then the notes' own lines under it, as the user wrote them.
+    for index, line in enumerate(schedule["notes"].split("\n") if schedule["notes"] else ()):
+        lines.append(("notes" if index == 0 else "", line))
     for label, value in lines:
-        print(f"{label:>11}: {printable(value)}")
+        print(
+            f"{label:>11}: {printable(value)}" if label else f"{'':13}{printable(value)}".rstrip()
+        )
 
 
 def print_run_outcome(args: argparse.Namespace, run: dict[str, Any]) -> int:

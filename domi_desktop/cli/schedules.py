@@ -57,6 +57,8 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
         raise UsageError(
             "to change the command's env, cwd or shell, give the command again after --"
         )
+    if args.notes is not None:
+        params["notes"] = args.notes
     policies: dict[str, Any] = {}
     for name in ("overlap", "catch_up", "catch_up_within", "timeout", "retries", "jitter"):
         value = getattr(args, name)
@@ -145,7 +147,7 @@ def list_schedules(args: argparse.Namespace) -> int:
     with backend(args) as api:
         schedules = api.call("schedule.list", {})
     if args.json:
-        keys = ("id", "name", "expr", "tz", "enabled", "last_due", "next_run")
+        keys = ("id", "name", "expr", "tz", "enabled", "last_due", "next_run", "notes")
         print(json.dumps([{k: s[k] for k in keys} for s in schedules], ensure_ascii=False))
         return 0
     if not schedules:
