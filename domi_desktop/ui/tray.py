@@ -19,27 +19,19 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.errors import DomiError
 from domi_desktop.model import (
-    AlertEvent,
-    BurstEvent,
     Event,
     FireEvent,
     RunFinished,
-    RunStatus,
     RunWaiting,
-    StoreProblem,
-    WakeDecided,
     WakeReason,
 )
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
-from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind, describe_notice
-from domi_desktop.scheduler.burst import burst_summary
 from domi_desktop.scheduler.decide import WakePlan
+from domi_desktop.ui.announcer import Announcer
 from domi_desktop.ui.backend import AppBackend
-from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.main_window import MainWindow
-from domi_desktop.ui.notices import late_notice
 from domi_desktop.ui.tray_host import TrayHost
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
@@ -47,10 +39,6 @@ if TYPE_CHECKING:
     from domi_desktop.ui.history.window import HistoryWindow
 
 log = logging.getLogger("domi_desktop")
-
-ANNOUNCE_WAIT_MS = 500
-"""How long a wake's notice waits for its claims to reach the disk (for run ids a click opens)
-before it goes out without them: a slow disk after a resume must not delay it past a second."""
 
 register(
     "zh",
@@ -101,15 +89,6 @@ class TrayApp(QObject):
         self.attention = False
         self.state = "idle"
         """What the icon shows: idle, running, paused, or attention (a late or failed run)."""
-        self._late: list[FireEvent] = []
-        self._burst: BurstEvent | None = None
-        self._decided: WakeDecided | None = None
-        """A wake's late runs, said before their claims are on disk: announced when they are,
-        or after ``ANNOUNCE_WAIT_MS`` if the disk is slow (then a click opens the history)."""
-        self._announce_timer = QTimer(self)
-        self._announce_timer.setSingleShot(True)
-        self._announce_timer.setInterval(ANNOUNCE_WAIT_MS)
-        self._announce_timer.timeout.connect(self._announce_decided)
         self._windows: dict[str, QWidget] = {}
         self._history: HistoryWindow | None = None
         self.icons = {
@@ -130,6 +109,7 @@ class TrayApp(QObject):
         self._main_window: MainWindow | None = None
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"), self)
         self.notifier.clicked.connect(self.open_run)
+        self._announcer = Announcer(self._notify, lambda: self.settings, self._attend, self)
         self.settings = self._load_settings()
         self._tray_host = TrayHost(self)
         self._tray_host.appeared.connect(self._tray_appeared)
@@ -415,41 +395,7 @@ class TrayApp(QObject):
         self.menu_changed()
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, StoreProblem):
-            self.attention = True
-            self.notifier.notify(
-                Notice(tr("Cannot write to the database"), event.message, warning=True)
-            )
-        elif isinstance(event, FireEvent):
-            if event.late and event.skipped is None:
-                self._late.append(event)
-        elif isinstance(event, AlertEvent):
-            self._alert(event)
-        elif isinstance(event, BurstEvent):
-            self._burst = event
-        elif isinstance(event, WakeDecided):
-            self._decided = event
-            self._announce_timer.start()
-        elif not isinstance(event, RunFinished):
-            pass  # waiting runs and other news: the windows below, or nothing
-        elif event.status in (RunStatus.failed, RunStatus.timed_out):
-            self.attention = True
-            # With alerts deciding (``alerted`` set), an AlertEvent follows when it is news.
-            if self.settings.notify_failures and event.alerted is None:
-                self.notifier.notify(
-                    Notice(
-                        tr("Run failed: {name}", name=event.name),
-                        reason_words(event.reason)
-                        if event.reason
-                        else tr(STATUS_LABELS[event.status]),
-                        warning=True,
-                        run_id=event.run_id,
-                    )
-                )
-        elif event.status is RunStatus.succeeded and self.settings.notify_successes:
-            self.notifier.notify(
-                Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
-            )
+        self._announcer.on_event(event)
         if isinstance(event, FireEvent | RunFinished | RunWaiting):
             if isinstance(event, FireEvent) and self._history is not None:
                 self._history.run_fired(event.schedule_id, event.run_id, event.missed_count)
@@ -460,64 +406,18 @@ class TrayApp(QObject):
             self.menu_changed()
         self.look_changed()
 
-    def _alert(self, event: AlertEvent) -> None:
-        """One notification per piece of news (``scheduler.alerts``); a new failure reads as
-        the per-run notice always did."""
-        kind = NoticeKind(event.notice)
-        if kind is not NoticeKind.recovered:
-            self.attention = True
-        if not self.settings.notify_failures:
-            return
-        if kind is NoticeKind.failing:
-            title = tr("Run failed: {name}", name=event.name)
-            body = event.reason or event.error or ""
-        else:
-            notice = AlertNotice(kind, event.failures, event.error, event.stale_for)
-            title, body = describe_notice(
-                notice, event.name, event.schedule_id, self.settings.language
-            )
-        warning = kind is not NoticeKind.recovered
-        self.notifier.notify(Notice(title, body, warning=warning, run_id=event.run_id))
+    def _notify(self, notice: Notice) -> None:
+        self.notifier.notify(notice)  # looked up here: a replaced ``notifier`` is the one told
 
-    def _announce_decided(self) -> None:
-        """The claims of a wake's late runs are slow to reach the disk: say what the wake
-        decided now, without run ids."""
-        decided, self._decided = self._decided, None
-        if decided is None:
-            return
+    def _attend(self) -> None:
         self.attention = True
-        if self.settings.notify_late:
-            if decided.burst is not None:
-                text = burst_summary(
-                    decided.burst.total, decided.burst.limit, self.settings.language
-                )
-                self.notifier.notify(Notice(text or "", ""))
-            elif decided.late:
-                self.notifier.notify(
-                    late_notice(list(decided.late), decided.late[0].fired_at, decided.reason)
-                )
         self.look_changed()
 
     def on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
-        """All catch-ups of one wake in one notification (a summary when the burst limit held some
-        back); the times in the menu move on."""
-        late, self._late = self._late, []
-        burst, self._burst = self._burst, None
-        # Claimed in time: the notice names the runs, and a click opens this one. Said already
-        # (a slow disk) or nothing late: no notice here.
-        decided, self._decided = self._decided, None
-        self._announce_timer.stop()
+        """The wake's notice (``Announcer``); the times in the windows and the menu move on."""
         if reason == WakeReason.tz_change and self._history is not None:
             self._history.texts_changed()  # its times are written on the local clock
-        if late or burst is not None:
-            self.attention = True
-        if self.settings.notify_late and decided is not None:
-            if burst is not None:
-                text = burst_summary(burst.total, burst.limit, self.settings.language)
-                self.notifier.notify(Notice(text or "", ""))
-            elif late:
-                # The signal carries the reason as a plain str.
-                self.notifier.notify(late_notice(late, plan.now, WakeReason(reason)))
+        self._announcer.wake(plan, reason)
         if self._main_window is not None:
             self._main_window.on_wake()
         self.menu_changed()

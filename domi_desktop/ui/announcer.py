@@ -1,0 +1,155 @@
+"""What the app tells the desktop, and when: a wake's late runs and catch-up bursts (one notice a
+wake, as soon as its claims are on disk, or without their run ids after ``ANNOUNCE_WAIT_MS``),
+failed and succeeded runs and the alerts' news, and a database that takes no writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from PySide6.QtCore import QObject, QTimer
+
+from domi_desktop.model import (
+    AlertEvent,
+    BurstEvent,
+    Event,
+    FireEvent,
+    RunFinished,
+    RunStatus,
+    StoreProblem,
+    WakeDecided,
+    WakeReason,
+)
+from domi_desktop.platform.notify import Notice
+from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind, describe_notice
+from domi_desktop.scheduler.burst import burst_summary
+from domi_desktop.scheduler.decide import WakePlan
+from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
+from domi_desktop.ui.i18n import tr
+from domi_desktop.ui.notices import late_notice
+
+ANNOUNCE_WAIT_MS = 500
+"""How long a wake's notice waits for its claims to reach the disk (for run ids a click opens)
+before it goes out without them: a slow disk after a resume must not delay it past a second."""
+
+
+class Wishes(Protocol):
+    """The settings the announcer reads (``frontdoor.settings.AppSettings``)."""
+
+    notify_late: bool
+    notify_failures: bool
+    notify_successes: bool
+    language: str
+
+
+class Announcer(QObject):
+    def __init__(
+        self,
+        notify: Callable[[Notice], None],
+        wishes: Callable[[], Wishes],
+        attend: Callable[[], None],
+        parent: QObject | None = None,
+    ) -> None:
+        """``notify`` shows a notice; ``wishes`` are the settings of the moment; ``attend`` is
+        told when something wants the user's look (the icon says so)."""
+        super().__init__(parent)
+        self._notify = notify
+        self._wishes = wishes
+        self._attend = attend
+        self._late: list[FireEvent] = []
+        self._burst: BurstEvent | None = None
+        self._decided: WakeDecided | None = None
+        """A wake's late runs, said before their claims are on disk: announced when they are,
+        or after ``ANNOUNCE_WAIT_MS`` if the disk is slow (then a click opens the history)."""
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(ANNOUNCE_WAIT_MS)
+        self._timer.timeout.connect(self._announce_decided)
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, StoreProblem):
+            self._attend()
+            self._notify(Notice(tr("Cannot write to the database"), event.message, warning=True))
+        elif isinstance(event, FireEvent):
+            if event.late and event.skipped is None:
+                self._late.append(event)
+        elif isinstance(event, AlertEvent):
+            self._alert(event)
+        elif isinstance(event, BurstEvent):
+            self._burst = event
+        elif isinstance(event, WakeDecided):
+            self._decided = event
+            self._timer.start()
+        elif isinstance(event, RunFinished):
+            self._finished(event)
+
+    def wake(self, plan: WakePlan, reason: WakeReason) -> None:
+        """All catch-ups of one wake in one notice (a summary when the burst limit held some
+        back). Claimed in time: the notice names the runs, and a click opens one. Said already
+        (a slow disk) or nothing late: no notice here."""
+        late, self._late = self._late, []
+        burst, self._burst = self._burst, None
+        decided, self._decided = self._decided, None
+        self._timer.stop()
+        if late or burst is not None:
+            self._attend()
+        if not self._wishes().notify_late or decided is None:
+            return
+        if burst is not None:
+            self._burst_notice(burst)
+        elif late:
+            self._notify(late_notice(late, plan.now, WakeReason(reason)))
+
+    def _announce_decided(self) -> None:
+        """The claims of a wake's late runs are slow to reach the disk: say what the wake
+        decided now, without run ids."""
+        decided, self._decided = self._decided, None
+        if decided is None:
+            return
+        self._attend()
+        if not self._wishes().notify_late:
+            return
+        if decided.burst is not None:
+            self._burst_notice(decided.burst)
+        elif decided.late:
+            self._notify(late_notice(list(decided.late), decided.late[0].fired_at, decided.reason))
+
+    def _burst_notice(self, burst: BurstEvent) -> None:
+        text = burst_summary(burst.total, burst.limit, self._wishes().language)
+        self._notify(Notice(text or "", ""))
+
+    def _finished(self, event: RunFinished) -> None:
+        wishes = self._wishes()
+        if event.status in (RunStatus.failed, RunStatus.timed_out):
+            self._attend()
+            # With alerts deciding (``alerted`` set), an AlertEvent follows when it is news.
+            if wishes.notify_failures and event.alerted is None:
+                body = (
+                    reason_words(event.reason) if event.reason else tr(STATUS_LABELS[event.status])
+                )
+                self._notify(
+                    Notice(tr("Run failed: {name}", name=event.name), body, warning=True,
+                           run_id=event.run_id)
+                )  # fmt: skip
+        elif event.status is RunStatus.succeeded and wishes.notify_successes:
+            self._notify(
+                Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
+            )
+
+    def _alert(self, event: AlertEvent) -> None:
+        """One notification per piece of news (``scheduler.alerts``); a new failure reads as
+        the per-run notice always did."""
+        kind = NoticeKind(event.notice)
+        if kind is not NoticeKind.recovered:
+            self._attend()
+        wishes = self._wishes()
+        if not wishes.notify_failures:
+            return
+        if kind is NoticeKind.failing:
+            title = tr("Run failed: {name}", name=event.name)
+            body = event.reason or event.error or ""
+        else:
+            notice = AlertNotice(kind, event.failures, event.error, event.stale_for)
+            title, body = describe_notice(notice, event.name, event.schedule_id, wishes.language)
+        warning = kind is not NoticeKind.recovered
+        self._notify(Notice(title, body, warning=warning, run_id=event.run_id))
