@@ -460,7 +460,7 @@ class MainWindow(QMainWindow):
         service = self._host.service
         for schedule in self.selected():
             source = service.schedule_json(schedule)
-            params = {key: source[key] for key in ("expr", "tz", "action", "policies")}
+            params = {key: source[key] for key in ("expr", "tz", "action", "policies", "notes")}
             params["name"] = schedule.name + COPY_SUFFIX
             params["enabled"] = False
             if self._attempt(lambda p=params: created.append(service.create_schedule(p)["id"])):

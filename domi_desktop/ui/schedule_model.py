@@ -8,6 +8,7 @@ description, the last run) is filled in lazily, for the rows the view actually p
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import IntEnum
@@ -103,6 +104,14 @@ def person_moment(moment: datetime, tz: str) -> str:
         moment, local_zone(), schedule_zone=zone, schedule_zone_name=zone_name(tz),
         weekdays=weekdays(),
     )  # fmt: skip
+
+
+def notes_tooltip(notes: str) -> str | None:
+    """The schedule's notes as a tooltip: shown as typed (escaped, so a note with ``<b>`` is not
+    taken for markup; its line breaks, tabs and runs of spaces kept, long lines wrapped)."""
+    if not notes.strip():
+        return None
+    return f"<p style='white-space:pre-wrap'>{html.escape(notes)}</p>"
 
 
 class ScheduleModel(QAbstractTableModel):
@@ -265,6 +274,8 @@ class ScheduleModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and column is Column.result:
             status = self._status(schedule.id)
             return None if status is None else QBrush(_COLORS[status])
+        if role == Qt.ItemDataRole.ToolTipRole and column is Column.title:
+            return notes_tooltip(schedule.notes)
         if role == Qt.ItemDataRole.ToolTipRole and column is Column.result:
             last = self.last_run(schedule.id)
             return None if last is None or last.reason is None else reason_words(last.reason)

@@ -39,6 +39,7 @@ from domi_desktop.ui.tray import TrayApp
 from tests.fakes import wait_for
 
 PASS = CommandAction(argv=(sys.executable, "-c", "pass"))
+REPORT_NOTES = "For the <b>Monday</b> meeting.\n\tAsk Ana & Bo first."
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         store.create_schedule(
             "Report", "0 9 * * 1-5", "America/New_York",
             CommandAction(argv=("echo", "hi"), secret_env=(("TOKEN", "api-token"),)),
-            Policies(retries=2, timeout=None), now=now,
+            Policies(retries=2, timeout=None), notes=REPORT_NOTES, now=now,
         )  # fmt: skip
         store.create_schedule("Always fails", "*/5 * * * *", "UTC", PASS, now=now)
         host = Host(store, gui=True, secrets=MemorySecretStore())
@@ -103,6 +104,22 @@ def test_it_lists_every_schedule_with_meaning_next_and_last_run(tray: TrayApp) -
     )
 
 
+def test_a_schedules_notes_are_the_tooltip_of_its_name_as_typed(tray: TrayApp) -> None:
+    win = window(tray)
+    tip = lambda name: win.proxy.index(names(win).index(name), Column.title).data(  # noqa: E731
+        Qt.ItemDataRole.ToolTipRole
+    )
+    # Escaped, not markup: the <b> shows as typed; the line break and the tab are kept.
+    assert tip("Report") == (
+        "<p style='white-space:pre-wrap'>For the &lt;b&gt;Monday&lt;/b&gt; meeting.\n"
+        "\tAsk Ana &amp; Bo first.</p>"
+    )
+    assert tip("Backup") is None
+    backup = next(s.id for s in win.model.schedules() if s.name == "Backup")
+    tray.host.service.update_schedule({"id": backup, "notes": "Keeps the NAS copy."})
+    assert tip("Backup") == "<p style='white-space:pre-wrap'>Keeps the NAS copy.</p>"
+
+
 def test_delete_asks_and_a_no_keeps_the_schedule(
     tray: TrayApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -137,8 +154,8 @@ def test_duplicate_makes_a_paused_copy_and_opens_the_editor_on_it(tray: TrayApp)
     original = next(s for s in tray.host.store.list_schedules() if s.name == "Report")
     copy = tray.host.store.get_schedule(copy_id)
     assert copy.name == "Report (copy)"
-    assert (copy.expr, copy.tz, copy.action, copy.policies) == (
-        original.expr, original.tz, original.action, original.policies,
+    assert (copy.expr, copy.tz, copy.action, copy.policies, copy.notes) == (
+        original.expr, original.tz, original.action, original.policies, REPORT_NOTES,
     )  # fmt: skip
     assert original.enabled and not copy.enabled  # the two never both run unawares
     assert "Report (copy)" in names(win)
@@ -263,14 +280,18 @@ def test_export_then_import_round_trips_without_secret_values(
     text = path.read_text(encoding="utf-8")
     assert "api-token" in text  # the secret by name, and no value anywhere
     before = {
-        (s.name, s.expr, s.tz, s.action, s.policies) for s in tray.host.store.list_schedules()
+        (s.name, s.expr, s.tz, s.action, s.policies, s.notes)
+        for s in tray.host.store.list_schedules()
     }
     for schedule in tray.host.store.list_schedules():
         tray.host.service.delete_schedule({"id": schedule.id})
     assert names(win) == []
     created = win.import_from(path)
     assert len(created) == 3
-    after = {(s.name, s.expr, s.tz, s.action, s.policies) for s in tray.host.store.list_schedules()}
+    after = {
+        (s.name, s.expr, s.tz, s.action, s.policies, s.notes)
+        for s in tray.host.store.list_schedules()
+    }
     assert after == before
     assert sorted(names(win)) == ["Always fails", "Backup", "Report"]
     json.loads(text)  # a JSON document

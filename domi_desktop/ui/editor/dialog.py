@@ -1,6 +1,7 @@
 """The schedule editor (SPEC §7): name, cron with live validation, presets and a time picker, zone,
-next fires, the action, policies and the "What if the laptop sleeps?" panel. It saves through the
-service layer, so the dialog accepts exactly what the CLI and the RPC server accept.
+next fires, the action, policies, the "What if the laptop sleeps?" panel and the user's notes. It
+saves through the service layer, so the dialog accepts exactly what the CLI and the RPC server
+accept.
 
 It fits small screens at any scale: the form scrolls while Save stays in view, and its two columns
 stack when the window is narrow. Tab leaves every field; closing with unsaved edits asks first.
@@ -35,6 +36,7 @@ from domi_desktop.ports import SecretStore
 from domi_desktop.ui.editor.action import ActionBox
 from domi_desktop.ui.editor.alerts import AlertsBox
 from domi_desktop.ui.editor.conditions import ConditionsBox
+from domi_desktop.ui.editor.notes import NotesBox
 from domi_desktop.ui.editor.policies import PoliciesBox
 from domi_desktop.ui.editor.preview import PreviewBox
 from domi_desktop.ui.editor.schedule import ScheduleBox
@@ -58,7 +60,7 @@ PREVIEW_COUNT = 10
 MIN_SIZE = QSize(480, 360)
 """Small enough for a 1280x720 logical screen at any scale; the form scrolls inside."""
 
-FIELDS = ("name", "expr", "tz", "action", "policies")
+FIELDS = ("name", "expr", "tz", "action", "policies", "notes")
 """Where a problem is shown: the service's parameter name (``action.env`` → ``action``)."""
 
 
@@ -93,7 +95,8 @@ class _Form:
 
     request: Json
     problems: dict[str, str]
-    """Field (``name``, ``expr``, ``tz``, ``action``, ``policies``, ``general``) → message."""
+    """Field (``name``, ``expr``, ``tz``, ``action``, ``policies``, ``notes``, ``general``) →
+    message."""
     policies: Policies | None
 
 
@@ -132,6 +135,7 @@ class EditorDialog(QDialog):
             "name": error_label("nameError"),
             "expr": error_label("cronError"),
             "tz": error_label("zoneError"),
+            "notes": error_label("notesError"),
         }
         self.setMinimumSize(MIN_SIZE)
 
@@ -154,6 +158,8 @@ class EditorDialog(QDialog):
         self.preview = PreviewBox(self.texts)
         left_layout.addWidget(self.preview)
         left_layout.addWidget(self.sleep, 1)
+        self.notes = NotesBox(self.texts, self._errors["notes"])
+        left_layout.addWidget(self.notes)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -220,6 +226,7 @@ class EditorDialog(QDialog):
         self.policies.changed.connect(self._policies_edited)
         self.conditions.changed.connect(self._policies_edited)
         self.alerts.changed.connect(self._policies_edited)
+        self.notes.changed.connect(self._edited)
 
     def _fit_screen(self, content: QWidget) -> None:
         """As big as the form wants, within the screen: the rest scrolls."""
@@ -288,6 +295,7 @@ class EditorDialog(QDialog):
         self.policies.load(schedule["policies"])
         self.conditions.load(schedule["policies"])
         self.alerts.load(schedule["policies"])
+        self.notes.load(schedule["notes"])
 
     # -- reacting to edits ---------------------------------------------------------------------
 
@@ -386,6 +394,9 @@ class EditorDialog(QDialog):
             policies = parse_policies(policies_request)
         except ParamError as error:
             problems["policies"] = _param_message(error)
+        notes_problem = self.notes.problem()
+        if notes_problem is not None:
+            problems["notes"] = notes_problem
         if self._save_error is not None:
             field, message = self._save_error
             problems.setdefault(field, message)
@@ -395,6 +406,7 @@ class EditorDialog(QDialog):
             "tz": tz,
             "action": action,
             "policies": policies_request,
+            "notes": self.notes.notes(),
         }
         if self._schedule_id is not None:
             request["id"] = self._schedule_id
