@@ -22,7 +22,9 @@ def test_a_laptops_store_goes_into_postgresql_and_back_with_its_history_and_last
     url = os.environ.pop(STORE_ENV)  # this test starts from the SQLite file
     due = now + timedelta(minutes=1)
     with Store.open(data_dir, now=now) as laptop:
-        schedule = laptop.create_schedule("a", "* * * * *", "UTC", CommandAction(), now=now)
+        schedule = laptop.create_schedule(
+            "a", "* * * * *", "UTC", CommandAction(), notes="why:\tcall Ana", now=now
+        )
         laptop.claim_fire(FireClaim(schedule.id, expected_last_due=now, due=due, fired_at=due))
         expected = laptop.dump()
 
@@ -31,6 +33,7 @@ def test_a_laptops_store_goes_into_postgresql_and_back_with_its_history_and_last
     with Store.open(data_dir, now=now, url=url) as shared:
         assert shared.dump() == expected
         assert shared.get_schedule(schedule.id).last_due == due
+        assert shared.get_schedule(schedule.id).notes == "why:\tcall Ana"
 
     # A second copy would overwrite: refused, unless --force.
     assert main(["--data-dir", str(data_dir), "store", "migrate", "--to", url]) == 2
