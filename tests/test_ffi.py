@@ -84,7 +84,7 @@ def test_a_function_without_a_declared_signature_cannot_be_reached() -> None:
         getattr(library, other)
 
 
-@pytest.mark.skipif(sys.platform != "win32", reason="the Windows DLLs")
+@pytest.mark.windows_only
 @pytest.mark.parametrize("what", WINDOWS_TABLES)
 def test_every_declared_windows_function_exists_in_its_dll(what: str) -> None:
     library = ffi.load_windows(what.split(maxsplit=1)[0], WINDOWS_TABLES[what])
