@@ -54,3 +54,20 @@ class AppBackend(Protocol):
     ) -> None:
         """Start a manual run; ``done`` gets its id once it is on record, or the error."""
         ...
+
+
+class WindowActions(Protocol):
+    """What the window asks of the tray app: the other windows, and quitting."""
+
+    def open_editor(self, schedule_id: int | None) -> None: ...
+
+    def open_history(self, schedule_id: int | None) -> None: ...
+
+    def open_settings(self) -> None: ...
+
+    def quit(self) -> bool:
+        """Quit after asking when jobs run; False when the user chose to stay."""
+        ...
+
+    @property
+    def has_tray(self) -> bool: ...

@@ -7,34 +7,25 @@ Resume, History. Rows update one at a time from the app's events and the service
 
 from __future__ import annotations
 
-import html
-import json
 import logging
 from functools import partial
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from PySide6.QtCore import (
-    QEvent,
     QItemSelectionModel,
     QModelIndex,
-    QObject,
     QPoint,
     Qt,
     QTimer,
-    QUrl,
 )
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
-    QDesktopServices,
-    QGuiApplication,
     QKeySequence,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -49,10 +40,13 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.errors import DomiError, NotFoundError, StoreError
 from domi_desktop.model import FireEvent, RunFinished, RunWaiting, Schedule
-from domi_desktop.ui.backend import AppBackend
+from domi_desktop.ui.backend import AppBackend, WindowActions
+from domi_desktop.ui.empty_state import EmptyState
 from domi_desktop.ui.i18n import register, tr
 from domi_desktop.ui.icons import load_icon
+from domi_desktop.ui.kept_order import KeptOrder
 from domi_desktop.ui.schedule_model import ID_ROLE, Column, ScheduleFilter, ScheduleModel
+from domi_desktop.ui.transfers import Transfers
 
 log = logging.getLogger("domi_desktop")
 
@@ -93,50 +87,12 @@ register(
         "Stopping {name}.": "正在停止 {name}。",
         "{name} is not running.": "{name} 没有在运行。",
         "Cannot do that: {reason}": "无法完成：{reason}",
-        "Export schedules": "导出计划",
-        "Import schedules": "导入计划",
-        "Schedules (*.json)": "计划文件 (*.json)",
-        "Exported {count} schedules to {path}.": "已导出 {count} 个计划到 {path}。",
-        "Exported 1 schedule to {path}.": "已导出 1 个计划到 {path}。",
-        "Imported {count} schedules.": "已导入 {count} 个计划。",
-        "Imported 1 schedule.": "已导入 1 个计划。",
         "Import a crontab…": "导入 crontab…",
         NO_TRAY: "此桌面（暂时）没有托盘：关闭此窗口会停止调度。带托盘的面板启动后，图标会移到那里。",
-        "Import a crontab": "导入 crontab",
-        "Lines not imported:": "未导入的行：",
         "No schedules yet: {new} or {crontab}": "还没有计划：{new}或{crontab}",
-        "The data folder is {path}": "数据文件夹位于 {path}",
-        "No program opened it; the path is copied to the clipboard.": (
-            "没有程序能打开它；路径已复制到剪贴板。"
-        ),
-        "Data folder": "数据文件夹",
-        "Cannot read {path}: {reason}": "无法读取 {path}：{reason}",
         "{shown} of {total} schedules": "{shown} / {total} 个计划",
     },
 )
-
-
-def imported_text(count: int) -> str:
-    if count == 1:
-        return tr("Imported 1 schedule.")
-    return tr("Imported {count} schedules.", count=count)
-
-
-class WindowActions(Protocol):
-    """What the window asks of the tray app: the other windows, and quitting."""
-
-    def open_editor(self, schedule_id: int | None) -> None: ...
-
-    def open_history(self, schedule_id: int | None) -> None: ...
-
-    def open_settings(self) -> None: ...
-
-    def quit(self) -> bool:
-        """Quit after asking when jobs run; False when the user chose to stay."""
-        ...
-
-    @property
-    def has_tray(self) -> bool: ...
 
 
 class MainWindow(QMainWindow):
@@ -157,6 +113,10 @@ class MainWindow(QMainWindow):
         self.search.setPlaceholderText(tr("Search schedules"))
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._search)
+        self.files = Transfers(
+            self, host.service, host.data_dir, self.selected, self.schedule_changed,
+            self.statusBar().showMessage,
+        )  # fmt: skip
         self.acts = self._make_actions()
         self._make_menus_and_toolbar()
         central = QWidget(self)
@@ -176,23 +136,11 @@ class MainWindow(QMainWindow):
         self._last_runs: dict[int, int] = {}
         """Schedule id -> its latest run that ended (or was skipped), not read yet."""
         self._events_timer.timeout.connect(self._after_events)
-        # The list keeps its sort as rows change: the changed rows are checked against their
-        # neighbours once per turn of the loop, and the list is sorted again only when one is out
-        # of place (sorting 10,000 rows calls into Python a quarter of a million times); never
-        # while hidden, nor while the pointer is over the rows, where a move would put another
-        # job under the next click.
-        self._changed_rows: set[int] = set()
-        """Schedule ids whose rows changed since the order was last checked."""
-        self._pointer_over_rows = False
-        self._order_timer = QTimer(self)
-        self._order_timer.setSingleShot(True)
-        self._order_timer.timeout.connect(self._keep_order)
-        self.model.dataChanged.connect(self._rows_changed)
-        self.model.rowsInserted.connect(self._rows_changed)
-        self.table.viewport().installEventFilter(self)
-        self.empty = self._make_empty_state()
-        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
-            signal.connect(self._show_empty_state)
+        self._order = KeptOrder(self.model, self.proxy, self.table, self.isVisible)
+        self.empty = EmptyState(
+            self.model, self.table.viewport(), lambda: actions.open_editor(None),
+            self.files.crontab_dialog,
+        )  # fmt: skip
         self._update_actions()
 
     # -- building --------------------------------------------------------------------------------
@@ -217,33 +165,6 @@ class MainWindow(QMainWindow):
             header.resizeSection(column, width)
         header.setSectionResizeMode(Column.meaning, QHeaderView.ResizeMode.Stretch)
         return table
-
-    def _make_empty_state(self) -> QLabel:
-        """What a first start shows in place of the rows: the two ways to the first schedule."""
-        label = QLabel(self.table.viewport())
-        label.setObjectName("emptyState")
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        label.setWordWrap(True)
-        label.setTextFormat(Qt.TextFormat.RichText)
-        label.linkActivated.connect(
-            lambda link: self._app.open_editor(None) if link == "new" else self.crontab_dialog()
-        )
-        layout = QVBoxLayout(self.table.viewport())
-        layout.addWidget(label)
-        label.hide()
-        return label
-
-    def _show_empty_state(self, *_changed: object) -> None:
-        empty = self.model.loaded and self.model.rowCount() == 0
-        if empty:
-            self.empty.setText(
-                tr(
-                    "No schedules yet: {new} or {crontab}",
-                    new=f'<a href="new">{html.escape(tr("New…"))}</a>',
-                    crontab=f'<a href="crontab">{html.escape(tr("Import a crontab…"))}</a>',
-                )
-            )
-        self.empty.setVisible(empty)
 
     def _make_actions(self) -> dict[str, QAction]:
         def make(key: str, text: str, slot: Any, shortcut: Any = None) -> QAction:
@@ -275,10 +196,10 @@ class MainWindow(QMainWindow):
             "toggle": make("toggle", tr("Pause"), self.toggle_selected),
             "history": make("history", tr("History…"), self.history_selected),
             "pause_all": make("pause_all", tr("Pause all"), self._pause_all),
-            "import": make("import", tr("Import…"), self.import_dialog),
-            "crontab": make("crontab", tr("Import a crontab…"), self.crontab_dialog),
-            "export": make("export", tr("Export…"), self.export_dialog),
-            "data": make("data", tr("Open data folder"), self.open_data_folder),
+            "import": make("import", tr("Import…"), self.files.import_dialog),
+            "crontab": make("crontab", tr("Import a crontab…"), self.files.crontab_dialog),
+            "export": make("export", tr("Export…"), self.files.export_dialog),
+            "data": make("data", tr("Open data folder"), self.files.open_data_folder),
             "settings": make("settings", tr("Settings…"), self._app.open_settings),
             "quit": make("quit", tr("Quit"), self._app.quit, keys.Quit),
         }
@@ -372,60 +293,10 @@ class MainWindow(QMainWindow):
             self.model.times_changed()
 
     def _after_change(self) -> None:
-        self._show_empty_state()
+        self.empty.update_shown()
         self.model.paused_all = self._host.paused
         self.model.set_running(set(self._host.running_by_schedule()))
         self._update_actions()
-
-    def _rows_changed(self, first: QModelIndex, last: QModelIndex | int, *rest: Any) -> None:
-        # dataChanged(top_left, bottom_right, roles) or rowsInserted(parent, first, last).
-        if isinstance(last, int):
-            rows = range(last, rest[0] + 1)
-        elif first.column() == last.column() == Column.next_run:
-            return  # a wake repaints the times; the rows that fired come with events of their own
-        else:
-            rows = range(first.row(), last.row() + 1)
-        self._changed_rows.update(self.model.schedule_at(row).id for row in rows)
-        if not self._order_timer.isActive():
-            self._order_timer.start(0)
-
-    def _keep_order(self) -> None:
-        if self._pointer_over_rows or not self.isVisible() or not self._changed_rows:
-            return
-        changed, self._changed_rows = self._changed_rows, set()
-        if not all(self._in_place(schedule_id) for schedule_id in changed):
-            header = self.table.horizontalHeader()
-            # The proxy moves its persistent indexes: the selection stays on its schedules.
-            self.proxy.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
-
-    def _in_place(self, schedule_id: int) -> bool:
-        """Whether that schedule's row sorts between its neighbours (or is filtered out)."""
-        source_row = self.model.row_of(schedule_id)
-        if source_row is None:
-            return True
-        column = self.table.horizontalHeader().sortIndicatorSection()
-        row = self.proxy.mapFromSource(self.model.index(source_row, column)).row()
-        if row < 0:
-            return True
-
-        def key(proxy_row: int) -> QModelIndex:
-            return self.proxy.mapToSource(self.proxy.index(proxy_row, column))
-
-        descending = self.proxy.sortOrder() is Qt.SortOrder.DescendingOrder
-        before = row > 0 and self.proxy.lessThan(key(row), key(row - 1)) != descending
-        after = row + 1 < self.proxy.rowCount() and (
-            self.proxy.lessThan(key(row + 1), key(row)) != descending
-        )
-        return not (before or after)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.table.viewport():
-            if event.type() == QEvent.Type.Enter:
-                self._pointer_over_rows = True
-            elif event.type() == QEvent.Type.Leave:
-                self._pointer_over_rows = False
-                self._keep_order()
-        return super().eventFilter(watched, event)
 
     # -- the selection and its actions -----------------------------------------------------------
 
@@ -571,111 +442,6 @@ class MainWindow(QMainWindow):
         log.warning("schedules window: %s", error)
         QMessageBox.warning(self, tr("domi-desktop"), tr("Cannot do that: {reason}", reason=error))
 
-    # -- export, import, data folder -------------------------------------------------------------
-
-    def export_to(self, path: Path, ids: list[int] | None = None) -> int:
-        """The export document (JSON, secrets by name only) of ``ids`` (all when None)."""
-        document = self._host.service.export({} if ids is None else {"ids": ids})
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        path.write_text(text, encoding="utf-8")
-        return len(document.get("schedules", []))
-
-    def import_from(self, path: Path) -> list[int]:
-        """Create the schedules of an export file, all or none; raises ``DomiError``/``OSError``."""
-        document = json.loads(path.read_text(encoding="utf-8"))
-        created: list[int] = self._host.service.import_({"document": document})["created"]
-        for schedule_id in created:
-            self.schedule_changed(schedule_id)
-        return created
-
-    def export_dialog(self) -> None:
-        chosen = [schedule.id for schedule in self.selected()]
-        name, _filter = QFileDialog.getSaveFileName(
-            self, tr("Export schedules"), str(Path.home() / "schedules.json"),
-            tr("Schedules (*.json)"),
-        )  # fmt: skip
-        if not name:
-            return
-        try:
-            count = self.export_to(Path(name), chosen if len(chosen) > 1 else None)
-        except (DomiError, OSError) as error:
-            QMessageBox.warning(self, tr("Export schedules"), str(error))
-            return
-        text = (
-            tr("Exported 1 schedule to {path}.", path=name)
-            if count == 1
-            else tr("Exported {count} schedules to {path}.", count=count, path=name)
-        )
-        self.statusBar().showMessage(text, 10_000)
-
-    def import_dialog(self) -> None:
-        name, _filter = QFileDialog.getOpenFileName(
-            self, tr("Import schedules"), str(Path.home()), tr("Schedules (*.json)")
-        )
-        if not name:
-            return
-        try:
-            created = self.import_from(Path(name))
-        except (DomiError, OSError, ValueError) as error:
-            text = tr("Cannot read {path}: {reason}", path=name, reason=str(error))
-            QMessageBox.warning(self, tr("Import schedules"), text)
-            return
-        self.statusBar().showMessage(imported_text(len(created)), 10_000)
-
-    def import_crontab_from(self, path: Path) -> tuple[list[int], list[str]]:
-        """A schedule for each entry of a crontab file; returns the new ids and the problems
-        (one line each: "line 3: ..."). Raises ``DomiError``/``OSError``/``UnicodeError``."""
-        from domi_desktop.crontab import read_crontab, to_action
-        from domi_desktop.frontdoor.wire import action_json
-
-        table = read_crontab(path.read_text(encoding="utf-8"))
-        problems = [f"{problem.line}: {problem.message}" for problem in table.problems]
-        created: list[int] = []
-        for entry in table.entries:
-            params = {"name": entry.name, "expr": entry.expr, "tz": entry.tz or "local",
-                      "action": action_json(to_action(entry))}  # fmt: skip
-            try:
-                schedule_id = int(self._host.service.create_schedule(params)["id"])
-            except DomiError as error:
-                problems.append(f"{entry.line}: {error}")
-                continue
-            created.append(schedule_id)
-            self.schedule_changed(schedule_id)
-        return created, problems
-
-    def crontab_dialog(self) -> None:
-        name, _filter = QFileDialog.getOpenFileName(self, tr("Import a crontab"), str(Path.home()))
-        if not name:
-            return
-        try:
-            created, problems = self.import_crontab_from(Path(name))
-        except (DomiError, OSError, UnicodeError) as error:
-            text = tr("Cannot read {path}: {reason}", path=name, reason=str(error))
-            QMessageBox.warning(self, tr("Import a crontab"), text)
-            return
-        if problems:
-            box = QMessageBox(QMessageBox.Icon.Warning, tr("Import a crontab"),
-                              imported_text(len(created)), QMessageBox.StandardButton.Ok, self)  # fmt: skip
-            box.setInformativeText(tr("Lines not imported:") + "\n" + "\n".join(problems[:20]))
-            box.open()
-        self.statusBar().showMessage(imported_text(len(created)), 10_000)
-
-    def open_data_folder(self) -> bool:
-        """Show the data folder in the file manager; when none answers, say where it is."""
-        path = str(self._host.data_dir)
-        if QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
-            return True
-        QGuiApplication.clipboard().setText(path)
-        box = QMessageBox(QMessageBox.Icon.Information, tr("Data folder"),
-                          tr("The data folder is {path}", path=path),
-                          QMessageBox.StandardButton.Ok, self)  # fmt: skip
-        box.setObjectName("dataFolder")
-        box.setInformativeText(tr("No program opened it; the path is copied to the clipboard."))
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.open()
-        self.statusBar().showMessage(tr("The data folder is {path}", path=path), 30_000)
-        return False
-
     # -- events ----------------------------------------------------------------------------------
 
     def _search(self, text: str) -> None:
@@ -699,7 +465,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event: QShowEvent) -> None:
         self.ensure_loaded()
         super().showEvent(event)
-        self._keep_order()  # what changed while hidden
+        self._order.check()  # what changed while hidden
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Without a tray this window is the app: closing it quits, or nothing would be left.

@@ -276,7 +276,7 @@ def test_export_then_import_round_trips_without_secret_values(
 ) -> None:
     win = window(tray)
     path = tmp_path / "schedules.json"
-    assert win.export_to(path) == 3
+    assert win.files.export_to(path) == 3
     text = path.read_text(encoding="utf-8")
     assert "api-token" in text  # the secret by name, and no value anywhere
     before = {
@@ -286,7 +286,7 @@ def test_export_then_import_round_trips_without_secret_values(
     for schedule in tray.host.store.list_schedules():
         tray.host.service.delete_schedule({"id": schedule.id})
     assert names(win) == []
-    created = win.import_from(path)
+    created = win.files.import_from(path)
     assert len(created) == 3
     after = {
         (s.name, s.expr, s.tz, s.action, s.policies, s.notes)
@@ -301,7 +301,7 @@ def test_a_broken_import_changes_nothing(tray: TrayApp, tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"format": "nope"}', encoding="utf-8")
     with pytest.raises(ParamError, match="not a domi-desktop export"):
-        window(tray).import_from(path)
+        window(tray).files.import_from(path)
     assert len(tray.host.store.list_schedules()) == 3
 
 
@@ -546,7 +546,7 @@ def test_a_first_start_says_how_to_make_the_first_schedule(empty: TrayApp, tmp_p
     assert "New…" in win.empty.text() and "Import a crontab…" in win.empty.text()
     crontab = tmp_path / "crontab"
     crontab.write_text("0 3 * * * /usr/local/bin/backup.sh\n", encoding="utf-8")
-    created, problems = win.import_crontab_from(crontab)
+    created, problems = win.files.import_crontab_from(crontab)
     assert len(created) == 1 and problems == []
     assert not win.empty.isVisibleTo(win)
     assert len(names(win)) == 1
@@ -556,14 +556,14 @@ def test_a_crontab_is_imported_with_its_bad_lines_named(tray: TrayApp, tmp_path:
     crontab = tmp_path / "crontab"
     crontab.write_text("0 3 * * * backup\n61 * * * * broken\n*/5 * * * * poll\n", encoding="utf-8")
     win = window(tray)
-    created, problems = win.import_crontab_from(crontab)
+    created, problems = win.files.import_crontab_from(crontab)
     assert len(created) == 2
     assert len(problems) == 1 and problems[0].startswith("2: ")
     assert len(names(win)) == 5
 
 
 def test_one_imported_or_exported_schedule_is_singular(tray: TrayApp, tmp_path: Path) -> None:
-    from domi_desktop.ui.main_window import imported_text
+    from domi_desktop.ui.transfers import imported_text
 
     assert imported_text(1) == "Imported 1 schedule."
     assert imported_text(2) == "Imported 2 schedules."
@@ -576,7 +576,7 @@ def test_open_data_folder_says_where_it_is_when_no_file_manager_answers(
 
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda _url: False)
     win = window(tray)
-    assert win.open_data_folder() is False
+    assert win.files.open_data_folder() is False
     box = win.findChild(QMessageBox, "dataFolder")
     assert box is not None and str(tray.host.data_dir) in box.text()
     assert qapp.clipboard().text() == str(tray.host.data_dir)
