@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import psutil
 import pytest
@@ -245,3 +245,30 @@ def test_each_whole_line_of_a_write_is_answered_and_a_cut_one_waits_for_its_newl
         transport.send(b"\n")
         (second,) = read_answers(transport, 1)
         assert second["id"] == 2 and second["result"]["pid"] == app.process.pid
+
+
+ERROR_PIPE_BUSY = 231
+
+
+def test_a_flood_of_idle_pipe_clients_never_loses_the_listener(app: App) -> None:
+    """The named pipe's twin of the socket flood: more idle clients than the app keeps
+    (MAX_CONNECTIONS, 64); it drops the oldest and still answers."""
+    state = running(app)
+    idle: list[BinaryIO] = []
+    deadline = time.monotonic() + START_TIMEOUT
+    try:
+        while len(idle) < 100:
+            assert time.monotonic() < deadline, f"only {len(idle)} clients got a pipe"
+            try:
+                idle.append(open(state["socket"], "r+b", buffering=0))  # noqa: SIM115
+            except OSError as error:
+                if getattr(error, "winerror", None) != ERROR_PIPE_BUSY:
+                    raise
+                time.sleep(0.05)  # every instance is taken: the app makes one as it accepts
+        wait_until(app.status, CLI_TIMEOUT, "status while the idle clients hold their pipes")
+    finally:
+        for client in idle:
+            client.close()
+    log = Path(app.env["DOMI_DATA_DIR"]) / "domi-desktop.log"
+    assert "dropping the oldest idle ones" in log.read_text(errors="replace")
+    assert app.process.poll() is None
