@@ -30,7 +30,6 @@ from domi_desktop.frontdoor.wire import run_json
 from domi_desktop.model import (
     Event,
     RunFinished,
-    Schedule,
     StoreProblem,
     WakeReason,
 )
@@ -267,45 +266,6 @@ class Host(QObject):
             },
             "not_here": {str(key): why for key, why in sorted(self.runtime.not_here().items())},
         }
-
-    @property
-    def runs(self) -> Store:
-        return self.store
-
-    @property
-    def data_dir(self) -> Path:
-        return self.store.data_dir
-
-    @property
-    def paused(self) -> bool:
-        return self.runtime.driver.paused
-
-    def running_runs(self) -> list[int]:
-        return self.runtime.running_runs()
-
-    def next_fire(self, schedule_id: int) -> datetime | None:
-        return self.runtime.driver.next_fire(schedule_id)
-
-    def soonest(self) -> tuple[datetime, Schedule] | None:
-        return self.runtime.driver.soonest()
-
-    def running_by_schedule(self) -> dict[int, list[int]]:
-        return self.runtime.running_by_schedule()
-
-    def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
-        return self.runtime.driver.soonest_n(count)
-
-    def run_now(
-        self, schedule_id: int, done: Callable[[int | Exception], None] | None = None
-    ) -> None:
-        self.runtime.run_now(schedule_id, done)
-
-    def stop_run(self, run_id: int) -> bool:
-        return self.runtime.stop_run(run_id)
-
-    def set_paused(self, paused: bool) -> None:
-        self.runtime.driver.paused = paused
-        self.runtime.driver.wake(WakeReason.edit)
 
     # -- plumbing ------------------------------------------------------------------------------
 

@@ -125,6 +125,11 @@ class Driver:
             self._refresh(schedule_id)
         return self.wake(WakeReason.edit) if self.running else None
 
+    def set_paused(self, paused: bool) -> None:
+        """Pause or resume every schedule; planned again at once."""
+        self.paused = paused
+        self.wake(WakeReason.edit)
+
     def next_fire(self, schedule_id: int) -> datetime | None:
         return self._planner.next_fire(schedule_id)
 

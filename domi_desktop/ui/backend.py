@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import Protocol
 
 from domi_desktop.frontdoor.service import Service
@@ -13,25 +12,27 @@ from domi_desktop.model import Schedule
 from domi_desktop.ports import RunReader, SecretStore
 
 
-class AppBackend(Protocol):
-    @property
-    def service(self) -> Service: ...
+class Planner(Protocol):
+    """The scheduler's plan, as the windows read it (``scheduler.driver.Driver``)."""
 
-    @property
-    def secrets(self) -> SecretStore: ...
-
-    @property
-    def runs(self) -> RunReader:
-        """The history, read page by page."""
-        ...
-
-    @property
-    def data_dir(self) -> Path: ...
-
-    @property
-    def paused(self) -> bool: ...
+    paused: bool
 
     def set_paused(self, paused: bool) -> None: ...
+
+    def next_fire(self, schedule_id: int) -> datetime | None: ...
+
+    def soonest(self) -> tuple[datetime, Schedule] | None: ...
+
+    def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
+        """The next ``count`` fires from the planner's cache (no schedule decoded)."""
+        ...
+
+
+class Engine(Protocol):
+    """The running engine, as the windows use it (``runtime.engine.Runtime``)."""
+
+    @property
+    def driver(self) -> Planner: ...
 
     def running_runs(self) -> list[int]: ...
 
@@ -39,21 +40,31 @@ class AppBackend(Protocol):
         """Schedule id -> its runs in progress."""
         ...
 
-    def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
-        """The next ``count`` fires from the planner's cache (no schedule decoded)."""
-        ...
-
-    def stop_run(self, run_id: int) -> bool: ...
-
-    def next_fire(self, schedule_id: int) -> datetime | None: ...
-
-    def soonest(self) -> tuple[datetime, Schedule] | None: ...
+    def stop_run(self, run_id: int, reason: str = ...) -> bool: ...
 
     def run_now(
         self, schedule_id: int, done: Callable[[int | Exception], None] | None = None
     ) -> None:
         """Start a manual run; ``done`` gets its id once it is on record, or the error."""
         ...
+
+
+class AppBackend(Protocol):
+    """The parts of a running instance the windows use, each itself: no go-between."""
+
+    @property
+    def service(self) -> Service: ...
+
+    @property
+    def secrets(self) -> SecretStore: ...
+
+    @property
+    def store(self) -> RunReader:
+        """The history, read page by page (and where the data lives)."""
+        ...
+
+    @property
+    def runtime(self) -> Engine: ...
 
 
 class WindowActions(Protocol):

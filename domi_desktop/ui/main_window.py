@@ -105,7 +105,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(tr("domi-desktop"))
         self.setWindowIcon(load_icon("idle"))
         self.resize(980, 480)
-        self.model = ScheduleModel(host.runs, host.next_fire, self._set_enabled, self)
+        self.model = ScheduleModel(
+            host.store, host.runtime.driver.next_fire, self._set_enabled, self
+        )
         self.proxy = ScheduleFilter(self.model, self)
         self.table = self._make_table()
         self.search = QLineEdit(self)
@@ -114,7 +116,7 @@ class MainWindow(QMainWindow):
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._search)
         self.files = Transfers(
-            self, host.service, host.data_dir, self.selected, self.schedule_changed,
+            self, host.service, host.store.data_dir, self.selected, self.schedule_changed,
             self.statusBar().showMessage,
         )  # fmt: skip
         self.acts = self._make_actions()
@@ -276,26 +278,26 @@ class MainWindow(QMainWindow):
         last, self._last_runs = self._last_runs, {}
         if self.model.loaded:
             try:
-                runs = self._host.runs.runs_by_id(last.values()) if last else {}
+                runs = self._host.store.runs_by_id(last.values()) if last else {}
             except StoreError:  # closed: the app is quitting, its last events are not shown
                 return
             for schedule_id, run_id in last.items():
                 self.model.run_finished(schedule_id, runs.get(run_id), True)
-            self.model.set_running(set(self._host.running_by_schedule()))
+            self.model.set_running(set(self._host.runtime.running_by_schedule()))
         self._update_actions()
 
     def on_wake(self) -> None:
         """Next fires moved (and maybe "Pause all"): repaint the times, not the rows."""
-        self.model.paused_all = self._host.paused
-        self.acts["pause_all"].setChecked(self._host.paused)
+        self.model.paused_all = self._host.runtime.driver.paused
+        self.acts["pause_all"].setChecked(self._host.runtime.driver.paused)
         if self.model.loaded:
-            self.model.set_running(set(self._host.running_by_schedule()))
+            self.model.set_running(set(self._host.runtime.running_by_schedule()))
             self.model.times_changed()
 
     def _after_change(self) -> None:
         self.empty.update_shown()
-        self.model.paused_all = self._host.paused
-        self.model.set_running(set(self._host.running_by_schedule()))
+        self.model.paused_all = self._host.runtime.driver.paused
+        self.model.set_running(set(self._host.runtime.running_by_schedule()))
         self._update_actions()
 
     # -- the selection and its actions -----------------------------------------------------------
@@ -360,10 +362,10 @@ class MainWindow(QMainWindow):
         )
         if answer != QMessageBox.StandardButton.Yes:
             return False
-        running = self._host.running_by_schedule()
+        running = self._host.runtime.running_by_schedule()
         for schedule in chosen:
             for run_id in running.get(schedule.id, []):
-                self._host.stop_run(run_id)
+                self._host.runtime.stop_run(run_id)
             self._attempt(lambda s=schedule: self._host.service.delete_schedule({"id": s.id}))
             self.model.remove(schedule.id)
         self._update_actions()
@@ -371,7 +373,7 @@ class MainWindow(QMainWindow):
 
     def run_selected(self) -> None:
         for schedule in self.selected():
-            self._host.run_now(schedule.id, partial(self._started, schedule))
+            self._host.runtime.run_now(schedule.id, partial(self._started, schedule))
 
     def _started(self, schedule: Schedule, outcome: int | Exception) -> None:
         if isinstance(outcome, DomiError):
@@ -386,11 +388,11 @@ class MainWindow(QMainWindow):
 
     def stop_selected(self) -> list[int]:
         stopped = []
-        running = self._host.running_by_schedule()
+        running = self._host.runtime.running_by_schedule()
         for schedule in self.selected():
             runs = running.get(schedule.id, [])
             for run_id in runs:
-                if self._host.stop_run(run_id):
+                if self._host.runtime.stop_run(run_id):
                     stopped.append(run_id)
             message = "Stopping {name}." if runs else "{name} is not running."
             self.statusBar().showMessage(tr(message, name=schedule.name), 10_000)
@@ -411,7 +413,7 @@ class MainWindow(QMainWindow):
             self.schedule_changed(schedule_id)
 
     def _pause_all(self) -> None:
-        self._host.set_paused(self.acts["pause_all"].isChecked())
+        self._host.runtime.driver.set_paused(self.acts["pause_all"].isChecked())
         self.on_wake()
 
     def _update_actions(self) -> None:
@@ -420,11 +422,11 @@ class MainWindow(QMainWindow):
         for key in ("duplicate", "delete", "run", "toggle"):
             self.acts[key].setEnabled(bool(chosen))
         self.acts["edit"].setEnabled(one)
-        running = self._host.running_by_schedule()
+        running = self._host.runtime.running_by_schedule()
         self.acts["stop"].setEnabled(any(s.id in running for s in chosen))
         paused = bool(chosen) and not chosen[0].enabled
         self.acts["toggle"].setText(tr("Resume") if paused else tr("Pause"))
-        self.acts["pause_all"].setChecked(self._host.paused)
+        self.acts["pause_all"].setChecked(self._host.runtime.driver.paused)
         total = self.model.rowCount()
         self.statusBar().setToolTip(
             tr("{shown} of {total} schedules", shown=self.proxy.rowCount(), total=total)

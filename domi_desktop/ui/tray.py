@@ -183,8 +183,8 @@ class TrayApp(QObject):
         self.main_window.activateWindow()
 
     def update_look(self) -> None:
-        running = self.host.running_runs()
-        paused = self.host.paused
+        running = self.host.runtime.running_runs()
+        paused = self.host.runtime.driver.paused
         self.state = (
             "attention"
             if self.attention
@@ -217,7 +217,7 @@ class TrayApp(QObject):
 
     def _next_fire(self) -> tuple[str, str] | None:
         # The planner's cache answers without touching the database.
-        soonest = self.host.soonest()
+        soonest = self.host.runtime.driver.soonest()
         if soonest is None:
             return None
         upcoming, schedule = soonest
@@ -248,7 +248,7 @@ class TrayApp(QObject):
     # -- actions -------------------------------------------------------------------------------
 
     def run_now(self, schedule_id: int) -> None:
-        self.host.run_now(schedule_id, self._started)
+        self.host.runtime.run_now(schedule_id, self._started)
 
     def _started(self, outcome: int | Exception) -> None:
         if isinstance(outcome, Exception):
@@ -256,15 +256,15 @@ class TrayApp(QObject):
         self.update_look()
 
     def stop_schedule(self, schedule_id: int) -> None:
-        for run_id in self.host.running_by_schedule().get(schedule_id, []):
-            self.host.stop_run(run_id)
+        for run_id in self.host.runtime.running_by_schedule().get(schedule_id, []):
+            self.host.runtime.stop_run(run_id)
 
     def set_enabled(self, schedule_id: int, enabled: bool) -> None:
         self.host.service.set_enabled({"id": schedule_id}, enabled)
         self.schedule_changed(schedule_id)
 
     def set_paused(self, paused: bool) -> None:
-        self.host.set_paused(paused)
+        self.host.runtime.driver.set_paused(paused)
         if self._main_window is not None:
             self._main_window.on_wake()
         self.menu_changed()
@@ -272,7 +272,7 @@ class TrayApp(QObject):
 
     def quit(self) -> bool:
         """Quit, after asking when jobs run (quitting stops them); False if the user stays."""
-        running = self.host.running_runs()
+        running = self.host.runtime.running_runs()
         if running:
             box = QMessageBox(
                 QMessageBox.Icon.Warning,
@@ -326,7 +326,7 @@ class TrayApp(QObject):
         self.attention = False
         self.update_look()
         if self._history is None:
-            self._history = HistoryWindow(self.host.runs)
+            self._history = HistoryWindow(self.host.store)
         return self._history
 
     def open_settings(self) -> None:
@@ -361,7 +361,7 @@ class TrayApp(QObject):
     def _settings_path(self) -> Path:
         from domi_desktop.frontdoor.settings import settings_path
 
-        return settings_path(self.host.data_dir)
+        return settings_path(self.host.store.data_dir)
 
     def _load_settings(self) -> Any:
         from domi_desktop.frontdoor.settings import load_settings

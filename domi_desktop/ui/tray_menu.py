@@ -57,9 +57,10 @@ class SchedulesMenu:
 
     def update(self) -> None:
         """The soonest fires from the planner's cache (no schedule decoded), then paused ones."""
-        running = self._host.running_by_schedule()
+        running = self._host.runtime.running_by_schedule()
         shown: list[tuple[Schedule, datetime | None]] = [
-            (schedule, when) for when, schedule in self._host.soonest_n(MENU_SCHEDULES)
+            (schedule, when)
+            for when, schedule in self._host.runtime.driver.soonest_n(MENU_SCHEDULES)
         ]
         service = self._host.service
         total = service.schedule_count()
@@ -75,7 +76,11 @@ class SchedulesMenu:
         everything = (
             tr("All {count} schedules…", count=total) if total > len(shown) else tr("Schedules…")
         )
-        layout = ([entry.schedule.id for entry in entries], self._host.paused, language())
+        layout = (
+            [entry.schedule.id for entry in entries],
+            self._host.runtime.driver.paused,
+            language(),
+        )
         if layout == self._layout and self._everything is not None:
             self._touch_up(entries)
             self._everything.setText(everything)
@@ -106,9 +111,11 @@ class SchedulesMenu:
         self._everything = add(menu, everything, app.show_main_window)
         menu.addSeparator()
         add(menu, tr("New schedule…"), lambda: app.open_editor(None))
-        pause = add(menu, tr("Pause all"), lambda: app.set_paused(not self._host.paused))
+        pause = add(
+            menu, tr("Pause all"), lambda: app.set_paused(not self._host.runtime.driver.paused)
+        )
         pause.setCheckable(True)
-        pause.setChecked(self._host.paused)
+        pause.setChecked(self._host.runtime.driver.paused)
         add(menu, tr("History…"), lambda: app.open_history(None))
         add(menu, tr("Settings…"), app.open_settings)
         menu.addSeparator()

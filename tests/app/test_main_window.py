@@ -183,15 +183,15 @@ def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: 
     select(win, "Long job")
     assert not win.acts["stop"].isEnabled()
     win.run_selected()
-    qtbot.waitUntil(lambda: tray.host.running_runs() != [], timeout=10_000)
-    (run_id,) = tray.host.running_runs()
+    qtbot.waitUntil(lambda: tray.host.runtime.running_runs() != [], timeout=10_000)
+    (run_id,) = tray.host.runtime.running_runs()
     assert win.acts["stop"].isEnabled()
     row = names(win).index("Long job")
     assert win.proxy.index(row, Column.result).data() == "running…"
     wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, 10, "both pids")
     parent, child = (int(pid) for pid in pids.read_text().split())
     assert win.stop_selected() == [run_id]
-    qtbot.waitUntil(lambda: tray.host.running_runs() == [], timeout=10_000)
+    qtbot.waitUntil(lambda: tray.host.runtime.running_runs() == [], timeout=10_000)
     # The lane is free at once; the result reaches the database with the worker's next batch.
     qtbot.waitUntil(
         lambda: tray.host.store.get_run(run_id).status is RunStatus.interrupted, timeout=10_000
@@ -231,9 +231,9 @@ def test_columns_sort_and_the_search_box_filters(tray: TrayApp) -> None:
     win.table.sortByColumn(Column.next_run, Qt.SortOrder.AscendingOrder)
     # Soonest first ("Always fails", every five minutes, ties with "Report" at 14:00 UTC).
     by_name = {s.name: s.id for s in tray.host.store.list_schedules()}
-    fires = [tray.host.next_fire(by_name[name]) for name in names(win)]
+    fires = [tray.host.runtime.driver.next_fire(by_name[name]) for name in names(win)]
     assert None not in fires and fires == sorted(fires)
-    assert fires[0] == tray.host.next_fire(by_name["Always fails"])
+    assert fires[0] == tray.host.runtime.driver.next_fire(by_name["Always fails"])
 
     win.search.setText("monday")  # the meaning is searched too
     assert names(win) == ["Report"]
@@ -344,7 +344,7 @@ def test_the_runtime_changes_state_before_it_tells(tray: TrayApp, qtbot: Any) ->
 
     def listener(event: Event) -> None:
         kind = "fire" if isinstance(event, FireEvent) else "finished"
-        seen.append((kind, tray.host.running_runs()))
+        seen.append((kind, tray.host.runtime.running_runs()))
 
     tray.host.runtime.subscribe(listener)
     schedule = tray.host.store.list_schedules()[0]
@@ -376,7 +376,7 @@ def test_a_running_schedule_is_marked_in_the_menu(tray: TrayApp, qtbot: Any) -> 
     sub = entry.menu()
     assert sub is not None and "Stop" in [a.text() for a in sub.actions()]
     next(a for a in sub.actions() if a.text() == "Stop").trigger()
-    qtbot.waitUntil(lambda: tray.host.running_runs() == [], timeout=10_000)
+    qtbot.waitUntil(lambda: tray.host.runtime.running_runs() == [], timeout=10_000)
     # The lane is free at once; the result reaches the database with the worker's next batch.
     qtbot.waitUntil(
         lambda: tray.host.store.get_run(run_id).status is RunStatus.interrupted, timeout=10_000
@@ -449,7 +449,7 @@ def test_quitting_after_an_editor_was_opened_and_closed_is_clean(
 def started(tray: TrayApp, schedule_id: int, qtbot: Any) -> int:
     """A manual run's id, once the recorder has it on record and its job started."""
     answers: list[int | Exception] = []
-    tray.host.run_now(schedule_id, answers.append)
+    tray.host.runtime.run_now(schedule_id, answers.append)
     qtbot.waitUntil(lambda: answers != [], timeout=10_000)
     (outcome,) = answers
     assert isinstance(outcome, int), outcome
@@ -578,9 +578,9 @@ def test_open_data_folder_says_where_it_is_when_no_file_manager_answers(
     win = window(tray)
     assert win.files.open_data_folder() is False
     box = win.findChild(QMessageBox, "dataFolder")
-    assert box is not None and str(tray.host.data_dir) in box.text()
-    assert qapp.clipboard().text() == str(tray.host.data_dir)
-    assert str(tray.host.data_dir) in win.statusBar().currentMessage()
+    assert box is not None and str(tray.host.store.data_dir) in box.text()
+    assert qapp.clipboard().text() == str(tray.host.store.data_dir)
+    assert str(tray.host.store.data_dir) in win.statusBar().currentMessage()
     box.close()
 
 
@@ -637,6 +637,9 @@ def test_a_schedule_another_process_writes_shows_while_the_app_runs(
         # No wake of any kind is asked for: the file seen changing is enough.
         qtbot.waitUntil(lambda: "Written meanwhile" in names(window(tray)), timeout=30_000)
         assert WakeReason.edit in reasons  # brought by the file's change, not by a timer
-        assert host.next_fire(max(s.id for s in window(tray).model.schedules())) is not None
+        assert (
+            host.runtime.driver.next_fire(max(s.id for s in window(tray).model.schedules()))
+            is not None
+        )
     finally:
         host.stop()

@@ -196,7 +196,7 @@ def test_a_second_update_touches_only_what_changed(
     before = [a.menu() for a in tray.menu.actions() if a.menu() is not None]
     first = next(a for a in tray.menu.actions() if a.text().startswith("Every minute"))
     schedule_id = next(s.id for s in tray.host.store.list_schedules() if s.name == "Every minute")
-    monkeypatch.setattr(tray.host, "running_by_schedule", lambda: {schedule_id: [1]})
+    monkeypatch.setattr(tray.host.runtime, "running_by_schedule", lambda: {schedule_id: [1]})
     tray.rebuild_menu()
     after = [a.menu() for a in tray.menu.actions() if a.menu() is not None]
     assert after == before  # the same submenus: nothing cleared and rebuilt
