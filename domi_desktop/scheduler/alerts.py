@@ -27,7 +27,6 @@ from typing import NamedTuple
 
 from domi_desktop.errors import ParamError
 from domi_desktop.model import Alerts, RunStatus
-from domi_desktop.scheduler.conditions import format_span
 
 STALE_REPEAT = timedelta(days=1)
 """A schedule that stays stale is mentioned again at most this often."""
@@ -153,47 +152,3 @@ def on_tick(
         return state, ()
     notice = AlertNotice(NoticeKind.stale, failures=state.consecutive_failures, stale_for=stale_for)
     return replace(state, last_stale_notice=now), (notice,)
-
-
-def describe_notice(
-    notice: AlertNotice, name: str, schedule_id: int, lang: str = "en"
-) -> tuple[str, str]:
-    """The notification's title and body."""
-    if lang == "zh":
-        return _describe_zh(notice, name, schedule_id)
-    if lang != "en":
-        raise ParamError("lang", f"unknown language {lang!r}; one of en, zh")
-    error = notice.error or "no reason given"
-    if notice.kind is NoticeKind.failing:
-        return f"{name} failed", error
-    if notice.kind is NoticeKind.still_failing:
-        return f"{name} is still failing", f"{notice.failures} failures in a row: {error}"
-    if notice.kind is NoticeKind.recovered:
-        times = "failure" if notice.failures == 1 else "failures"
-        return f"{name} works again", f"{name} works again after {notice.failures} {times}."
-    if notice.kind is NoticeKind.paused:
-        return (
-            f"{name} is paused",
-            f"Paused after {notice.failures} failures in a row ({error}). Turn it back on in the "
-            f"main window, or run: domi-desktop schedule enable {schedule_id}",
-        )
-    span = format_span(notice.stale_for or timedelta(0))
-    return f"{name} has not succeeded for {span}", f"No successful run for {span}."
-
-
-def _describe_zh(notice: AlertNotice, name: str, schedule_id: int) -> tuple[str, str]:
-    error = notice.error or "没有给出原因"
-    if notice.kind is NoticeKind.failing:
-        return f"{name} 运行失败", error
-    if notice.kind is NoticeKind.still_failing:
-        return f"{name} 仍在失败", f"连续失败 {notice.failures} 次：{error}"
-    if notice.kind is NoticeKind.recovered:
-        return f"{name} 恢复正常", f"{name} 在失败 {notice.failures} 次后恢复正常。"
-    if notice.kind is NoticeKind.paused:
-        return (
-            f"{name} 已暂停",
-            f"连续失败 {notice.failures} 次后已暂停（{error}）。可在主窗口中重新启用，"
-            f"或运行：domi-desktop schedule enable {schedule_id}",
-        )
-    span = format_span(notice.stale_for or timedelta(0), "zh")
-    return f"{name} 已 {span}没有成功运行", f"已 {span}没有成功运行。"

@@ -77,22 +77,6 @@ class BurstQueue(Generic[K]):
         return tuple(started)
 
 
-def burst_summary(total: int, limit: int, lang: str = "en") -> str | None:
-    """The one notification of a catch-up burst; ``None`` when nothing was missed."""
-    if total < 1:
-        return None
-    if lang == "zh":
-        if total <= limit:
-            return f"{total} 个错过的运行正在补跑。"
-        return f"{total} 个错过的运行正在补跑，每次最多 {limit} 个。"
-    if lang != "en":
-        raise ParamError("lang", f"unknown language {lang!r}; one of en, zh")
-    runs = "missed run is" if total == 1 else "missed runs are"
-    if total <= limit:
-        return f"{total} {runs} catching up."
-    return f"{total} {runs} catching up, {limit} at a time."
-
-
 def _checked(limit: int) -> int:
     if limit < 1:
         raise ParamError("catch_up_burst", f"must be at least 1, not {limit}")

@@ -21,12 +21,11 @@ from domi_desktop.model import (
     WakeReason,
 )
 from domi_desktop.platform.notify import Notice
-from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind, describe_notice
-from domi_desktop.scheduler.burst import burst_summary
+from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
 from domi_desktop.ui.i18n import tr
-from domi_desktop.ui.notices import late_notice
+from domi_desktop.ui.notices import alert_texts, burst_text, late_notice
 
 ANNOUNCE_WAIT_MS = 500
 """How long a wake's notice waits for its claims to reach the disk (for run ids a click opens)
@@ -39,7 +38,6 @@ class Wishes(Protocol):
     notify_late: bool
     notify_failures: bool
     notify_successes: bool
-    language: str
 
 
 class Announcer(QObject):
@@ -115,8 +113,7 @@ class Announcer(QObject):
             self._notify(late_notice(list(decided.late), decided.late[0].fired_at, decided.reason))
 
     def _burst_notice(self, burst: BurstEvent) -> None:
-        text = burst_summary(burst.total, burst.limit, self._wishes().language)
-        self._notify(Notice(text or "", ""))
+        self._notify(Notice(burst_text(burst.total, burst.limit) or "", ""))
 
     def _finished(self, event: RunFinished) -> None:
         wishes = self._wishes()
@@ -150,6 +147,6 @@ class Announcer(QObject):
             body = event.reason or event.error or ""
         else:
             notice = AlertNotice(kind, event.failures, event.error, event.stale_for)
-            title, body = describe_notice(notice, event.name, event.schedule_id, wishes.language)
+            title, body = alert_texts(notice, event.name, event.schedule_id)
         warning = kind is not NoticeKind.recovered
         self._notify(Notice(title, body, warning=warning, run_id=event.run_id))

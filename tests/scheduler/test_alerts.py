@@ -15,7 +15,6 @@ from domi_desktop.scheduler.alerts import (
     NoticeKind,
     Outcome,
     check_alerts,
-    describe_notice,
     on_result,
     on_tick,
 )
@@ -98,9 +97,7 @@ def test_auto_pause_after_k_failures_is_one_notification() -> None:
         (NoticeKind.failing, 1),
         (NoticeKind.paused, 3),
     ]
-    title, body = describe_notice(notices[1], "Backup", 7)
-    assert title == "Backup is paused"
-    assert "domi-desktop schedule enable 7" in body
+    assert notices[1].failures == 3 and notices[1].error == "failed: exit code 1"
 
 
 @pytest.mark.parametrize("status", [RunStatus.skipped, RunStatus.interrupted, RunStatus.waiting])
@@ -143,10 +140,6 @@ def test_a_four_day_jump_makes_exactly_one_staleness_notice() -> None:
         state, sent = on_tick(state, T0 + timedelta(days=4, minutes=minute), last_success, alerts)
         notices.extend(sent)
     assert [(n.kind, n.stale_for) for n in notices] == [(NoticeKind.stale, timedelta(days=4))]
-    assert describe_notice(notices[0], "Backup", 1) == (
-        "Backup has not succeeded for 4 days",
-        "No successful run for 4 days.",
-    )
 
 
 def test_staleness_repeats_at_most_once_a_day_until_a_success() -> None:
@@ -186,33 +179,6 @@ def test_no_staleness_without_a_setting_or_a_reference() -> None:
 
 
 # -- words and checks --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("notice", "en", "zh"),
-    [
-        (
-            AlertNotice(NoticeKind.recovered, failures=3),
-            ("Rate-limit report works again", "Rate-limit report works again after 3 failures."),
-            ("Rate-limit report 恢复正常", "Rate-limit report 在失败 3 次后恢复正常。"),
-        ),
-        (
-            AlertNotice(NoticeKind.failing, failures=1, error="failed: exit code 1"),
-            ("Rate-limit report failed", "failed: exit code 1"),
-            ("Rate-limit report 运行失败", "failed: exit code 1"),
-        ),
-        (
-            AlertNotice(NoticeKind.still_failing, failures=25, error="failed: exit code 1"),
-            ("Rate-limit report is still failing", "25 failures in a row: failed: exit code 1"),
-            ("Rate-limit report 仍在失败", "连续失败 25 次：failed: exit code 1"),
-        ),
-    ],
-)
-def test_it_words_the_notices(
-    notice: AlertNotice, en: tuple[str, str], zh: tuple[str, str]
-) -> None:
-    assert describe_notice(notice, "Rate-limit report", 4, "en") == en
-    assert describe_notice(notice, "Rate-limit report", 4, "zh") == zh
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domi_desktop.errors import ParamError
-from domi_desktop.scheduler.burst import BurstQueue, burst_summary
+from domi_desktop.scheduler.burst import BurstQueue
 
 T0 = datetime(2026, 3, 2, 0, 0, tzinfo=UTC)
 
@@ -98,21 +98,3 @@ def test_admission_is_bounded_and_starts_each_key_once(
         started.extend(queue.done(min(queue.running)))
     # Equal to a sorted set: every submitted key started, none twice.
     assert sorted(started) == sorted({key for key, _ in plan})
-
-
-@pytest.mark.parametrize(
-    ("total", "limit", "en", "zh"),
-    [
-        (0, 3, None, None),
-        (1, 3, "1 missed run is catching up.", "1 个错过的运行正在补跑。"),
-        (
-            200,
-            3,
-            "200 missed runs are catching up, 3 at a time.",
-            "200 个错过的运行正在补跑，每次最多 3 个。",
-        ),
-    ],
-)
-def test_one_summary_for_the_burst(total: int, limit: int, en: str | None, zh: str | None) -> None:
-    assert burst_summary(total, limit, "en") == en
-    assert burst_summary(total, limit, "zh") == zh
