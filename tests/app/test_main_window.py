@@ -499,25 +499,34 @@ def test_rows_do_not_move_under_the_pointer_until_it_leaves(tray: TrayApp, qtbot
     qtbot.waitUntil(lambda: names(win) == ["Always fails", "Report", "Zebra backup"])
 
 
+WRITER = """
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from domi_desktop.model import CommandAction
+from domi_desktop.store import Store
+with Store.open(Path(sys.argv[1]), now=datetime.now(UTC)) as store:
+    store.create_schedule(sys.argv[2], "0 5 * * *", "UTC", CommandAction(argv=("true",)),
+                          now=datetime.now(UTC))
+"""
+
+
+def write_elsewhere(data_dir: Path, name: str) -> None:
+    """A schedule written to the database file by another process."""
+    done = subprocess.run(
+        [sys.executable, "-c", WRITER, str(data_dir), name],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_schedule_another_process_wrote_to_the_file_shows_after_one_wake(
     tray: TrayApp, qtbot: Any
 ) -> None:
     host = tray.host
     assert isinstance(host, Host)
     window(tray)  # open: the Schedules window must follow the file
-    writer = (
-        "import sys; from datetime import UTC, datetime; from pathlib import Path\n"
-        "from domi_desktop.model import CommandAction\n"
-        "from domi_desktop.store import Store\n"
-        "with Store.open(Path(sys.argv[1]), now=datetime.now(UTC)) as store:\n"
-        "    store.create_schedule('Written elsewhere', '0 5 * * *', 'UTC',\n"
-        "                          CommandAction(argv=('true',)), now=datetime.now(UTC))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", writer, str(host.store.data_dir)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    write_elsewhere(host.store.data_dir, "Written elsewhere")
     assert "Written elsewhere" not in names(window(tray))
     host.runtime.driver.wake(WakeReason.timer)  # the next wake of any kind
     qtbot.waitUntil(lambda: "Written elsewhere" in names(window(tray)), timeout=30_000)
@@ -621,19 +630,7 @@ def test_a_schedule_another_process_writes_shows_while_the_app_runs(
     host.start()  # watches the database file
     try:
         qtbot.waitUntil(lambda: reasons != [], timeout=30_000)  # the start-up wake is over
-        writer = (
-            "import sys; from datetime import UTC, datetime; from pathlib import Path\n"
-            "from domi_desktop.model import CommandAction\n"
-            "from domi_desktop.store import Store\n"
-            "with Store.open(Path(sys.argv[1]), now=datetime.now(UTC)) as store:\n"
-            "    store.create_schedule('Written meanwhile', '0 5 * * *', 'UTC',\n"
-            "                          CommandAction(argv=('true',)), now=datetime.now(UTC))\n"
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", writer, str(host.store.data_dir)],
-            capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
+        write_elsewhere(host.store.data_dir, "Written meanwhile")
         # No wake of any kind is asked for: the file seen changing is enough.
         qtbot.waitUntil(lambda: "Written meanwhile" in names(window(tray)), timeout=30_000)
         assert WakeReason.edit in reasons  # brought by the file's change, not by a timer
