@@ -27,6 +27,7 @@ import fcntl
 import hashlib
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -264,12 +265,19 @@ class Prefix:
         )
         assert process.stdout is not None
         deadline = None if timeout is None else time.monotonic() + timeout
-        # Chunks, not lines: pytest's progress line ends only after 72 tests.
-        while chunk := os.read(process.stdout.fileno(), 65536):
-            sys.stdout.buffer.write(chunk)
-            sys.stdout.buffer.flush()
-            if deadline is not None and time.monotonic() > deadline:
-                break
+        # Chunks, not lines: pytest's progress line ends only after 72 tests. Until python.exe
+        # ends, not the pipe: a Windows process it left behind would hold the pipe open forever.
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while deadline is None or time.monotonic() < deadline:
+                if selector.select(timeout=1.0):
+                    chunk = os.read(process.stdout.fileno(), 65536)
+                    if not chunk:
+                        break
+                    sys.stdout.buffer.write(chunk)
+                    sys.stdout.buffer.flush()
+                elif process.poll() is not None:
+                    break
         try:
             return process.wait(
                 timeout=None if deadline is None else max(0.0, deadline - time.monotonic())
