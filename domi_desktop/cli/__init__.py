@@ -26,7 +26,20 @@ ZONE_FREE = ("app_commands.status", "app_commands.quit", "app_commands.events")
 time ``status`` takes with no app running is mostly imports)."""
 
 
+def _utf8_when_redirected() -> None:
+    """Windows writes a pipe or a file in the ANSI code page, which cannot say most names and
+    notes (``schedule show --json`` died with UnicodeEncodeError): there, UTF-8, as JSON is; a
+    console keeps Python's own Unicode path."""
+    import io
+
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and not stream.isatty():
+            stream.reconfigure(encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.platform == "win32":
+        _utf8_when_redirected()
     words = list(sys.argv[1:] if argv is None else argv)
     # Everything after the first '--' is the job's command, options and all (argparse's
     # REMAINDER would also swallow our own options given after the schedule's name).
