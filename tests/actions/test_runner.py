@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner
+from domi_desktop.actions.supervisor import supervisor
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import CommandAction, RunStatus
 from domi_desktop.secrets import MemorySecretStore
@@ -190,6 +191,11 @@ def test_stop_never_blocks_its_caller_even_for_a_job_that_ignores_sigterm(
         wait_until(lambda: request.log_path.exists() and "ready" in request.log_path.read_text())
         running.stop("stopped: by the test")
         assert running.wait(0) is None
+        # The stop's SIGTERM goes out on the supervisor's thread, in order: once a call posted
+        # after it has run, the run is being stopped (a SIGKILL before that is someone else's).
+        handled = threading.Event()
+        supervisor().call_soon(handled.set)
+        assert handled.wait(60)
     finally:
         if running.pid is not None:
             os.killpg(running.pid, signal.SIGKILL)
