@@ -31,7 +31,7 @@ def cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env["DOMI_DATA_DIR"] = str(data)
     return subprocess.run(
         [sys.executable, "-m", "domi_desktop", *args],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True, text=True, encoding="utf-8", env=env, timeout=60,
     )  # fmt: skip
 
 

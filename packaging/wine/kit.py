@@ -76,13 +76,24 @@ INPUTS = (
 # A Windows process started by Wine inherits the Unix environment except a few names (QT_* among
 # them); the variables the tests need are handed over through this one and set before any import.
 ENV_CARRIER = "DOMI_WINE_ENV"
-BOOT = (
-    "import json, os, runpy, sys; "
-    f"os.environ.update(json.loads(os.environ.pop({ENV_CARRIER!r}, '{{}}'))); "
-    "sys.argv = sys.argv[1:]; "
-    "runpy.run_path(sys.argv[0], run_name='__main__') if sys.argv[0].endswith('.py') else "
-    "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)"
-)
+BOOT = f"""\
+import json, os, runpy, sys
+os.environ.update(json.loads(os.environ.pop({ENV_CARRIER!r}, "{{}}")))
+sys.argv = sys.argv[1:]
+code = 0
+try:
+    if sys.argv[0].endswith(".py"):
+        runpy.run_path(sys.argv[0], run_name="__main__")
+    else:
+        runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+except SystemExit as exit:
+    code = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
+sys.stdout.flush()
+sys.stderr.flush()
+# Not through finalisation: after failed Qt tests it can fault in shiboken under Wine, and the
+# crashed process's exit code reads 0.
+os._exit(code)
+"""
 
 
 def log(message: str) -> None:
