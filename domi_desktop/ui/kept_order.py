@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer
 from PySide6.QtWidgets import QTableView
 
 from domi_desktop.ui.schedule_model import Column, ScheduleFilter, ScheduleModel
@@ -39,7 +39,6 @@ class KeptOrder(QObject):
         self._timer.timeout.connect(self.check)
         model.dataChanged.connect(self._rows_changed)
         model.rowsInserted.connect(self._rows_changed)
-        table.viewport().installEventFilter(self)
 
     def _rows_changed(self, first: QModelIndex, last: QModelIndex | int, *rest: Any) -> None:
         # dataChanged(top_left, bottom_right, roles) or rowsInserted(parent, first, last).
@@ -83,11 +82,8 @@ class KeptOrder(QObject):
         )
         return not (before or after)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._table.viewport():
-            if event.type() == QEvent.Type.Enter:
-                self._pointer_over = True
-            elif event.type() == QEvent.Type.Leave:
-                self._pointer_over = False
-                self.check()
-        return super().eventFilter(watched, event)
+    def pointer(self, over: bool) -> None:
+        """The pointer came over the rows, or left them (then the order is checked)."""
+        self._pointer_over = over
+        if not over:
+            self.check()

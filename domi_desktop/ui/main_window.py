@@ -12,8 +12,10 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import (
+    QEvent,
     QItemSelectionModel,
     QModelIndex,
+    QObject,
     QPoint,
     Qt,
     QTimer,
@@ -139,6 +141,9 @@ class MainWindow(QMainWindow):
         """Schedule id -> its latest run that ended (or was skipped), not read yet."""
         self._events_timer.timeout.connect(self._after_events)
         self._order = KeptOrder(self.model, self.proxy, self.table, self.isVisible)
+        # The window watches its rows for the pointer (a filter object of the order's own, on
+        # the viewport, crashed the app as Qt tore the widgets down at quit).
+        self.table.viewport().installEventFilter(self)
         self.empty = EmptyState(
             self.model, self.table.viewport(), lambda: actions.open_editor(None),
             self.files.crontab_dialog,
@@ -463,6 +468,14 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         self._fill_schedule_menu(menu)
         menu.popup(self.table.viewport().mapToGlobal(position))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() in (
+            QEvent.Type.Enter,
+            QEvent.Type.Leave,
+        ):
+            self._order.pointer(event.type() == QEvent.Type.Enter)
+        return super().eventFilter(watched, event)
 
     def showEvent(self, event: QShowEvent) -> None:
         self.ensure_loaded()
