@@ -89,6 +89,13 @@ def test_a_lock_held_at_a_step_then_kill_9_loses_nothing_and_doubles_nothing(
         wait_for(lambda: log.read_text().count("wake (start)") > starts, 90, "the restart")
         wait_for(lambda: settled(data), 90, "the restarted app to catch up")
         wait_for(lambda: watch.most[tag] > 0, 60, "the job to run")
+        quit_app(second)
+        # A quit leaves a run whose job would not end in time ``running``, for the next start
+        # to stop what is left of it: one more start and quit settles it, as a user's next
+        # login would.
+        starts = log.read_text().count("wake (start)")
+        second = start(data, "-m", "domi_desktop", "--headless")
+        wait_for(lambda: log.read_text().count("wake (start)") > starts, 90, "the last start")
     finally:
         app.kill()
         app.wait()
