@@ -50,7 +50,7 @@ class RunningAction:
 
         Returns at once: the tree gets SIGTERM, then SIGKILL after the grace, from the job
         supervisor's thread; on Windows its Job Object is ended at once, there being no way to ask
-        a windowless process (``command.ProcessTree``). No effect on a run that has ended.
+        a windowless process (``tree.ProcessTree``). No effect on a run that has ended.
         """
         self._control.request_stop(reason)
 
