@@ -1,7 +1,7 @@
-"""Runs outside the calendar: a user's Run now and the re-run of a run whose process (or whose
-machine's lease) died, both within the schedule's overlap policy. Each is recorded and started
-in one write of the recorder, and its lane counts it busy from the moment it is handed over (a
-wake in between must not start a second copy beside it)."""
+"""Runs outside the calendar: a user's Run now, within the schedule's overlap policy, and the
+re-run of a run whose process (or whose machine's lease) died. Each is recorded and started in
+one write of the recorder, and its lane counts it busy from the moment it is handed over (a wake
+in between must not start a second copy beside it)."""
 
 from __future__ import annotations
 
@@ -59,9 +59,7 @@ class ManualRuns:
         key = lane_key(schedule)
         lane = self._rt.lanes.setdefault(key, Lane())
         overlap = schedule.policies.overlap
-        # A resume too: a run another machine's expired lease left is not taken over beside a
-        # copy of it running here ("skip if still running" holds for take-overs).
-        if lane.busy and overlap in (Overlap.skip, Overlap.queue):
+        if trigger is Trigger.manual and lane.busy and overlap in (Overlap.skip, Overlap.queue):
             answer(
                 BusyError(f"{schedule.name} is still running (if still running: {overlap.value})")
             )

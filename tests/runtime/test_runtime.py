@@ -271,15 +271,3 @@ def test_run_now_on_a_running_parallel_job_runs_beside_it(harness: Harness) -> N
     first = run_now(harness.runtime.run_now, schedule.id)
     second = run_now(harness.runtime.run_now, schedule.id)
     assert harness.runtime.running_runs() == [first, second]
-
-
-def test_a_take_over_is_not_started_beside_a_copy_running_here(harness: Harness) -> None:
-    schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
-    first = run_now(harness.runtime.run_now, schedule.id)
-    other = harness.store.record_manual_run(schedule.id, START, Trigger.manual)
-    harness.runtime._resume(harness.store.get_run(other))  # another machine's expired run
-    assert harness.runtime.running_runs() == [first]
-    assert [r.trigger for r in harness.store.runs(schedule_id=schedule.id)] == [
-        Trigger.manual,
-        Trigger.manual,
-    ]  # nothing resumed
