@@ -31,7 +31,8 @@ from PySide6.QtWidgets import QApplication
 
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
-from domi_desktop.model import CommandAction, RunFinished, RunStatus, Trigger
+from domi_desktop.events import RunFinished
+from domi_desktop.model import CommandAction, RunStatus, Trigger
 from domi_desktop.platform.timezone import install_os_zone
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store

@@ -20,6 +20,7 @@ from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import DomiError, StoreError
+from domi_desktop.events import Event, RunFinished, StoreProblem
 from domi_desktop.frontdoor.rpc.dispatch import DEFER, Responder
 from domi_desktop.frontdoor.rpc.instance import lock_path, socket_name
 from domi_desktop.frontdoor.rpc.server import Connection, RpcServer
@@ -27,12 +28,7 @@ from domi_desktop.frontdoor.rpc.socket_path import SocketDirError
 from domi_desktop.frontdoor.service import METHODS, Service
 from domi_desktop.frontdoor.settings import load_settings, settings_path
 from domi_desktop.frontdoor.wire import run_json
-from domi_desktop.model import (
-    Event,
-    RunFinished,
-    StoreProblem,
-    WakeReason,
-)
+from domi_desktop.model import WakeReason
 from domi_desktop.platform.conditions import condition_source_for_platform
 from domi_desktop.platform.filewatch import FileWatch
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform

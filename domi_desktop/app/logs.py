@@ -7,7 +7,8 @@ import logging.handlers
 import sys
 from pathlib import Path
 
-from domi_desktop.model import Event, FireEvent, RunFinished, WakeReason
+from domi_desktop.events import Event, FireEvent, RunFinished
+from domi_desktop.model import WakeReason
 from domi_desktop.scheduler.decide import WakePlan
 
 log = logging.getLogger("domi_desktop")

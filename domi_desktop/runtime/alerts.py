@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import Protocol
 
 from domi_desktop.errors import DomiError
-from domi_desktop.model import AlertEvent, Alerts, Event, RunFinished, RunStatus, Schedule
+from domi_desktop.events import AlertEvent, Event, RunFinished
+from domi_desktop.model import Alerts, RunStatus, Schedule
 from domi_desktop.ports import Clock
 from domi_desktop.scheduler import alerts as alerting
 from domi_desktop.store import Store

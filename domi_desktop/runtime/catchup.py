@@ -13,18 +13,8 @@ from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
 
-from domi_desktop.model import (
-    Event,
-    FireClaim,
-    FireEvent,
-    LateFire,
-    Overlap,
-    RunFinished,
-    RunStatus,
-    Schedule,
-    SkipReason,
-    StoreProblem,
-)
+from domi_desktop.events import Event, FireEvent, LateFire, RunFinished, StoreProblem
+from domi_desktop.model import FireClaim, Overlap, RunStatus, Schedule, SkipReason
 from domi_desktop.ports import Clock, Loop
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision

@@ -18,18 +18,15 @@ from domi_desktop.actions import (
     ActionResult,
     ActionRunner,
 )
+from domi_desktop.events import Event, RunFinished, RunWaiting, WakeDecided
 from domi_desktop.model import (
     Alerts,
-    Event,
     FireOutcome,
     Overlap,
     Run,
-    RunFinished,
     RunStatus,
-    RunWaiting,
     Schedule,
     Trigger,
-    WakeDecided,
     WakeReason,
 )
 from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor

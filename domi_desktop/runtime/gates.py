@@ -17,13 +17,10 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from domi_desktop.errors import DomiError
+from domi_desktop.events import BurstEvent, Event, FireEvent, RunFinished
 from domi_desktop.model import (
-    BurstEvent,
     Conditions,
-    Event,
-    FireEvent,
     Run,
-    RunFinished,
     RunStatus,
     Schedule,
     SkipReason,

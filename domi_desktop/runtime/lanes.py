@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from domi_desktop.actions import RunningAction
-from domi_desktop.model import FireEvent, Schedule, Trigger
+from domi_desktop.events import FireEvent
+from domi_desktop.model import Schedule, Trigger
 
 REPLACED = "stopped: replaced by a newer run"
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Protocol
 
 from domi_desktop.errors import BusyError, DomiError
-from domi_desktop.model import Event, Overlap, Trigger
+from domi_desktop.events import Event
+from domi_desktop.model import Overlap, Trigger
 from domi_desktop.ports import Clock
 from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
 from domi_desktop.runtime.recorder import Recorder

@@ -9,17 +9,16 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer
 
-from domi_desktop.model import (
+from domi_desktop.events import (
     AlertEvent,
     BurstEvent,
     Event,
     FireEvent,
     RunFinished,
-    RunStatus,
     StoreProblem,
     WakeDecided,
-    WakeReason,
 )
+from domi_desktop.model import RunStatus, WakeReason
 from domi_desktop.platform.notify import Notice
 from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind
 from domi_desktop.scheduler.decide import WakePlan

@@ -41,7 +41,8 @@ from PySide6.QtWidgets import (
 )
 
 from domi_desktop.errors import DomiError, NotFoundError, StoreError
-from domi_desktop.model import FireEvent, RunFinished, RunWaiting, Schedule
+from domi_desktop.events import FireEvent, RunFinished, RunWaiting
+from domi_desktop.model import Schedule
 from domi_desktop.ui.backend import AppBackend, WindowActions
 from domi_desktop.ui.empty_state import EmptyState
 from domi_desktop.ui.i18n import register, tr

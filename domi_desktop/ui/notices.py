@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, tzinfo
 
 from domi_desktop.cron import local_zone, zone_for
 from domi_desktop.errors import DomiError
-from domi_desktop.model import FireEvent, LateFire, WakeReason
+from domi_desktop.events import FireEvent, LateFire
+from domi_desktop.model import WakeReason
 from domi_desktop.platform.notify import Notice
 from domi_desktop.scheduler.alerts import AlertNotice, NoticeKind
 from domi_desktop.ui.i18n import register, tr, weekdays, zone_name

@@ -18,13 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from domi_desktop.errors import DomiError
-from domi_desktop.model import (
-    Event,
-    FireEvent,
-    RunFinished,
-    RunWaiting,
-    WakeReason,
-)
+from domi_desktop.events import Event, FireEvent, RunFinished, RunWaiting
+from domi_desktop.model import WakeReason
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.announcer import Announcer

@@ -19,18 +19,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
 from domi_desktop.errors import ParamError
+from domi_desktop.events import Event, FireEvent, RunFinished, RunWaiting
 from domi_desktop.frontdoor.rpc.instance import socket_name
-from domi_desktop.model import (
-    CommandAction,
-    Event,
-    FireEvent,
-    Policies,
-    RunFinished,
-    RunStatus,
-    RunWaiting,
-    Trigger,
-    WakeReason,
-)
+from domi_desktop.model import CommandAction, Policies, RunStatus, Trigger, WakeReason
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui.main_window import MainWindow

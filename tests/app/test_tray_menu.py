@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
-from domi_desktop.model import CommandAction, FireEvent, LateFire, Trigger, WakeDecided, WakeReason
+from domi_desktop.events import FireEvent, LateFire, WakeDecided
+from domi_desktop.model import CommandAction, Trigger, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import MemorySecretStore

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from domi_desktop.events import RunFinished
 from domi_desktop.model import (
     Alerts,
     CatchUp,
@@ -21,7 +22,6 @@ from domi_desktop.model import (
     HttpAction,
     NetworkState,
     OnDeadline,
-    RunFinished,
     RunStatus,
     SystemState,
     WakeReason,

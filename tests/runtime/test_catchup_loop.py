@@ -16,7 +16,8 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QTimer
 
 from domi_desktop.app.qtloop import QtLoop
-from domi_desktop.model import CommandAction, FireEvent, Policies, RunFinished
+from domi_desktop.events import FireEvent, RunFinished
+from domi_desktop.model import CommandAction, Policies
 from domi_desktop.runtime import engine
 from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.recorder import Recorder

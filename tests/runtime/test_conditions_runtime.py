@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from domi_desktop.events import Event
 from domi_desktop.model import (
     Action,
     Alerts,
     CommandAction,
     Conditions,
-    Event,
     NetworkState,
     OnDeadline,
     Policies,

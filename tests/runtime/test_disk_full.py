@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from domi_desktop.model import (
-    CommandAction,
-    Overlap,
-    Policies,
-    RunStatus,
-    StoreProblem,
-    Trigger,
-)
+from domi_desktop.events import StoreProblem
+from domi_desktop.model import CommandAction, Overlap, Policies, RunStatus, Trigger
 from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.secrets import MemorySecretStore

@@ -156,7 +156,8 @@ def test_a_writer_without_patience_gives_up_at_once(store: Store) -> None:
 def test_a_wake_says_what_it_decided_before_its_claims_reach_a_locked_database(
     store: Store,
 ) -> None:
-    from domi_desktop.model import FireEvent, WakeDecided, WakeReason
+    from domi_desktop.events import FireEvent, WakeDecided
+    from domi_desktop.model import WakeReason
     from domi_desktop.runtime.engine import Runtime
     from domi_desktop.secrets import MemorySecretStore
 

@@ -19,8 +19,9 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 
 from domi_desktop.app.qtloop import QtLoop
+from domi_desktop.events import FireEvent
 from domi_desktop.frontdoor.service import Service
-from domi_desktop.model import CommandAction, FireEvent, Policies, RunStatus, WakeReason
+from domi_desktop.model import CommandAction, Policies, RunStatus, WakeReason
 from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import WakePlan
