@@ -171,7 +171,7 @@ def notification_shot(app: QApplication, tray: Any) -> None:
 
     from jeepney.io.blocking import open_dbus_connection
 
-    from domi_desktop.model import FireEvent
+    from domi_desktop.events import FireEvent
     from domi_desktop.ui.notices import late_notice
     from tests.desktop import realdesktop
 
