@@ -49,6 +49,12 @@ class Trigger(Enum):
     catch_up = "catch_up"
     manual = "manual"
     resumed = "resumed"
+    login = "login"
+    """The app started in a session (``SessionTriggers.at_login``)."""
+    unlock = "unlock"
+    resume = "resume"
+    """The machine woke from sleep (``SessionTriggers.on_resume``); ``resumed`` is a re-run."""
+    before_sleep = "before_sleep"
 
 
 class SkipReason(Enum):
@@ -142,6 +148,31 @@ class Conditions:
     once when the condition returns."""
     keep_awake: bool = False
     """Hold a sleep inhibitor while the job runs."""
+    volume: str | None = None
+    """A disk that must be mounted: ``LABEL=Backup``, ``UUID=...``, or a bare label or UUID. Its
+    mount point is the job's ``DOMI_VOLUME_PATH``."""
+    network_name: str | None = None
+    """The Wi-Fi network (its SSID) the machine must be on, or ``ethernet`` for a wired one."""
+    path_exists: str | None = None
+    """An absolute path that must exist (a file appears, a share is mounted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTriggers:
+    """Moments of the session that fire a schedule besides its cron expression, each at most
+    once per ``min_interval`` (``None``: every time)."""
+
+    at_login: bool = False
+    """The app starts in a session."""
+    at_unlock: bool = False
+    on_resume: bool = False
+    before_sleep: bool = False
+    """Under the app's delay inhibitor: the machine sleeps once the job ends or is stopped."""
+    min_interval: timedelta | None = None
+
+    @property
+    def any(self) -> bool:
+        return self.at_login or self.at_unlock or self.on_resume or self.before_sleep
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +216,7 @@ class Policies:
 
 
 class NetworkState(Enum):
+    session: SessionTriggers = SessionTriggers()
     """What the OS says of the network, as far as a job that needs the internet cares."""
 
     online = "online"
@@ -211,6 +243,33 @@ class SystemState:
 
 
 @dataclass(frozen=True, slots=True)
+    volumes: tuple[Volume, ...] = ()
+    """The mounted volumes, when a schedule waits for one (an unknown disk is not mounted)."""
+    network_names: frozenset[str] = frozenset()
+    """The Wi-Fi names (SSIDs) the machine is on, and ``ethernet`` when it is wired."""
+    paths: frozenset[str] = frozenset()
+    """Of the paths schedules wait for, those that exist."""
+
+
+@dataclass(frozen=True, slots=True)
+class Volume:
+    """A mounted filesystem as the OS lists it."""
+
+    label: str
+    uuid: str
+    mount_point: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wanted:
+    """What the schedules that wait or run need watched: nothing else is."""
+
+    volumes: frozenset[str] = frozenset()
+    network_names: bool = False
+    paths: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.volumes or self.network_names or self.paths)
 class Schedule:
     id: int
     name: str

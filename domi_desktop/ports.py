@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from domi_desktop.model import Run, RunStatus, Schedule, SystemState
+    from domi_desktop.model import Run, RunStatus, Schedule, SystemState, Wanted
 
 # -- time ------------------------------------------------------------------------------------------
 
@@ -166,6 +166,16 @@ class ConditionSource(Protocol):
         ...
 
     def stop(self) -> None: ...
+
+
+@runtime_checkable
+class ResourceWatch(Protocol):
+    """A ``ConditionSource`` that also reads disks, named networks and paths: only those it is
+    told to watch, so nothing is watched while nothing waits for it."""
+
+    def want(self, wanted: Wanted) -> None:
+        """From now on ``current`` reports these, and a change of them calls ``on_change``."""
+        ...
 
 
 class InhibitorHandle(Protocol):

@@ -399,7 +399,7 @@ class Runtime:
     def run_action(self, active: Active, log_path: Path) -> None:
         self.keeper.started(active.run_id, active.schedule)
         request = ActionRequest(
-            action=active.schedule.action,
+            action=self.keeper.action_for(active.schedule),
             run_id=active.run_id,
             log_path=log_path,
             timeout=active.schedule.policies.timeout,

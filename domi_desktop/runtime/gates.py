@@ -19,6 +19,7 @@ from typing import Protocol, TypeVar
 from domi_desktop.errors import DomiError
 from domi_desktop.events import BurstEvent, Event, FireEvent, RunFinished
 from domi_desktop.model import (
+    Action,
     Conditions,
     Run,
     RunStatus,
@@ -31,6 +32,7 @@ from domi_desktop.model import (
 from domi_desktop.ports import Clock, ConditionSource, InhibitorHandle, Loop, SleepInhibitor
 from domi_desktop.runtime.alerts import NOTE_END, AlertKeeper
 from domi_desktop.runtime.catchup import Pending
+from domi_desktop.runtime.resources import ResourceWants, job_action
 from domi_desktop.scheduler.burst import BurstQueue
 from domi_desktop.scheduler.conditions import (
     RECHECK,
@@ -112,6 +114,7 @@ class ConditionKeeper:
     ) -> None:
         self._rt = runtime
         self._source = source
+        self._wants = ResourceWants(source)
         self._inhibitor = inhibitor
         self.alerts = alerts
         self.burst: BurstQueue[int] = BurstQueue(burst)
@@ -151,6 +154,8 @@ class ConditionKeeper:
     def apply_gates(self, pending: list[Pending]) -> list[Pending]:
         """Each fire that would run is gated: it runs, waits (a ``waiting`` row) or is skipped."""
         gated: list[Pending] = []
+        if self._wants.tell([*self._needing(), *(each.schedule for each in pending)]):
+            self._read = None
         for each in pending:
             schedule = each.schedule
             if each.reason is not None or not _has_conditions(schedule):
@@ -397,9 +402,21 @@ class ConditionKeeper:
         if self.held:
             self._rt.driver.wake(WakeReason.condition)
 
+    def _needing(self) -> list[Schedule]:
+        """The schedules whose runs wait or are watched: what the source must watch for."""
+        known = self._rt.known_schedules()
+        held = [known[h.schedule_id] for h in self.held.values() if h.schedule_id in known]
+        return held + [watched.schedule for watched in self._watched.values()]
+
+    def action_for(self, schedule: Schedule) -> Action:
+        """The action as its job starts now (``DOMI_VOLUME_PATH`` for a disk it waited for)."""
+        return job_action(schedule, self.state())
+
     def _listen(self) -> None:
         if self._source is None:
             return
+        if self._wants.tell(self._needing()):
+            self._read = None
         needed = bool(self.held or self._watched)
         if needed and not self._listening:
             self._listening = True

@@ -36,6 +36,13 @@ from enum import Enum
 
 from domi_desktop.errors import ParamError
 from domi_desktop.model import Conditions, NetworkState, OnDeadline, SystemState
+from domi_desktop.scheduler.resources import (
+    check_resources,
+    gone,
+    mount_point,
+    on_network,
+    waited_for,
+)
 
 RECHECK = timedelta(seconds=60)
 """The longest a waiting run goes without being looked at again, signal or not."""
@@ -58,6 +65,13 @@ class Need(Enum):
     unmetered = "unmetered"
     charger = "charger"
     battery = "battery"
+    volume = "volume"
+    network_name = "network_name"
+    path_exists = "path_exists"
+
+
+RESOURCES = (Need.volume, Need.network_name, Need.path_exists)
+"""The needs named by a ``Conditions`` field of the same name (``scheduler.resources``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +82,8 @@ class Unmet:
     battery_percent: int | None = None
     """For ``battery``: the charge now, and the level waited for."""
     minimum: int | None = None
+    name: str | None = None
+    """For a resource: the disk, network or path, as the schedule names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +138,12 @@ def unmet(conditions: Conditions, action_kind: str, state: SystemState) -> tuple
                     minimum=conditions.min_battery_percent,
                 )
             )
+    if conditions.volume is not None and mount_point(conditions.volume, state) is None:
+        found.append(Unmet(Need.volume, name=conditions.volume))
+    if conditions.network_name is not None and not on_network(conditions.network_name, state):
+        found.append(Unmet(Need.network_name, name=conditions.network_name))
+    if conditions.path_exists is not None and conditions.path_exists not in state.paths:
+        found.append(Unmet(Need.path_exists, name=conditions.path_exists))
     return tuple(found)
 
 
@@ -168,10 +190,16 @@ def lost(
     if not conditions.stop_if_lost:
         return None
     before = {item.need for item in unmet(conditions, action_kind, at_start)}
-    gone = [item for item in unmet(conditions, action_kind, state) if item.need not in before]
-    if not gone:
+    went = [item for item in unmet(conditions, action_kind, state) if item.need not in before]
+    if not went:
         return None
-    return "stopped: " + _join([_LOST[item.need] for item in gone], "en")
+    return "stopped: " + _join([_lost_words(item) for item in went], "en")
+
+
+def _lost_words(item: Unmet) -> str:
+    if item.need in RESOURCES:
+        return gone(item.need.value, item.name or "")
+    return _LOST[item.need]
 
 
 _LOST = {
@@ -196,6 +224,7 @@ def check_conditions(conditions: Conditions, where: str = "conditions") -> None:
             raise ParamError(f"{where}.{name}", f"must be longer than zero, not {span}")
     if conditions.metered_after is not None and not conditions.unmetered_only:
         raise ParamError(f"{where}.metered_after", "only means something with unmetered_only")
+    check_resources(conditions, where)
 
 
 def format_span(span: timedelta, lang: str = "en") -> str:
@@ -242,6 +271,10 @@ def describe_conditions(conditions: Conditions, action_kind: str, lang: str = "e
     elif conditions.min_battery_percent is not None:
         level = conditions.min_battery_percent
         wanted.append(f"充电器或电量达到 {level} %" if zh else f"the charger or {level} % battery")
+    for need in RESOURCES:
+        value = getattr(conditions, need.value)
+        if value is not None:
+            wanted.append(waited_for(need.value, value, lang))
     sentences: list[str] = []
     if not wanted:
         sentences.append("到期即运行。" if zh else "Runs as soon as it is due.")
@@ -281,6 +314,8 @@ def describe_unmet(item: Unmet, lang: str = "en") -> str:
         return "不计流量的网络" if zh else "an unmetered network"
     if item.need is Need.charger:
         return "充电器" if zh else "the charger"
+    if item.need in RESOURCES:
+        return waited_for(item.need.value, item.name or "", lang)
     return (
         f"充电器（电量 {item.battery_percent} % < {item.minimum} %）"
         if zh

@@ -29,6 +29,7 @@ from domi_desktop.model import (
     Pairs,
     Placement,
     Policies,
+    SessionTriggers,
 )
 
 ACTION_SHAPE_VERSION = 1
@@ -148,6 +149,9 @@ def conditions_and_alerts(policies: Policies) -> dict[str, Any]:
     a = policies.alerts
     if a is not None:
         found["alerts"] = {
+        found["conditions"].update(resource_conditions(c))
+    if policies.session != SessionTriggers():
+        found["session"] = session_triggers(policies.session)
             "notify_every": a.notify_every,
             "cooldown": _optional_seconds(a.cooldown),
             "notify_recovery": a.notify_recovery,
@@ -330,6 +334,7 @@ def decode_policies(text: str) -> Policies:
 
 
 def _decode_conditions(reader: _Reader | None) -> Conditions:
+        session=_decode_session(reader.part("session")),
     defaults = Conditions()
     if reader is None:
         return defaults
@@ -347,6 +352,37 @@ def _decode_conditions(reader: _Reader | None) -> Conditions:
 
 
 def _decode_alerts(reader: _Reader | None) -> Alerts | None:
+        volume=reader.optional_text("volume"),
+        network_name=reader.optional_text("network_name"),
+        path_exists=reader.optional_text("path_exists"),
+    )
+
+
+def resource_conditions(c: Conditions) -> dict[str, Any]:
+    """The resource conditions that are set: a document without them reads as before them."""
+    found = {"volume": c.volume, "network_name": c.network_name, "path_exists": c.path_exists}
+    return {key: value for key, value in found.items() if value is not None}
+
+
+def session_triggers(s: SessionTriggers) -> dict[str, Any]:
+    return {
+        "at_login": s.at_login,
+        "at_unlock": s.at_unlock,
+        "on_resume": s.on_resume,
+        "before_sleep": s.before_sleep,
+        "min_interval": _optional_seconds(s.min_interval),
+    }
+
+
+def _decode_session(reader: _Reader | None) -> SessionTriggers:
+    if reader is None:
+        return SessionTriggers()
+    return SessionTriggers(
+        at_login=reader.flag("at_login", False),
+        at_unlock=reader.flag("at_unlock", False),
+        on_resume=reader.flag("on_resume", False),
+        before_sleep=reader.flag("before_sleep", False),
+        min_interval=reader.optional_duration("min_interval"),
     if reader is None:
         return None
     defaults = Alerts()
