@@ -332,6 +332,10 @@ class FireClaim:
     skip_reason: SkipReason = SkipReason.missed
     status: RunStatus = RunStatus.running
     reason: SkipReason | str | None = None
+    exclusive: bool = False
+    """A run of the schedule still ``running`` on another machine of a shared store turns this
+    fire into a ``busy`` skip, seen inside the claim's own transaction: the overlap policy holds
+    across machines, not only in this machine's lanes."""
 
 
 class WakeReason(StrEnum):

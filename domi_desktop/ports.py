@@ -208,3 +208,25 @@ class Autostart(Protocol):
     def describe(self) -> str:
         """Where the entry lives, for the Settings window."""
         ...
+
+
+class WakeAlarm(Protocol):
+    """An alarm that wakes the machine from sleep at an instant (``platform.wake``)."""
+
+    @property
+    def status(self) -> str:
+        """What is armed and how, or why nothing can be: for the log and the editor."""
+        ...
+
+    def capability(self) -> str | None:
+        """``None`` when this machine can be woken; else why not, and what would allow it."""
+        ...
+
+    def arm(self, at: datetime) -> bool:
+        """Wake the machine at ``at`` (aware), replacing an earlier alarm of ours; ``False`` (the
+        reason in ``status``) when the OS refused. Never raises."""
+        ...
+
+    def cancel(self) -> None:
+        """Take our alarm back; nothing happens when none is armed."""
+        ...

@@ -368,6 +368,15 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     )
     _condition_options(parser)
     _placement_options(parser)
+    wake = parser.add_mutually_exclusive_group()
+    wake.add_argument(
+        "--wake",
+        dest="wake_to_run",
+        action="store_const",
+        const=True,
+        help="wake the computer from sleep to run it (then let it sleep again)",
+    )
+    wake.add_argument("--no-wake", dest="wake_to_run", action="store_const", const=False)
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(command=[])
 

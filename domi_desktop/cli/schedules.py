@@ -60,7 +60,9 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
     if args.notes is not None:
         params["notes"] = args.notes
     policies: dict[str, Any] = {}
-    for name in ("overlap", "catch_up", "catch_up_within", "timeout", "retries", "jitter"):
+    for name in (
+        "overlap", "catch_up", "catch_up_within", "timeout", "retries", "jitter", "wake_to_run",
+    ):  # fmt: skip
         value = getattr(args, name)
         if value is not None:
             policies[name] = value

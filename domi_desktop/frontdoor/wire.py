@@ -94,6 +94,7 @@ def policies_json(policies: Policies) -> Json:
         "retries": policies.retries,
         "retry_backoff": policies.retry_backoff.total_seconds(),
         "jitter": policies.jitter.total_seconds(),
+        "wake_to_run": policies.wake_to_run,
         **conditions_and_alerts_json(policies),
         # Only a placed schedule says where it runs (``PLACEMENT_KEYS``): anywhere is unsaid.
         **(
@@ -354,6 +355,8 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         changes["conditions"] = parse_conditions(value["conditions"], base.conditions)
     if "alerts" in value:
         changes["alerts"] = parse_alerts(value["alerts"], base.alerts)
+    wake = get_param(value, "wake_to_run", bool)
+    changes.update({} if wake is None else {"wake_to_run": wake})
     changes.update(placement_params(value, base))
     fields = {name: getattr(base, name) for name in policies_json(Policies())}
     fields.update(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
@@ -27,6 +27,10 @@ PRUNE_INTERVAL = 600.0
 """Seconds between two retention passes of the worker (after a wake, never inside a claim)."""
 
 T = TypeVar("T")
+
+EXCLUSIVE = (Overlap.skip, Overlap.queue)
+"""On a shared store, these skip a fire while another machine runs the schedule: a queue cannot
+wait for a job on another machine, so there it skips as ``skip`` does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,9 @@ class WakeWrite:
     run_ids: tuple[int | None, ...]
     """Per pending fire, its run's id, or None when another process (or an edit) came first."""
     started: frozenset[int]
+    pending: tuple[Pending, ...]
+    """The wake's fires as claimed: one another machine was found running is now a ``busy``
+    skip (``FireClaim.exclusive``)."""
     rows: int
     seconds: float
     """Rows inserted and the worker's time writing them (the transactions, not the listing)."""
@@ -126,11 +133,18 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
                 else RunStatus.skipped
             ),
             reason=each.hold or each.note or each.reason,
+            exclusive=store.shared and each.schedule.policies.overlap in EXCLUSIVE,
         )
         for each in pending
     ]
     began = time.perf_counter()
-    run_ids = writer.claim(claims)
+    run_ids, busy = writer.claim(claims)
+    pending = [
+        replace(each, reason=SkipReason.busy, queued=False, start_now=False)
+        if run_id in busy
+        else each
+        for each, run_id in zip(pending, run_ids, strict=True)
+    ]
     now = clock.now()
     starts = [
         Start(run_id, now, str(store.log_path_for(run_id)))
@@ -144,6 +158,7 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
     return WakeWrite(
         tuple(run_ids),
         frozenset(start.run_id for start, ok in zip(starts, started, strict=True) if ok),
+        tuple(pending),
         rows,
         time.perf_counter() - began,
         began - listed,

@@ -311,7 +311,9 @@ class Runtime:
             self._slices.run(launches, lambda item: self._begin(*item, outcome.started))
             self._maybe_prune()
 
-        self._slices.run(list(zip(pending, outcome.run_ids, strict=True)), claimed, announced)
+        self._slices.run(
+            list(zip(outcome.pending, outcome.run_ids, strict=True)), claimed, announced
+        )
 
     def _register(self, active: Active, queued: bool) -> None:
         lane = self.lanes.setdefault(lane_key(active.schedule), Lane())

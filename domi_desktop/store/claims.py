@@ -135,15 +135,24 @@ def write_claims(
     holder: Holder,
     *,
     gone_is_lost: bool = False,
+    busy: set[int] | None = None,
 ) -> list[int | None]:
     """The claims, in the caller's write transaction: per claim, the fire row's id, or None when
     ``last_due`` had moved on (nothing written for it). A schedule that is gone raises
     ``NotFoundError``, or with ``gone_is_lost`` is None like a lost claim. Skipped rows go in
-    before their fire row, so ids keep the order of the dues."""
+    before their fire row, so ids keep the order of the dues. An ``exclusive`` claim that finds
+    its schedule running on another machine is recorded skipped ``busy``, its id added to
+    ``busy``."""
     p = param
     cas = f"UPDATE schedules SET last_due = {p} WHERE id = {p} AND last_due = {p}"
     cas_null = f"UPDATE schedules SET last_due = {p} WHERE id = {p} AND last_due IS NULL"
     exists = f"SELECT 1 FROM schedules WHERE id = {p}"
+    # After the compare-and-set, which holds the schedule's row: another machine's claim of the
+    # same schedule waits here, so two machines never both see the other idle.
+    elsewhere = (
+        f"SELECT 1 FROM runs WHERE schedule_id = {p} AND status = '{_RUNNING}' "
+        f"AND machine IS NOT NULL AND machine <> {p} LIMIT 1"
+    )
     values = ", ".join([p] * 14)
     insert = f"INSERT INTO runs ({_COLUMNS}) VALUES ({values})"
     owner = identity.this_process()
@@ -177,14 +186,24 @@ def write_claims(
                 ],
             )  # fmt: skip
         reason = claim.reason.value if isinstance(claim.reason, SkipReason) else claim.reason
-        running = claim.status is RunStatus.running
-        lease = holder.lease_until(claim.fired_at) if running else None
+        status = claim.status
+        taken = (
+            status is RunStatus.running
+            and claim.exclusive
+            and cursor.execute(elsewhere, (sid, machine)).fetchone() is not None
+        )
+        if taken:
+            status, reason = RunStatus.skipped, SkipReason.busy.value
+        lease = holder.lease_until(claim.fired_at) if status is RunStatus.running else None
         cursor.execute(
             insert + " RETURNING id",
-            (sid, claim.status.value, claim.trigger.value, due, fired, reason, claim.late,
+            (sid, status.value, claim.trigger.value, due, fired, reason, claim.late,
              claim.missed_count, 0, pid, token, started, machine, lease),
         )  # fmt: skip
-        ids.append(int(cursor.fetchone()[0]))
+        run_id = int(cursor.fetchone()[0])
+        ids.append(run_id)
+        if taken and busy is not None:
+            busy.add(run_id)
     return ids
 
 
@@ -312,14 +331,22 @@ class Writer:
             db.connect()
         return cls(db, path, holder)
 
-    def claim(self, claims: Sequence[FireClaim]) -> list[int | None]:
-        """All the claims in one transaction. A claim whose schedule is gone is None, like a
-        lost one: the batch of a wake must not fail for one schedule deleted meanwhile."""
+    def claim(self, claims: Sequence[FireClaim]) -> tuple[list[int | None], frozenset[int]]:
+        """All the claims in one transaction: their ids, and the runs recorded ``busy`` because
+        another machine runs their schedule (``FireClaim.exclusive``). A claim whose schedule is
+        gone is None, like a lost one: the batch of a wake must not fail for one schedule deleted
+        meanwhile."""
         for claim in claims:
             check_claim(claim)
-        return self.transact(
-            lambda cursor: write_claims(cursor, self._param, claims, self.holder, gone_is_lost=True)
-        )
+
+        def write(cursor: Any) -> tuple[list[int | None], frozenset[int]]:
+            busy: set[int] = set()
+            ids = write_claims(
+                cursor, self._param, claims, self.holder, gone_is_lost=True, busy=busy
+            )
+            return ids, frozenset(busy)
+
+        return self.transact(write)
 
     def start(self, starts: Sequence[Start]) -> list[bool]:
         return self.transact(lambda cursor: write_starts(cursor, self._param, starts, self.holder))

@@ -126,6 +126,9 @@ def encode_policies(policies: Policies) -> str:
     if policies.placement is not Placement.anywhere:
         document["placement"] = policies.placement.value
         document["machines"] = list(policies.machines)
+    # Said only when on, as placement: rows written before it read the same.
+    if policies.wake_to_run:
+        document["wake_to_run"] = True
     return _dumps(document)
 
 
@@ -319,6 +322,7 @@ def decode_policies(text: str) -> Policies:
     defaults = Policies()
     return Policies(
         catch_up=reader.member("catch_up", CatchUp, defaults.catch_up),
+        wake_to_run=reader.flag("wake_to_run", defaults.wake_to_run),
         catch_up_within=reader.optional_duration("catch_up_within"),
         overlap=reader.member("overlap", Overlap, defaults.overlap),
         concurrency_key=reader.optional_text("concurrency_key"),

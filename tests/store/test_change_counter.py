@@ -89,7 +89,7 @@ def test_claims_through_the_store_and_its_writer_do_not_move_the_counter(
     assert first is not None
     writer = store.writer()
     try:
-        (second,) = writer.claim([FireClaim(schedule.id, now + MINUTE, now + 2 * MINUTE, now)])
+        (second,), _ = writer.claim([FireClaim(schedule.id, now + MINUTE, now + 2 * MINUTE, now)])
         assert second is not None
         assert writer.start([Start(second, now + 2 * MINUTE, None)]) == [True]
         assert writer.finish([Finish(second, RunStatus.succeeded, now + 3 * MINUTE, 0)]) == [True]

@@ -78,6 +78,44 @@ def test_an_expired_run_is_taken_over_once_and_its_machine_finds_it_superseded(
     assert store.get_run(again).status is RunStatus.running
 
 
+def test_skip_if_still_running_holds_across_machines_inside_the_claim(
+    store: Store, schedule: Schedule, now: datetime
+) -> None:
+    # Consecutive dues claimed by different machines: the second sees the first still running
+    # in its own transaction and records its fire busy, whatever this machine's lanes know.
+    first = now + timedelta(hours=2)
+    _as_machine(store, "laptop")
+    running = _claim(store, schedule, first)
+    _as_machine(store, "desktop")
+    writer = store.writer()
+    try:
+        second = first + timedelta(minutes=1)
+        ([busy], taken) = writer.claim(
+            [FireClaim(schedule.id, first, second, second, exclusive=True)]
+        )
+        assert busy is not None and taken == {busy}
+        assert (store.get_run(busy).status, store.get_run(busy).reason) == (
+            RunStatus.skipped,
+            "busy",
+        )
+        # Not exclusive (overlap parallel): it runs beside the other machine's.
+        third = second + timedelta(minutes=1)
+        ([parallel], none) = writer.claim([FireClaim(schedule.id, second, third, third)])
+        assert parallel is not None and none == frozenset()
+        assert store.get_run(parallel).status is RunStatus.running
+        # Once the laptop's run ended, the next exclusive fire runs; this machine's own running
+        # run is its lanes' business, not the claim's.
+        assert store.finish_run(running, status=RunStatus.succeeded, finished_at=third)
+        fourth = third + timedelta(minutes=1)
+        ([free], none) = writer.claim(
+            [FireClaim(schedule.id, third, fourth, fourth, exclusive=True)]
+        )
+        assert free is not None and none == frozenset()
+        assert store.get_run(free).status is RunStatus.running
+    finally:
+        writer.close()
+
+
 def test_only_the_schedules_placed_here_are_taken_over(
     store: Store, schedule: Schedule, now: datetime
 ) -> None:
@@ -270,7 +308,7 @@ def test_the_hot_paths_batches_never_leave_a_session_busy_in_a_pipeline(
     writer = store.writer()
     due = now + timedelta(minutes=100)
     skipped = tuple(now + timedelta(minutes=minute) for minute in range(1, 100))
-    [run_id] = writer.claim(
+    [run_id], _ = writer.claim(
         [FireClaim(schedule.id, schedule.last_due, due, due, missed_count=99, skipped=skipped)]
     )
     assert run_id is not None
