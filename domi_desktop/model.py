@@ -206,6 +206,9 @@ class Policies:
     """Delay before the first retry; it doubles for each further one."""
     jitter: timedelta = timedelta(0)
     """A random delay in [0, jitter) added before the action starts (never to the recorded due)."""
+    wake_to_run: bool = False
+    """Wake the machine from sleep shortly before each due (``scheduler.wake``), and let it sleep
+    again after the woken run when nobody touched it meanwhile."""
     conditions: Conditions = Conditions()
     """What must hold of the machine before a due run starts (``scheduler.conditions``)."""
     alerts: Alerts | None = None
@@ -213,10 +216,10 @@ class Policies:
     placement: Placement = Placement.anywhere
     machines: tuple[str, ...] = ()
     """With ``Placement.machines``: the names (``--machine``) of the machines that may run it."""
+    session: SessionTriggers = SessionTriggers()
 
 
 class NetworkState(Enum):
-    session: SessionTriggers = SessionTriggers()
     """What the OS says of the network, as far as a job that needs the internet cares."""
 
     online = "online"
@@ -240,9 +243,6 @@ class SystemState:
     """A machine without a battery is on mains."""
     battery_percent: int | None = None
     """``None``: no battery, or its charge is unknown."""
-
-
-@dataclass(frozen=True, slots=True)
     volumes: tuple[Volume, ...] = ()
     """The mounted volumes, when a schedule waits for one (an unknown disk is not mounted)."""
     network_names: frozenset[str] = frozenset()
@@ -270,6 +270,9 @@ class Wanted:
 
     def __bool__(self) -> bool:
         return bool(self.volumes or self.network_names or self.paths)
+
+
+@dataclass(frozen=True, slots=True)
 class Schedule:
     id: int
     name: str
