@@ -149,12 +149,12 @@ def conditions_and_alerts(policies: Policies) -> dict[str, Any]:
             "stop_if_lost": c.stop_if_lost,
             "keep_awake": c.keep_awake,
         }
-    a = policies.alerts
-    if a is not None:
-        found["alerts"] = {
         found["conditions"].update(resource_conditions(c))
     if policies.session != SessionTriggers():
         found["session"] = session_triggers(policies.session)
+    a = policies.alerts
+    if a is not None:
+        found["alerts"] = {
             "notify_every": a.notify_every,
             "cooldown": _optional_seconds(a.cooldown),
             "notify_recovery": a.notify_recovery,
@@ -334,11 +334,11 @@ def decode_policies(text: str) -> Policies:
         machines=reader.strings("machines"),
         conditions=_decode_conditions(reader.part("conditions")),
         alerts=_decode_alerts(reader.part("alerts")),
+        session=_decode_session(reader.part("session")),
     )
 
 
 def _decode_conditions(reader: _Reader | None) -> Conditions:
-        session=_decode_session(reader.part("session")),
     defaults = Conditions()
     if reader is None:
         return defaults
@@ -352,10 +352,6 @@ def _decode_conditions(reader: _Reader | None) -> Conditions:
         on_deadline=reader.member("on_deadline", OnDeadline, defaults.on_deadline),
         stop_if_lost=reader.flag("stop_if_lost", defaults.stop_if_lost),
         keep_awake=reader.flag("keep_awake", defaults.keep_awake),
-    )
-
-
-def _decode_alerts(reader: _Reader | None) -> Alerts | None:
         volume=reader.optional_text("volume"),
         network_name=reader.optional_text("network_name"),
         path_exists=reader.optional_text("path_exists"),
@@ -387,6 +383,10 @@ def _decode_session(reader: _Reader | None) -> SessionTriggers:
         on_resume=reader.flag("on_resume", False),
         before_sleep=reader.flag("before_sleep", False),
         min_interval=reader.optional_duration("min_interval"),
+    )
+
+
+def _decode_alerts(reader: _Reader | None) -> Alerts | None:
     if reader is None:
         return None
     defaults = Alerts()
