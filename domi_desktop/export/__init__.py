@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from datetime import tzinfo
 
-from domi_desktop.cron import CronError, parse
+from domi_desktop.cron import CronError, known_zone, parse
 from domi_desktop.errors import ExportError
 from domi_desktop.export._common import Export, ExportFile, ExportTarget, Losses
 from domi_desktop.export._crontab import export_crontab
+from domi_desktop.export._healthchecks import healthchecks_schedule
 from domi_desktop.export._k8s import export_k8s
 from domi_desktop.export._launchd import export_launchd
 from domi_desktop.export._systemd import export_systemd, on_calendar
 from domi_desktop.export._windows import export_windows_task
-from domi_desktop.model import Schedule
+from domi_desktop.model import LOCAL_ZONE, Schedule
 
 __all__ = [
     "Export",
@@ -25,6 +26,7 @@ __all__ = [
     "ExportFile",
     "ExportTarget",
     "export_schedule",
+    "healthchecks_check",
     "on_calendar",
 ]
 
@@ -66,3 +68,20 @@ def export_schedule(
     else:
         files = export_windows_task(schedule, expr, losses)
     return losses.finish(files)
+
+
+def healthchecks_check(expr: str, tz: str, local_zone: str) -> tuple[str, str]:
+    """The ``schedule`` and ``tz`` of a Healthchecks cron check expecting a ping whenever domi
+    fires ``expr`` in ``tz`` (``local_zone``: the IANA zone ``"local"`` stands for now).
+    Raises ``ExportError`` naming what Healthchecks cannot be told."""
+    try:
+        parsed = parse(expr)
+    except CronError as error:
+        raise ExportError(error.message) from error
+    zone = local_zone if tz == LOCAL_ZONE else tz
+    if zone == LOCAL_ZONE or not known_zone(zone):
+        raise ExportError(
+            f"Healthchecks needs an IANA zone name; this machine's zone is {zone!r}: "
+            "give the schedule a zone of its own"
+        )
+    return healthchecks_schedule(parsed), zone
