@@ -191,6 +191,23 @@ class Alerts:
 
 
 @dataclass(frozen=True, slots=True)
+class Monitor:
+    """Outside monitors told of this schedule's runs (``domi_desktop.monitor``); none by default."""
+
+    healthchecks_url: str | None = None
+    """A Healthchecks check's ping URL (``https://hc-ping.com/<uuid>``), made by the user."""
+    healthchecks_key: str | None = None
+    """The name of the secret holding a Healthchecks project API key: domi then creates and
+    updates the check itself from the schedule, and pauses it while the machine sleeps."""
+    healthchecks_api: str | None = None
+    """A self-hosted Healthchecks' base URL (``None``: https://healthchecks.io)."""
+    grace: timedelta = timedelta(minutes=30)
+    """How late a ping may come before Healthchecks says the check is down."""
+    webhook: str | None = None
+    """A URL that gets a JSON POST at each start, success and failure (Cronitor, ntfy...)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Policies:
     """Per-schedule policies; the defaults reproduce the seed's scheduler."""
 
@@ -216,6 +233,8 @@ class Policies:
     placement: Placement = Placement.anywhere
     machines: tuple[str, ...] = ()
     """With ``Placement.machines``: the names (``--machine``) of the machines that may run it."""
+    monitor: Monitor = Monitor()
+    """Outside monitors told of its runs."""
     session: SessionTriggers = SessionTriggers()
 
 

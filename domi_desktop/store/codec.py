@@ -24,6 +24,7 @@ from domi_desktop.model import (
     CommandAction,
     Conditions,
     HttpAction,
+    Monitor,
     OnDeadline,
     Overlap,
     Pairs,
@@ -152,6 +153,8 @@ def conditions_and_alerts(policies: Policies) -> dict[str, Any]:
         found["conditions"].update(resource_conditions(c))
     if policies.session != SessionTriggers():
         found["session"] = session_triggers(policies.session)
+    if policies.monitor != Monitor():
+        found["monitor"] = monitor_document(policies.monitor)
     a = policies.alerts
     if a is not None:
         found["alerts"] = {
@@ -335,6 +338,7 @@ def decode_policies(text: str) -> Policies:
         conditions=_decode_conditions(reader.part("conditions")),
         alerts=_decode_alerts(reader.part("alerts")),
         session=_decode_session(reader.part("session")),
+        monitor=_decode_monitor(reader.part("monitor")),
     )
 
 
@@ -372,6 +376,28 @@ def session_triggers(s: SessionTriggers) -> dict[str, Any]:
         "before_sleep": s.before_sleep,
         "min_interval": _optional_seconds(s.min_interval),
     }
+
+
+def monitor_document(m: Monitor) -> dict[str, Any]:
+    return {
+        "healthchecks_url": m.healthchecks_url,
+        "healthchecks_key": m.healthchecks_key,
+        "healthchecks_api": m.healthchecks_api,
+        "grace": _seconds(m.grace),
+        "webhook": m.webhook,
+    }
+
+
+def _decode_monitor(reader: _Reader | None) -> Monitor:
+    if reader is None:
+        return Monitor()
+    return Monitor(
+        healthchecks_url=reader.optional_text("healthchecks_url"),
+        healthchecks_key=reader.optional_text("healthchecks_key"),
+        healthchecks_api=reader.optional_text("healthchecks_api"),
+        grace=reader.duration("grace", Monitor().grace),
+        webhook=reader.optional_text("webhook"),
+    )
 
 
 def _decode_session(reader: _Reader | None) -> SessionTriggers:
