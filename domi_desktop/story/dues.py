@@ -1,0 +1,235 @@
+"""Why each due did or did not run, in one line: the History, the Timeline and ``domi-desktop
+timeline`` all word a due with ``due_line``, so the three can never tell it differently.
+
+The English templates here are the keys; the windows pass ``tr`` (which translates them, zh in
+``ui/history/dues.py``) and History's own time and reason words, the CLI plain ``str.format``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from domi_desktop.model import Run, RunStatus, SkipReason, Trigger
+from domi_desktop.story import MachineSpan, SpanKind, cause_of
+
+MISSED = SkipReason.missed.value
+_STARTED_AFTER = re.compile(r"started after waiting .+? for (?P<what>[^;]+)")
+_WAITING_FOR = "waiting for "
+_RAN = frozenset(
+    {RunStatus.running, RunStatus.succeeded, RunStatus.failed, RunStatus.timed_out,
+     RunStatus.interrupted}
+)  # fmt: skip
+ONE_DUE = frozenset({Trigger.scheduled, Trigger.catch_up})
+"""Runs that stand for a due of the calendar (a manual run or a re-run has none of its own)."""
+
+
+class DueKind(StrEnum):
+    on_time = "on_time"
+    late = "late"
+    missed = "missed"
+    skipped = "skipped"
+    waited = "waited"
+    waiting = "waiting"
+
+
+@dataclass(frozen=True, slots=True)
+class DueStory:
+    """One due of a schedule and what became of it."""
+
+    run: Run
+    """The run row of the due (skipped, waiting or run)."""
+    kind: DueKind
+    cause: MachineSpan | None = None
+    """The asleep or off span that kept it from running on time."""
+    served_by: Run | None = None
+    """For a missed due: the catch-up run that ran once for it and the others."""
+    waited: timedelta | None = None
+    waited_for: str | None = None
+
+    @property
+    def due(self) -> datetime:
+        assert self.run.due is not None
+        return self.run.due
+
+
+Words = Callable[..., str]
+"""``words(template, **values)``: ``tr`` in the windows, ``str.format`` for the terminal."""
+
+TEMPLATES = (
+    "missed: the laptop was asleep {span}",
+    "missed: domi-desktop was not running {span}",
+    "missed: the computer was asleep or off",
+    "late: the laptop was asleep {span}",
+    "late: domi-desktop was not running {span}",
+    "late",
+    "on time",
+    "skipped: {reason}",
+    "waited {wait} for {what}",
+    "waiting for {what} since {time}",
+    "ran once at {time}, late",
+    "ran once at {time}, late, {status}",
+    "not run since",
+    "ran at {time}",
+    "ran at {time}, {status}",
+    "running since {time}",
+    "{count} earlier dues skipped",
+    "{start}-{end}",
+    "{minutes} min",
+    "{hours} h {minutes} min",
+)
+WAITED_FOR = ("the charger", "the network", "an unmetered network", "its conditions")
+"""What the condition gates make a run wait for (``runtime.gates``)."""
+"""Every template ``due_line`` may use (the zh catalog covers each: a test checks)."""
+
+
+def explain(runs: Iterable[Run], spans: Sequence[MachineSpan], now: datetime) -> list[DueStory]:
+    """The story of every due among ``runs`` (one schedule's, any order), by due."""
+    ordered = sorted((run for run in runs if run.due is not None), key=lambda run: run.id)
+    stories: list[DueStory] = []
+    for index, run in enumerate(ordered):
+        if run.trigger not in ONE_DUE and not (run.status is RunStatus.waiting and run.due):
+            continue
+        stories.append(_story(run, ordered[index + 1 :], spans, now))
+    return sorted(stories, key=lambda story: (story.due, story.run.id))
+
+
+def explain_one(
+    run: Run, later: Sequence[Run], spans: Sequence[MachineSpan], now: datetime
+) -> DueStory:
+    """``run``'s story; ``later`` are runs of its schedule with higher ids (its fire among them)."""
+    return _story(run, sorted(later, key=lambda each: each.id), spans, now)
+
+
+def _story(run: Run, later: Sequence[Run], spans: Sequence[MachineSpan], now: datetime) -> DueStory:
+    assert run.due is not None
+    if run.status is RunStatus.skipped:
+        if run.reason != MISSED:
+            return DueStory(run, DueKind.skipped)
+        # Its fire was claimed with it: the first later run of the schedule that is not a missed due.
+        served = next(
+            (each for each in later if each.schedule_id == run.schedule_id and each.trigger in ONE_DUE
+             and not (each.status is RunStatus.skipped and each.reason == MISSED)),
+            None,
+        )  # fmt: skip
+        served = served if served is not None and served.status in _RAN else None
+        ran = None if served is None else served.started_at or served.fired_at
+        return DueStory(run, DueKind.missed, cause_of(spans, run.due, ran), served)
+    if run.status is RunStatus.waiting:
+        what = (run.reason or "").removeprefix(_WAITING_FOR) or None
+        return DueStory(
+            run, DueKind.waiting, waited=now - (run.fired_at or run.due), waited_for=what
+        )
+    waited = _STARTED_AFTER.match(run.reason or "")
+    if waited is not None and run.started_at is not None:
+        since = run.fired_at or run.due
+        return DueStory(
+            run, DueKind.waited, waited=run.started_at - since, waited_for=waited["what"].strip()
+        )
+    if run.late or run.trigger is Trigger.catch_up:
+        ran = run.started_at or run.fired_at
+        return DueStory(run, DueKind.late, cause_of(spans, run.due, ran))
+    return DueStory(run, DueKind.on_time)
+
+
+def span_words(span: timedelta, words: Words) -> str:
+    """A wait to the minute: ``42 min``, ``2 h 05 min``."""
+    minutes = max(0, round(span.total_seconds() / 60))
+    if minutes < 60:
+        return words("{minutes} min", minutes=minutes)
+    return words("{hours} h {minutes} min", hours=minutes // 60, minutes=f"{minutes % 60:02d}")
+
+
+def due_line(
+    story: DueStory,
+    *,
+    words: Words,
+    clock: Callable[[datetime], str],
+    status: Callable[[RunStatus], str],
+    reason: Callable[[str], str],
+) -> str:
+    """``missed: the laptop was asleep 23:10-07:02; ran once at 07:03, late``.
+
+    ``clock`` writes an instant (``07:03``), ``status`` a run status, ``reason`` a recorded
+    reason in a few words (History's); ``words`` fills a template."""
+    run = story.run
+    parts: list[str] = []
+    span = story.cause
+    where = (
+        None
+        if span is None
+        else words("{start}-{end}", start=clock(span.start), end=clock(span.end))
+    )
+    asleep = span is not None and span.kind is SpanKind.asleep
+    match story.kind:
+        case DueKind.missed:
+            if where is None:
+                parts.append(words("missed: the computer was asleep or off"))
+            elif asleep:
+                parts.append(words("missed: the laptop was asleep {span}", span=where))
+            else:
+                parts.append(words("missed: domi-desktop was not running {span}", span=where))
+            parts.append(_served(story.served_by, words, clock, status))
+        case DueKind.late:
+            if where is None:
+                parts.append(words("late"))
+            elif asleep:
+                parts.append(words("late: the laptop was asleep {span}", span=where))
+            else:
+                parts.append(words("late: domi-desktop was not running {span}", span=where))
+            parts.append(_ran(run, words, clock, status))
+        case DueKind.skipped:
+            parts.append(words("skipped: {reason}", reason=reason(run.reason or "")))
+        case DueKind.waiting:
+            since = clock(run.fired_at or story.due)
+            what = _what(story.waited_for, words)
+            return words("waiting for {what} since {time}", what=what, time=since)
+        case DueKind.waited:
+            wait = span_words(story.waited or timedelta(0), words)
+            what = _what(story.waited_for, words)
+            parts.append(words("waited {wait} for {what}", wait=wait, what=what))
+            parts.append(_ran(run, words, clock, status))
+        case DueKind.on_time:
+            parts.append(words("on time"))
+            parts.append(_ran(run, words, clock, status))
+    if run.missed_count and story.kind is not DueKind.missed:
+        parts.append(words("{count} earlier dues skipped", count=run.missed_count))
+    return "; ".join(parts)
+
+
+def _what(waited_for: str | None, words: Words) -> str:
+    """What a run waited for, in words: the gates' own things are translated, anything else
+    (a condition of a later release) stays as recorded."""
+    what = waited_for or "its conditions"
+    return words(what) if what in WAITED_FOR else what
+
+
+def _ran(
+    run: Run, words: Words, clock: Callable[[datetime], str], status: Callable[[RunStatus], str]
+) -> str:
+    at = run.started_at or run.fired_at
+    if at is None:
+        return ""
+    if run.status is RunStatus.running:
+        return words("running since {time}", time=clock(at))
+    if run.status is RunStatus.succeeded:
+        return words("ran at {time}", time=clock(at))
+    return words("ran at {time}, {status}", time=clock(at), status=status(run.status))
+
+
+def _served(
+    served: Run | None,
+    words: Words,
+    clock: Callable[[datetime], str],
+    status: Callable[[RunStatus], str],
+) -> str:
+    if served is None:
+        return words("not run since")
+    at = served.started_at or served.fired_at
+    assert at is not None
+    if served.status in (RunStatus.succeeded, RunStatus.running):
+        return words("ran once at {time}, late", time=clock(at))
+    return words("ran once at {time}, late, {status}", time=clock(at), status=status(served.status))
