@@ -18,6 +18,7 @@ from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
 from domi_desktop import __version__
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
+from domi_desktop.app.waking import start_waking
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import DomiError, StoreError
 from domi_desktop.events import Event, RunFinished, StoreProblem
@@ -34,6 +35,7 @@ from domi_desktop.platform.filewatch import FileWatch
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
 from domi_desktop.platform.memory import give_back
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
+from domi_desktop.runtime.diary import BACK_FILL, Diary
 from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.placement import UNREACHABLE
 from domi_desktop.runtime.recorder import Recorder
@@ -125,6 +127,8 @@ class Host(QObject):
             self,
         )
         self.runtime.subscribe(self._on_event)
+        self.diary = Diary(store, self.clock, self.runtime.recorder)
+        """The machine's own story: awake, asleep, off (the Timeline's)."""
         self._give_back = QTimer(self)
         self._give_back.setSingleShot(True)
         self._give_back.setInterval(GIVE_BACK_AFTER)
@@ -135,6 +139,8 @@ class Host(QObject):
         self._wake_sources: list[Any] = []
         self._zones: Any = None
         self.runtime.changes.subscribe(self._schedules_moved)
+        self.waking = start_waking(self)
+        """Wake to run: the OS's wake alarm, and the machine sent back to sleep after."""
         self.started_at: datetime | None = None
         # A shared (PostgreSQL) store tells of other machines' edits at once; on SQLite the
         # file seen changing does (``_look_at_file``).
@@ -169,6 +175,8 @@ class Host(QObject):
         if not listening:
             log.warning("no RPC socket: the CLI will use the database directly")
         self._start_wake_sources()
+        self.diary.start()
+        self._workers.submit(self._read_os_sleeps, self.clock.now() - BACK_FILL)
         if self._listener is not None:
             self._listener.start()
         elif not self.store.shared:
@@ -189,12 +197,14 @@ class Host(QObject):
         )
 
     def stop(self) -> None:
+        self.waking.close()  # a systemd timer outlives the app: nobody would run the job
         if self._listener is not None:
             self._listener.stop()
         if self._file_watch is not None:
             self._file_watch.close()
         for source in self._wake_sources:
             source.stop()
+        self.diary.stop()  # before the runtime closes the recorder that writes it
         self.runtime.stop()
         self._give_back.stop()  # it hands work to the workers, which take none after this
         self._workers.shutdown(wait=False, cancel_futures=True)
@@ -208,7 +218,7 @@ class Host(QObject):
         from domi_desktop.platform.timezone import ZoneWatcher
 
         resume = resume_source_for_platform()
-        if resume.start(partial(self._wake, WakeReason.resume), lambda: log.info("going to sleep")):
+        if resume.start(self._resumed, self.diary.sleeping):
             self._wake_sources.append(resume)
             log.info("listening for resume from sleep: %s", resume.status)
         else:
@@ -267,6 +277,7 @@ class Host(QObject):
 
     def _on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         log_wake(plan, reason)
+        self.diary.tick()
         self.rpc.ensure_listening()
         # Piggyback on the scheduler's own tick (at most a minute apart) rather than a timer of
         # its own: an idle app wakes the CPU once a minute, no more. Clock jumps are checked on
@@ -320,6 +331,23 @@ class Host(QObject):
 
     def _wake(self, reason: WakeReason) -> None:
         self.runtime.driver.wake(reason)
+
+    def _resumed(self) -> None:
+        self.diary.resumed()
+        self._wake(WakeReason.resume)
+
+    def _read_os_sleeps(self, since: datetime) -> None:
+        """On a worker: the OS's log of sleeps, handed to the diary on the loop."""
+        from domi_desktop.platform.sleeplog import read_os_sleeps
+
+        try:
+            found = read_os_sleeps(since)
+        except Exception:  # a back-fill is a nicety: the app runs on without it
+            log.exception("the OS's log of sleeps could not be read")
+            return
+        if found is not None:
+            source, parsed = found
+            self.loop.call_soon(partial(self.diary.back_fill, parsed, source))
 
     def _changed(self, schedule_id: int) -> None:
         self.runtime.schedule_changed(schedule_id)
