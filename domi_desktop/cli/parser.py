@@ -412,6 +412,19 @@ def _condition_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--on-deadline", choices=("run", "skip"))
     group.add_argument("--stop-if-lost", action="store_const", const=True)
     group.add_argument("--keep-awake", action="store_const", const=True)
+    group.add_argument(
+        "--volume",
+        metavar="LABEL|UUID=…",
+        help="wait for this disk to be mounted; the job finds it at $DOMI_VOLUME_PATH ('' none)",
+    )
+    group.add_argument("--network-name", metavar="SSID|ethernet", help="wait for this network")
+    group.add_argument("--path-exists", metavar="PATH", help="wait until PATH exists")
+    session = parser.add_argument_group("session triggers: run also at these moments")
+    for flag in ("--at-login", "--at-unlock", "--on-resume", "--before-sleep"):
+        session.add_argument(flag, action=argparse.BooleanOptionalAction)
+    session.add_argument(
+        "--min-interval", type=float, metavar="SEC", help="at most once per SEC by a trigger"
+    )
     group.add_argument("--notify-every", type=int, metavar="N")
     group.add_argument("--auto-pause-after", type=int, metavar="K")
     group.add_argument("--stale-after", type=float, metavar="SEC")

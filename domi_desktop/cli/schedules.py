@@ -78,7 +78,9 @@ _CONDITIONS = {
     "on_ac_power": "on_ac_power", "min_battery": "min_battery_percent",
     "wait_at_most": "wait_at_most", "on_deadline": "on_deadline",
     "stop_if_lost": "stop_if_lost", "keep_awake": "keep_awake",
+    "volume": "volume", "network_name": "network_name", "path_exists": "path_exists",
 }  # fmt: skip
+_SESSION = ("at_login", "at_unlock", "on_resume", "before_sleep", "min_interval")
 _ALERTS = {
     "notify_every": "notify_every", "auto_pause_after": "auto_pause_after",
     "stale_after": "stale_after",
@@ -104,6 +106,11 @@ def _conditions_and_alerts(args: argparse.Namespace) -> dict[str, Any]:
     }
     if alerts:
         found["alerts"] = alerts
+    session = {
+        name: getattr(args, name) for name in _SESSION if getattr(args, name, None) is not None
+    }
+    if session:
+        found["session"] = session
     return found
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from domi_desktop.actions import check_action
 from domi_desktop.cron import parse, zone_for
 from domi_desktop.errors import ActionError, CronError, ParamError, ZoneError
+from domi_desktop.frontdoor.triggers import resource_params, session_params
 from domi_desktop.model import (
     Action,
     Alerts,
@@ -105,7 +106,7 @@ def policies_json(policies: Policies) -> Json:
     }
 
 
-_EXTRA_POLICIES = ("conditions", "alerts")
+_EXTRA_POLICIES = ("conditions", "alerts", "session")
 
 
 conditions_and_alerts_json = conditions_and_alerts
@@ -141,6 +142,7 @@ def parse_conditions(value: Any, base: Conditions = Conditions()) -> Conditions:
             changes["on_deadline"] = OnDeadline(raw)
         except ValueError:
             raise ParamError(f"{p}on_deadline", f"must be run or skip, not {raw!r}") from None
+    changes.update(resource_params(value, p))
     conditions = Conditions(**{**_fields(base), **changes})
     check_conditions(conditions, "policies.conditions")
     return conditions
@@ -355,6 +357,7 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         changes["conditions"] = parse_conditions(value["conditions"], base.conditions)
     if "alerts" in value:
         changes["alerts"] = parse_alerts(value["alerts"], base.alerts)
+    changes.update(session_params(value, base.session))
     wake = get_param(value, "wake_to_run", bool)
     changes.update({} if wake is None else {"wake_to_run": wake})
     changes.update(placement_params(value, base))

@@ -20,6 +20,9 @@ Fixtures:
                         .go_offline(), .go_online(primary="ethernet"), .calls(...)
   fake_upower           a running fake_upower.py on system_bus; a FakeUPower:
                         .update(on_battery=, percentage=, state=, battery=) -> send time
+  fake_udisks2          a running fake_udisks2.py on system_bus; a FakeUDisks2:
+                        .plug(name, label, uuid), .mount(name, where), .unmount(name),
+                        .unplug(name) -> send time
   real_dunst            Debian's dunst on this test's session bus (realdesktop.py): a RealDunst:
                         .count_displayed(), .wait_for_count(n), .received(), .history(),
                         .invoke_default_action(index=0), .close_all()
@@ -67,6 +70,7 @@ from tests.desktop.harness import (
     require_desktop_env,
     start_fake,
 )
+from tests.desktop.udisks import FAKE_UDISKS2, FakeUDisks2
 
 
 @pytest.fixture
@@ -190,6 +194,19 @@ def fake_upower(system_bus: str, tmp_path: Path) -> Iterator[FakeUPower]:
     control = open_dbus_connection(system_bus)
     try:
         yield FakeUPower(child, log_path, control)
+    finally:
+        control.close()
+        child.stop()
+        print(child.report())
+
+
+@pytest.fixture
+def fake_udisks2(system_bus: str, tmp_path: Path) -> Iterator[FakeUDisks2]:
+    log_path = tmp_path / "fake_udisks2.jsonl"
+    child = start_fake(FAKE_UDISKS2, ["--address", system_bus], log_path, child_env(tmp_path))
+    control = open_dbus_connection(system_bus)
+    try:
+        yield FakeUDisks2(child, log_path, control)
     finally:
         control.close()
         child.stop()

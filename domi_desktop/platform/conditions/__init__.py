@@ -1,7 +1,8 @@
 """Condition sources: the network and power state the conditions' gate decides on.
 
-One ``SystemConditions`` joins a network reader (Qt's ``QNetworkInformation`` everywhere) and a
-power reader (UPower on Linux, psutil on macOS and Windows) into a ``ports.ConditionSource``.
+One ``SystemConditions`` joins a network reader (Qt's ``QNetworkInformation`` everywhere), a
+power reader (UPower on Linux, psutil on macOS and Windows) and the resource readers (disks,
+network names, paths: only those a waiting job needs) into a ``ports.ConditionSource``.
 """
 
 from __future__ import annotations
@@ -9,37 +10,51 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from domi_desktop.model import SystemState
+from domi_desktop.model import SystemState, Wanted
 from domi_desktop.platform.conditions.base import NetworkReader, PowerReader
+from domi_desktop.platform.conditions.resources import ResourceReaders
 
 
 class SystemConditions:
-    def __init__(self, network: NetworkReader, power: PowerReader) -> None:
+    def __init__(
+        self,
+        network: NetworkReader,
+        power: PowerReader,
+        resources: ResourceReaders | None = None,
+    ) -> None:
         self.network = network
         self.power = power
+        self.resources = resources or ResourceReaders()
 
     @property
     def status(self) -> str:
-        return f"{self.network.status}; {self.power.status}"
+        parts = (self.network.status, self.power.status, self.resources.status)
+        return "; ".join(part for part in parts if part)
+
+    def want(self, wanted: Wanted) -> None:
+        self.resources.want(wanted)
 
     def current(self) -> SystemState:
         net = self.network.read()
         power = self.power.read()
-        return SystemState(
+        state = SystemState(
             network=net.network,
             metered=net.metered,
             on_ac=power.on_ac,
             battery_percent=power.battery_percent,
         )
+        return self.resources.read(state)
 
     def start(self, on_change: Callable[[], None]) -> bool:
         network = self.network.start(on_change)
         power = self.power.start(on_change)
-        return network and power
+        resources = self.resources.start(on_change)
+        return network and power and resources
 
     def stop(self) -> None:
         self.network.stop()
         self.power.stop()
+        self.resources.stop()
 
 
 def condition_source_for_platform(platform: str = sys.platform) -> SystemConditions:
@@ -54,4 +69,14 @@ def condition_source_for_platform(platform: str = sys.platform) -> SystemConditi
         from domi_desktop.platform.conditions.battery import PsutilPowerReader
 
         power = PsutilPowerReader()
-    return SystemConditions(QtNetworkReader(), power)
+    return SystemConditions(QtNetworkReader(), power, resource_readers_for_platform(platform))
+
+
+def resource_readers_for_platform(platform: str = sys.platform) -> ResourceReaders:
+    from domi_desktop.platform.conditions.paths import PathWatcher
+
+    if platform.startswith("linux"):
+        from domi_desktop.platform.conditions.udisks import UDisks2Reader
+
+        return ResourceReaders(UDisks2Reader(), None, PathWatcher())
+    return ResourceReaders(None, None, PathWatcher())

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from domi_desktop.model import NetworkState
+from domi_desktop.model import NetworkState, Volume
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,40 @@ class PowerReader(Protocol):
     status: str
 
     def read(self) -> PowerReading: ...
+
+    def start(self, on_change: Callable[[], None]) -> bool: ...
+
+    def stop(self) -> None: ...
+
+
+class VolumeReader(Protocol):
+    status: str
+
+    def read(self) -> tuple[Volume, ...]: ...
+
+    def start(self, on_change: Callable[[], None]) -> bool: ...
+
+    def stop(self) -> None: ...
+
+
+class NameReader(Protocol):
+    """The Wi-Fi names the machine is on, and ``ethernet`` when it is wired."""
+
+    status: str
+
+    def read(self) -> frozenset[str]: ...
+
+    def start(self, on_change: Callable[[], None]) -> bool: ...
+
+    def stop(self) -> None: ...
+
+
+class PathReader(Protocol):
+    status: str
+
+    def set_paths(self, paths: frozenset[str]) -> None: ...
+
+    def read(self) -> frozenset[str]: ...
 
     def start(self, on_change: Callable[[], None]) -> bool: ...
 
