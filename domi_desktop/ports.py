@@ -230,3 +230,33 @@ class WakeAlarm(Protocol):
     def cancel(self) -> None:
         """Take our alarm back; nothing happens when none is armed."""
         ...
+
+
+class InputWatch(Protocol):
+    """Tells whether a person used the machine since a mark: before sending a machine the app
+    woke back to sleep, nobody may have touched it."""
+
+    @property
+    def status(self) -> str: ...
+
+    def mark(self) -> None:
+        """Count input from now on."""
+        ...
+
+    def input_since_mark(self, woke_at: datetime) -> bool | None:
+        """True when input arrived since ``mark`` (a watch that knows when the person was last
+        active compares with ``woke_at``, when the machine woke); ``None`` when it cannot be told,
+        which counts as input: the machine is never put to sleep under someone's hands."""
+        ...
+
+
+class Sleeper(Protocol):
+    """Puts the machine back to sleep after a wake the app caused (``platform.wake``)."""
+
+    @property
+    def status(self) -> str: ...
+
+    def sleep(self) -> bool:
+        """Ask the OS to suspend now (or let it, where the OS decides); ``False`` (the reason in
+        ``status``) when it refused. Never raises; it may return only after the resume."""
+        ...

@@ -1,0 +1,244 @@
+"""Wake to run (issue 22 §2): the OS's wake alarm kept at the instant of the pure wake plan
+(``scheduler.wake``), the runs of a wake the app caused told so in their history, and the machine
+sent back to sleep once they end, when nobody touched it meanwhile.
+
+How it fits: ``woke`` is called after every wake of the driver (start-up, its tick, a resume, a clock
+jump, a zone change, an edit, a fire claimed), so the alarm follows every change; only a change of
+instant reaches the OS. ``observe`` is a runtime listener: it sees the fires and the ends of runs.
+
+A wake is ours when the scheduler notices a sleep (a ``resume`` or a ``clock_jump``: the wall clock
+ran while the monotonic one stood) at or after the armed instant, before its due is long past. The
+runs of the schedules due then are the woken runs ("woke the computer to run" on their row). When
+the last of them has ended, nothing else runs, and the next wake is not minutes away, the machine
+goes back to sleep after ``SETTLE``, unless input arrived since the last look before the sleep
+(``InputWatch``: logind's idle hint, or the input devices' interrupts where there is no logind).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from domi_desktop.events import Event, FireEvent, RunFinished, RunWaiting
+from domi_desktop.model import Schedule, SystemState, WakeReason
+from domi_desktop.ports import Clock, InputWatch, Loop, Sleeper, TimerHandle, WakeAlarm
+from domi_desktop.runtime.alerts import NOTE_END
+from domi_desktop.scheduler.decide import WakePlan
+from domi_desktop.scheduler.wake import LEAD, WakeTarget, wake_plan
+
+log = logging.getLogger(__name__)
+
+WOKE_NOTE = "woke the computer to run"
+"""Recorded on a woken run's row (its reason), before anything else said of it."""
+EARLY = timedelta(seconds=5)
+"""A resume this much before the armed instant still counts as ours (the RTC has whole seconds)."""
+GIVE_UP = timedelta(minutes=10)
+"""After the due by this much, a woken schedule that did not fire (edited, paused) is not waited
+for; and a resume noticed later than this after the due is not taken for ours."""
+MIN_NAP = timedelta(minutes=2)
+"""The next wake sooner than this: stay awake for it rather than sleep and wake again."""
+SETTLE = 5.0
+"""Seconds between the last woken run's end and the sleep: its record is written meanwhile."""
+
+_SLEPT = (WakeReason.resume, WakeReason.clock_jump)
+
+
+class WakeHost(Protocol):
+    """What the wake keeper needs of the runtime (``engine.Runtime``)."""
+
+    clock: Clock
+    loop: Loop
+
+    def known_schedules(self) -> dict[int, Schedule]: ...
+
+    def not_here(self) -> dict[int, str]: ...
+
+    def running_runs(self) -> list[int]: ...
+
+
+class Notes(Protocol):
+    """The conditions keeper's notes on runs (``gates.ConditionKeeper``)."""
+
+    def noted(self, run_id: int, note: str) -> None: ...
+
+    def reason(self, run_id: int, reason: str | None) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WakeTools:
+    """The OS's means: the alarm, and (to send a woken machine back to sleep) the watch on input
+    and the sleeper; without either, a woken machine is left awake."""
+
+    alarm: WakeAlarm
+    watch: InputWatch | None = None
+    sleeper: Sleeper | None = None
+
+
+@dataclass
+class _Woken:
+    target: WakeTarget
+    resumed_at: datetime
+    noted: bool = True
+    """False for the wakes it stayed up for: the machine was awake already."""
+    fired: set[int] = field(default_factory=set)
+    runs: set[int] = field(default_factory=set)
+
+
+class WakeKeeper:
+    def __init__(
+        self,
+        host: WakeHost,
+        tools: Callable[[], WakeTools],
+        *,
+        state: Callable[[], SystemState],
+        paused: Callable[[], bool],
+        notes: Notes,
+        lead: timedelta = LEAD,
+    ) -> None:
+        """``tools`` are made when a schedule first asks for a wake (finding them asks the OS);
+        ``state`` reads the machine's power and network for the plan."""
+        self._host = host
+        self._make_tools = tools
+        self._tools: WakeTools | None = None
+        self._state = state
+        self._paused = paused
+        self._notes = notes
+        self._lead = lead
+        self.armed: WakeTarget | None = None
+        self.woken: _Woken | None = None
+        self._settling: TimerHandle | None = None
+        self.slept = 0
+        """How many times it sent the machine back to sleep (for the log and the tests)."""
+
+    @property
+    def tools(self) -> WakeTools:
+        if self._tools is None:
+            self._tools = self._make_tools()
+        return self._tools
+
+    # -- the driver's wakes --------------------------------------------------------------------
+
+    def woke(self, plan: WakePlan, reason: WakeReason) -> None:
+        now = plan.now
+        armed = self.armed
+        if (
+            reason in _SLEPT
+            and armed is not None
+            and self.woken is None
+            and armed.at - EARLY <= now <= armed.due + GIVE_UP
+        ):
+            self.woken = _Woken(armed, now)
+            log.info(
+                "the machine woke at %s for the wake armed at %s (schedules %s)",
+                now.isoformat(), armed.at.isoformat(), list(armed.schedule_ids),
+            )  # fmt: skip
+        elif self.woken is None and armed is not None and self.tools.watch is not None:
+            # The last look before a sleep is the mark: input after it keeps the machine awake.
+            self.tools.watch.mark()
+        self.plan(now)
+        self._maybe_sleep(now)
+
+    def plan(self, now: datetime) -> WakeTarget | None:
+        """Arm the alarm at the plan's instant (or cancel it); the OS is told only of a change."""
+        not_here = self._host.not_here()
+        candidates = [
+            schedule
+            for schedule in self._host.known_schedules().values()
+            if schedule.policies.wake_to_run and schedule.id not in not_here
+        ]
+        target = None
+        if candidates:
+            target = wake_plan(
+                candidates, self._state(), now, lead=self._lead, paused=self._paused()
+            )
+        if target == self.armed:
+            return target
+        alarm = self.tools.alarm
+        if target is None:
+            alarm.cancel()
+            log.info("no wake alarm needed: cancelled")
+        elif self.armed is None or target.at != self.armed.at:
+            if not alarm.arm(target.at):
+                log.warning("cannot wake the machine: %s", alarm.status)
+            else:
+                log.info("%s, for schedules %s", alarm.status, list(target.schedule_ids))
+        self.armed = target
+        return target
+
+    def close(self) -> None:
+        if self._settling is not None:
+            self._settling.cancel()
+            self._settling = None
+        if self.armed is not None:
+            self.tools.alarm.cancel()
+            self.armed = None
+
+    # -- the runs of a woken wake -----------------------------------------------------------------
+
+    def observe(self, event: Event) -> None:
+        """A runtime listener: the fires and ends of the woken runs."""
+        woken = self.woken
+        if woken is None:
+            return
+        if isinstance(event, RunWaiting) and self._woken_for(woken, event):
+            woken.fired.add(event.schedule_id)
+            woken.runs.add(event.run_id)  # it starts later, with a FireEvent of its own
+        elif isinstance(event, FireEvent) and self._woken_for(woken, event):
+            woken.fired.add(event.schedule_id)
+            if event.skipped is not None:
+                return
+            woken.runs.add(event.run_id)
+            if woken.noted:
+                earlier = self._notes.reason(event.run_id, None)
+                note = WOKE_NOTE if earlier is None else f"{WOKE_NOTE}{NOTE_END}{earlier}"
+                self._notes.noted(event.run_id, note)
+        elif isinstance(event, RunFinished) and event.run_id in woken.runs:
+            woken.runs.discard(event.run_id)
+            self._maybe_sleep(self._host.clock.now())
+
+    @staticmethod
+    def _woken_for(woken: _Woken, event: FireEvent | RunWaiting) -> bool:
+        return event.schedule_id in woken.target.schedule_ids and event.due == woken.target.due
+
+    def _maybe_sleep(self, now: datetime) -> None:
+        woken = self.woken
+        if woken is None or woken.runs or self._settling is not None:
+            return
+        waited_out = now > woken.target.due + GIVE_UP
+        if not waited_out and not woken.fired.issuperset(woken.target.schedule_ids):
+            return
+        self._settling = self._host.loop.call_later(SETTLE, self._settle)
+
+    def _settle(self) -> None:
+        self._settling = None
+        woken = self.woken
+        if woken is None or woken.runs:
+            return
+        now = self._host.clock.now()
+        if self._host.running_runs():
+            log.info("woken runs ended, others still run: the machine stays awake for now")
+            return  # the next wake of the driver looks again
+        upcoming = self.armed
+        if upcoming is not None and upcoming.at - now < MIN_NAP:
+            log.info("the next wake (%s) is too near to sleep before it", upcoming.at.isoformat())
+            self.woken = _Woken(upcoming, woken.resumed_at, noted=False)
+            return
+        self.woken = None
+        watch, sleeper = self.tools.watch, self.tools.sleeper
+        if watch is None or sleeper is None:
+            log.info("the woken runs ended; the machine is left awake (no way to sleep it)")
+            return
+        touched = watch.input_since_mark(woken.resumed_at)
+        if touched is not False:
+            log.info(
+                "the woken runs ended; the machine stays awake: %s",
+                "someone used it" if touched else f"cannot tell ({watch.status})",
+            )
+            return
+        log.info("the woken runs ended and nobody used the machine: back to sleep")
+        self.slept += 1
+        if not sleeper.sleep():
+            log.warning("cannot put the machine back to sleep: %s", sleeper.status)
