@@ -1,0 +1,164 @@
+"""What the app tells the outside monitors, and when: runs, sleep and the machine's heartbeat.
+
+Called on the loop thread; everything that touches the network happens on the worker's thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from domi_desktop.errors import ExportError
+from domi_desktop.events import Event, FireEvent, RunFinished
+from domi_desktop.export import healthchecks_check
+from domi_desktop.model import Schedule
+from domi_desktop.monitor.intents import (
+    HEALTHCHECKS_IO,
+    Check,
+    Intent,
+    Kind,
+    check_name,
+    heartbeat_name,
+    intents_for,
+)
+from domi_desktop.monitor.worker import Worker
+from domi_desktop.ports import Clock, SecretStore
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_EVERY = timedelta(minutes=10)
+"""How often an awake machine pings its heartbeat check."""
+SLEEP_BUDGET = 4.0
+"""Seconds the pauses may take on the way to sleep: logind's delay lock lasts 5 s by default."""
+
+
+@dataclass(frozen=True, slots=True)
+class MonitorSettings:
+    """The app's own monitoring (its settings file): the machine's heartbeat check."""
+
+    heartbeat_url: str | None = None
+    """A ping URL of a check the user made for this machine."""
+    healthchecks_key: str | None = None
+    """The secret name of a project API key: domi makes the heartbeat check itself."""
+    healthchecks_api: str | None = None
+    heartbeat_period: timedelta = timedelta(days=3)
+    heartbeat_grace: timedelta = timedelta(hours=1)
+
+
+class Monitoring:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        machine: str,
+        seed: str,
+        secrets: SecretStore,
+        clock: Clock,
+        output_of: Callable[[int], str | None],
+        local_zone: Callable[[], str],
+        settings: MonitorSettings = MonitorSettings(),
+    ) -> None:
+        """``seed`` makes run ids into rids unique to the store; ``local_zone`` names the
+        zone ``"local"`` stands for now (an IANA name)."""
+        self.machine = machine
+        self.settings = settings
+        self._seed = seed
+        self._clock = clock
+        self._local_zone = local_zone
+        self.worker = Worker(data_dir, secrets, output_of)
+        self._last_heartbeat: datetime | None = None
+        self._refused: set[tuple[str, str]] = set()
+
+    def start(self) -> None:
+        self.worker.start()
+        self.heartbeat()
+
+    def stop(self) -> None:
+        self.worker.stop()
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def observe(self, event: Event, schedule: Schedule | None) -> None:
+        """An engine event of ``schedule`` (None when it is not known here)."""
+        if not isinstance(event, FireEvent | RunFinished) or schedule is None:
+            return
+        self.worker.submit(intents_for(event, schedule, self.check_of(schedule), self._seed))
+
+    def check_of(self, schedule: Schedule) -> Check | None:
+        """The check a schedule with an API key keeps equal to itself; None without a key, or
+        when Healthchecks cannot be told its schedule (said once in the log)."""
+        monitor = schedule.policies.monitor
+        if monitor.healthchecks_key is None:
+            return None
+        try:
+            fields, tz = healthchecks_check(schedule.expr, schedule.tz, self._local_zone())
+        except ExportError as error:
+            if (schedule.expr, schedule.tz) not in self._refused:
+                self._refused.add((schedule.expr, schedule.tz))
+                log.warning("schedule %s cannot be monitored by Healthchecks: %s", schedule.id,
+                            error)  # fmt: skip
+            return None
+        return Check(
+            api=monitor.healthchecks_api or HEALTHCHECKS_IO,
+            key_secret=monitor.healthchecks_key,
+            name=check_name(schedule),
+            schedule=fields,
+            tz=tz,
+            grace=int(monitor.grace.total_seconds()),
+        )
+
+    def sync(self, schedules: Iterable[Schedule]) -> None:
+        """Make or update the checks of these schedules now, before their first run."""
+        checks = [check for s in schedules if (check := self.check_of(s)) is not None]
+        self.worker.submit([Intent(Kind.sync, check=c, what=c.name) for c in checks])
+
+    # -- sleep and wake ------------------------------------------------------------------------
+
+    def going_to_sleep(
+        self, schedules: Iterable[Schedule], done: Callable[[], None], budget: float = SLEEP_BUDGET
+    ) -> None:
+        """Pause this machine's checks (``schedules``: those it runs), then ``done`` (from
+        another thread) once they are paused or ``budget`` seconds passed. Each check resumes
+        with its first ping after the wake; the heartbeat is never paused."""
+        checks = [check for s in schedules if (check := self.check_of(s)) is not None]
+        self.worker.submit([Intent(Kind.pause, check=c, what=c.name) for c in checks])
+        log.info("going to sleep: pausing %s Healthchecks check(s)", len(checks))
+
+        def wait() -> None:
+            if not self.worker.drained(budget):
+                log.warning("the checks could not all be paused before sleep; sent after the wake")
+            done()
+
+        threading.Thread(target=wait, name="domi-monitor-sleep", daemon=True).start()
+
+    def woke(self) -> None:
+        self.worker.kick()
+        self.heartbeat()
+
+    def tick(self) -> None:
+        """A wake of the scheduler (at least once a minute while awake)."""
+        last = self._last_heartbeat
+        if last is None or not timedelta(0) <= self._clock.now() - last < HEARTBEAT_EVERY:
+            self.heartbeat()
+
+    def heartbeat(self) -> None:
+        s = self.settings
+        self._last_heartbeat = self._clock.now()
+        check = None
+        if s.healthchecks_key is not None:
+            check = Check(
+                api=s.healthchecks_api or HEALTHCHECKS_IO,
+                key_secret=s.healthchecks_key,
+                name=heartbeat_name(self.machine),
+                timeout=int(s.heartbeat_period.total_seconds()),
+                grace=int(s.heartbeat_grace.total_seconds()),
+            )
+        elif s.heartbeat_url is None:
+            return
+        self.worker.submit(
+            [Intent(Kind.heartbeat, url=s.heartbeat_url, check=check, what="heartbeat")]
+        )
