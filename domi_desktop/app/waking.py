@@ -20,6 +20,7 @@ def start_waking(host: Host) -> WakeKeeper:
         state=runtime.keeper.state,
         paused=lambda: runtime.driver.paused,
         notes=runtime.keeper,
+        last_wake=lambda: runtime.driver.last_wake,
     )
     runtime.subscribe(keeper.observe)
     host.woke.connect(keeper.woke)

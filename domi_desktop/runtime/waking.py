@@ -27,6 +27,7 @@ from domi_desktop.model import Schedule, SystemState, WakeReason
 from domi_desktop.ports import Clock, InputWatch, Loop, Sleeper, TimerHandle, WakeAlarm
 from domi_desktop.runtime.alerts import NOTE_END
 from domi_desktop.scheduler.decide import WakePlan
+from domi_desktop.scheduler.driver import WakeRecord
 from domi_desktop.scheduler.wake import LEAD, WakeTarget, wake_plan
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ class WakeKeeper:
         state: Callable[[], SystemState],
         paused: Callable[[], bool],
         notes: Notes,
+        last_wake: Callable[[], WakeRecord | None] = lambda: None,
         lead: timedelta = LEAD,
     ) -> None:
         """``tools`` are made when a schedule first asks for a wake (finding them asks the OS);
@@ -106,6 +108,7 @@ class WakeKeeper:
         self._state = state
         self._paused = paused
         self._notes = notes
+        self._last_wake = last_wake
         self._lead = lead
         self.armed: WakeTarget | None = None
         self.woken: _Woken | None = None
@@ -124,22 +127,30 @@ class WakeKeeper:
     def woke(self, plan: WakePlan, reason: WakeReason) -> None:
         now = plan.now
         armed = self.armed
-        if (
-            reason in _SLEPT
-            and armed is not None
-            and self.woken is None
-            and armed.at - EARLY <= now <= armed.due + GIVE_UP
-        ):
-            self.woken = _Woken(armed, now)
-            log.info(
-                "the machine woke at %s for the wake armed at %s (schedules %s)",
-                now.isoformat(), armed.at.isoformat(), list(armed.schedule_ids),
-            )  # fmt: skip
-        elif self.woken is None and armed is not None and self.tools.watch is not None:
-            # The last look before a sleep is the mark: input after it keeps the machine awake.
-            self.tools.watch.mark()
+        if not self._begin(now, reason) and self.woken is None and armed is not None:
+            watch = self.tools.watch
+            if watch is not None:
+                # The last look before a sleep is the mark: input after it keeps the machine awake.
+                watch.mark()
         self.plan(now)
         self._maybe_sleep(now)
+
+    def _begin(self, now: datetime, reason: WakeReason) -> bool:
+        """A woken session starts when the machine slept and woke at the armed instant."""
+        armed = self.armed
+        if (
+            reason not in _SLEPT
+            or armed is None
+            or self.woken is not None
+            or not armed.at - EARLY <= now <= armed.due + GIVE_UP
+        ):
+            return False
+        self.woken = _Woken(armed, now)
+        log.info(
+            "the machine woke at %s for the wake armed at %s (schedules %s)",
+            now.isoformat(), armed.at.isoformat(), list(armed.schedule_ids),
+        )  # fmt: skip
+        return True
 
     def plan(self, now: datetime) -> WakeTarget | None:
         """Arm the alarm at the plan's instant (or cancel it); the OS is told only of a change."""
@@ -180,6 +191,12 @@ class WakeKeeper:
 
     def observe(self, event: Event) -> None:
         """A runtime listener: the fires and ends of the woken runs."""
+        if self.woken is None and isinstance(event, FireEvent | RunWaiting):
+            # Noticed at a wake that fires at once (the due had passed when the clock's jump was
+            # seen): the driver tells its listeners before its ``woke``.
+            record = self._last_wake()
+            if record is not None:
+                self._begin(record.at, record.reason)
         woken = self.woken
         if woken is None:
             return

@@ -116,6 +116,7 @@ class Harness:
             state=self.runtime.keeper.state,
             paused=lambda: self.runtime.driver.paused,
             notes=self.runtime.keeper,
+            last_wake=lambda: self.runtime.driver.last_wake,
         )
         self.events: list[Event] = []
         self.runtime.subscribe(self.events.append)
@@ -321,3 +322,20 @@ def test_closing_cancels_the_alarm(make: Callable[..., Harness]) -> None:
     h.runtime.start()
     h.keeper.close()
     assert h.alarm.armed is None
+
+
+def test_a_resume_noticed_after_the_due_fires_at_once_and_still_counts_as_woken(
+    make: Callable[..., Harness],
+) -> None:
+    # Without logind the resume is seen at the driver's next tick, as a clock jump, up to a minute
+    # after the alarm: the due has passed and the same wake fires it.
+    h = make()
+    job = h.add("0 11 * * *")
+    h.runtime.start()
+    h.clock.sleep_machine(at(11, 0, 25) - h.clock.now())
+    h.runtime.driver.wake(WakeReason.clock_jump)
+    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    (run,) = h.store.runs(schedule_id=job.id)
+    assert run.reason == WOKE_NOTE and not run.late
+    h.loop.advance(timedelta(seconds=SETTLE))
+    assert len(h.sleeper.slept) == 1
