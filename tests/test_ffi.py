@@ -18,6 +18,8 @@ from domi_desktop.platform import memory
 from domi_desktop.platform.inhibit import macos as inhibit_macos
 from domi_desktop.platform.inhibit import windows as inhibit_windows
 from domi_desktop.platform.resume import windows as resume_windows
+from domi_desktop.platform.wake import linux as wake_linux
+from domi_desktop.platform.wake import windows as wake_windows
 
 PACKAGE = Path(ffi.__file__).parent
 LOADERS = {
@@ -39,9 +41,12 @@ WINDOWS_TABLES: dict[str, dict[str, Signature]] = {
     "ntdll (Job Objects)": winjob.NTDLL,
     "kernel32 (keep awake)": inhibit_windows.KERNEL32,
     "user32 (power window)": resume_windows.USER32,
+    "kernel32 (wake timer)": wake_windows.KERNEL32,
+    "powrprof (wake timers allowed)": wake_windows.POWRPROF,
 }
 OTHER_TABLES: dict[str, dict[str, Signature]] = {
     "glibc": memory.GLIBC,
+    "libc (wake alarm)": wake_linux.LIBC,
     **{path.rsplit("/", 1)[-1]: table for path, table in inhibit_macos.FRAMEWORKS.items()},
 }
 

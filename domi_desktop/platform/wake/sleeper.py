@@ -64,9 +64,9 @@ class PowerStateSleeper:
         if self._thread is not None and self._thread.is_alive():
             self._status = "a suspend is already under way"
             return False
+        self._status = f"writing mem to {self.path}"
         self._thread = threading.Thread(target=self._write, name="domi-suspend", daemon=True)
         self._thread.start()
-        self._status = f"writing mem to {self.path}"
         return True
 
     def _write(self) -> None:

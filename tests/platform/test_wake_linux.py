@@ -1,0 +1,291 @@
+"""Linux wake alarms and what sends a woken machine back to sleep, without a bus: the real timerfd
+(CLOCK_REALTIME_ALARM; root here holds CAP_WAKE_ALARM, and capsh takes it away), the RTC's
+``wakealarm`` and ``/sys/power/state`` as temp files, ``/proc/interrupts`` as the real one and as
+a written one."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import shutil
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domi_desktop.platform.wake import wake_alarm_for_platform, wake_tools_for_platform
+from domi_desktop.platform.wake.base import NoWakeAlarm, epoch_seconds, has_capability
+from domi_desktop.platform.wake.linux import (
+    CHOICE_VARIABLE,
+    RtcWakeAlarm,
+    TimerfdWakeAlarm,
+    linux_wake_alarm,
+)
+from domi_desktop.platform.wake.presence import InterruptInputWatch, linux_input_watch
+from domi_desktop.platform.wake.sleeper import PowerStateSleeper, linux_sleeper
+from domi_desktop.platform.wake.systemd import calendar_text
+
+pytestmark = pytest.mark.linux_only
+
+SOON = datetime.now(UTC) + timedelta(minutes=10)
+
+
+def test_an_alarm_never_rings_early_a_fraction_of_a_second_rounds_up() -> None:
+    moment = datetime(2026, 12, 2, 2, 59, 29, 1000, tzinfo=UTC)
+    assert epoch_seconds(moment) == int(datetime(2026, 12, 2, 2, 59, 30, tzinfo=UTC).timestamp())
+    assert calendar_text(moment) == "2026-12-02 02:59:30 UTC"
+
+
+# -- the RTC -----------------------------------------------------------------------------------
+
+
+def test_the_rtc_alarm_is_the_epoch_second_written_to_wakealarm(tmp_path: Path) -> None:
+    wakealarm = tmp_path / "wakealarm"
+    wakealarm.write_text("")
+    alarm = RtcWakeAlarm(wakealarm)
+    assert alarm.capability() is None
+    at = datetime(2026, 12, 2, 2, 59, 30, tzinfo=UTC)
+    assert alarm.arm(at)
+    assert wakealarm.read_text() == f"{int(at.timestamp())}\n"
+    assert alarm.status == "the machine wakes at 2026-12-02 02:59:30 UTC (the RTC alarm)"
+    alarm.cancel()
+    assert wakealarm.read_text() == "0\n"
+
+
+def test_a_machine_without_an_rtc_alarm_says_so(tmp_path: Path) -> None:
+    alarm = RtcWakeAlarm(tmp_path / "rtc0" / "wakealarm")
+    assert alarm.capability() == (
+        f"this machine has no RTC alarm ({tmp_path / 'rtc0' / 'wakealarm'} is missing)"
+    )
+    assert not alarm.arm(SOON)
+    assert alarm.status.startswith("cannot arm the RTC alarm: ")
+
+
+# -- the timerfd -------------------------------------------------------------------------------
+
+
+def test_a_real_alarm_timer_is_armed_moved_and_taken_back() -> None:
+    alarm = TimerfdWakeAlarm()
+    if alarm.capability() is not None:
+        pytest.fail(f"root here holds CAP_WAKE_ALARM, yet: {alarm.capability()}", pytrace=False)
+    at = datetime.now(UTC) + timedelta(hours=1)
+    assert alarm.arm(at)
+    armed = alarm.armed_at()
+    assert armed is not None and abs(armed - epoch_seconds(at)) <= 2
+    later = at + timedelta(hours=1)
+    assert alarm.arm(later)
+    armed = alarm.armed_at()
+    assert armed is not None and abs(armed - epoch_seconds(later)) <= 2
+    alarm.cancel()
+    assert alarm.armed_at() is None
+    assert alarm.status == "not armed"
+
+
+def test_without_cap_wake_alarm_the_timerfd_says_what_would_allow_it() -> None:
+    capsh = shutil.which("capsh")
+    if capsh is None:
+        pytest.fail("capsh is missing (Debian's libcap2-bin: make system-deps)", pytrace=False)
+    code = (
+        "from domi_desktop.platform.wake.linux import TimerfdWakeAlarm, linux_wake_alarm\n"
+        "import json, os\n"
+        "os.environ.pop('DBUS_SESSION_BUS_ADDRESS', None)\n"
+        "alarm = linux_wake_alarm(rtc=lambda: __import__('domi_desktop.platform.wake.linux',"
+        " fromlist=['x']).RtcWakeAlarm(__import__('pathlib').Path('/nonexistent')))\n"
+        "print(json.dumps([TimerfdWakeAlarm().capability(), alarm.capability()]))\n"
+    )
+    result = subprocess.run(
+        [capsh, "--drop=cap_wake_alarm", "--", "-c", 'exec "$0" -c "$1"', sys.executable, code],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    timerfd, chosen = json.loads(result.stdout)
+    assert timerfd.startswith("the app lacks CAP_WAKE_ALARM")
+    assert chosen.startswith("cannot wake this machine: systemd: ")
+    assert "; timerfd: the app lacks CAP_WAKE_ALARM" in chosen
+    assert "; rtc: this machine has no RTC alarm" in chosen
+
+
+class RefusingLibc:
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+    def timerfd_create(self, clock: int, flags: int) -> int:
+        ctypes.set_errno(self.code)
+        return -1
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (errno.EPERM, "the app lacks CAP_WAKE_ALARM"),
+        (errno.EINVAL, "this kernel has no alarm timers"),
+        (errno.EMFILE, "timerfd_create(CLOCK_REALTIME_ALARM) failed: "),
+    ],
+)
+def test_each_refusal_of_the_kernel_is_said(code: int, said: str) -> None:
+    alarm = TimerfdWakeAlarm(lambda: RefusingLibc(code))
+    why = alarm.capability()
+    assert why is not None and why.startswith(said)
+    assert not alarm.arm(SOON)
+    assert alarm.status.startswith(f"cannot arm a CLOCK_REALTIME_ALARM timer: {said}")
+
+
+# -- choosing ----------------------------------------------------------------------------------
+
+
+class Able:
+    via = "able"
+
+    def __init__(self, why: str | None = None) -> None:
+        self.why = why
+
+    def capability(self) -> str | None:
+        return self.why
+
+
+def test_the_first_way_that_works_is_taken_in_order() -> None:
+    made: list[str] = []
+
+    def maker(name: str, why: str | None) -> Any:
+        def make() -> Able:
+            made.append(name)
+            return Able(why)
+
+        return make
+
+    chosen = linux_wake_alarm(
+        {},
+        systemd=maker("systemd", "systemd 252"),
+        timerfd=maker("timerfd", None),
+        rtc=maker("rtc", None),
+    )
+    assert made == ["systemd", "timerfd"]
+    assert isinstance(chosen, Able)
+
+
+def test_none_that_works_gives_every_reason() -> None:
+    chosen = linux_wake_alarm(
+        {}, systemd=lambda: Able("a"), timerfd=lambda: Able("b"), rtc=lambda: Able("c")
+    )
+    assert isinstance(chosen, NoWakeAlarm)
+    assert chosen.capability() == "cannot wake this machine: systemd: a; timerfd: b; rtc: c"
+    assert not chosen.arm(SOON)
+
+
+def test_the_environment_picks_one_on_purpose(tmp_path: Path) -> None:
+    wakealarm = tmp_path / "wakealarm"
+    wakealarm.write_text("")
+    chosen = linux_wake_alarm(
+        {CHOICE_VARIABLE: "rtc"},
+        systemd=lambda: pytest.fail("not asked"),
+        timerfd=lambda: pytest.fail("not asked"),
+        rtc=lambda: RtcWakeAlarm(wakealarm),
+    )
+    assert isinstance(chosen, RtcWakeAlarm)
+    off = linux_wake_alarm({CHOICE_VARIABLE: "none"})
+    assert off.capability() == "DOMI_WAKE_ALARM=none: waking the machine is turned off"
+
+
+def test_macos_needs_the_privileged_helper_and_says_so() -> None:
+    why = wake_alarm_for_platform("darwin").capability()
+    assert why is not None and why.startswith("waking a Mac needs the privileged helper")
+    assert wake_alarm_for_platform("sunos5").capability() == (
+        "cannot wake sunos5: no wake alarm for this OS"
+    )
+
+
+def test_the_capability_bit_is_read_from_proc(tmp_path: Path) -> None:
+    (tmp_path / "7").mkdir()
+    (tmp_path / "7" / "status").write_text("Name:\tx\nCapEff:\t0000000800000000\n")
+    (tmp_path / "8").mkdir()
+    (tmp_path / "8" / "status").write_text("Name:\tx\nCapEff:\t00000007ffffffff\n")
+    assert has_capability(7, 35, tmp_path) is True
+    assert has_capability(8, 35, tmp_path) is False
+    assert has_capability(9, 35, tmp_path) is None
+
+
+# -- input and sleep without logind ------------------------------------------------------------
+
+INTERRUPTS = """\
+           CPU0       CPU1
+  0:         40          0   IO-APIC   2-edge      timer
+  1:        {kbd}          3   IO-APIC   1-edge      i8042
+  4:        300          0   IO-APIC   4-edge      ttyS0
+ 12:        {mouse}          0   IO-APIC  12-edge      i8042
+ 24:        500        600   PCI-MSI 65536-edge      virtio0-requests
+NMI:          0          0   Non-maskable interrupts
+"""
+
+
+def test_input_is_told_by_the_input_devices_interrupts_only(tmp_path: Path) -> None:
+    interrupts = tmp_path / "interrupts"
+    interrupts.write_text(INTERRUPTS.format(kbd=10, mouse=20))
+    watch = InterruptInputWatch(interrupts)
+    assert watch.input_since_mark(SOON) is None  # never marked: cannot tell
+    watch.mark()
+    assert set(watch.counts()) == {"1 IO-APIC 1-edge i8042", "12 IO-APIC 12-edge i8042"}
+    # The serial console, the disk and the timer are busy: not a person.
+    interrupts.write_text(INTERRUPTS.format(kbd=10, mouse=20).replace("300", "900"))
+    assert watch.input_since_mark(SOON) is False
+    interrupts.write_text(INTERRUPTS.format(kbd=11, mouse=20))
+    assert watch.input_since_mark(SOON) is True
+    assert watch.status == "input interrupts since the mark: 1 IO-APIC 1-edge i8042"
+
+
+def test_the_real_interrupt_table_reads() -> None:
+    counts = InterruptInputWatch().counts()
+    assert all(isinstance(value, int) and value >= 0 for value in counts.values())
+
+
+def test_without_logind_input_is_counted_from_the_interrupts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
+    interrupts = tmp_path / "interrupts"
+    interrupts.write_text(INTERRUPTS.format(kbd=1, mouse=2))
+    assert isinstance(linux_input_watch(interrupts), InterruptInputWatch)
+    interrupts.write_text(INTERRUPTS.splitlines()[0] + "\n")
+    watch = linux_input_watch(interrupts)
+    assert watch.input_since_mark(SOON) is None
+    assert watch.status.startswith("no input device in ")
+
+
+def test_without_logind_a_root_machine_sleeps_by_writing_mem_to_power_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
+    state = tmp_path / "state"
+    assert linux_sleeper(state) is None  # no such file: no way
+    state.write_text("freeze mem disk\n")
+    sleeper = linux_sleeper(state)
+    assert isinstance(sleeper, PowerStateSleeper)
+    assert sleeper.sleep()
+    sleeper.join(30)
+    assert state.read_text() == "mem\n"
+    assert sleeper.status == f"suspended through {state}, and resumed"
+
+
+def test_a_refused_write_to_power_state_is_said(tmp_path: Path) -> None:
+    sleeper = PowerStateSleeper(tmp_path / "missing" / "state")
+    assert sleeper.sleep()  # on its thread: the write returns only after a real resume
+    sleeper.join(30)
+    assert sleeper.status.startswith(f"cannot write mem to {tmp_path / 'missing' / 'state'}: ")
+
+
+def test_the_tools_of_this_machine_are_found_without_any_bus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
+    monkeypatch.delenv(CHOICE_VARIABLE, raising=False)
+    started = time.monotonic()
+    tools = wake_tools_for_platform("linux")
+    assert time.monotonic() - started < 30  # no bus to wait for
+    # Root here: the alarm timer (this container has no RTC and no session bus).
+    assert isinstance(tools.alarm, TimerfdWakeAlarm)
+    assert tools.watch is not None and tools.watch.input_since_mark(SOON) is None
