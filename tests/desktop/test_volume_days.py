@@ -1,0 +1,285 @@
+"""Issue 23 end to end: the headless app on the private system bus with the fake UDisks2 (and the
+fake logind), its clock moved by libfaketime, running "once a day, when the disk Backup is
+plugged in".
+
+The figures the issue names (a run within 5 s of the first mount of its day, within 5 s of the
+resume) are measured and printed; they are asserted only with a generous margin (a loaded 2-CPU
+machine), what is asserted exactly is the count of runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import faketime
+from tests.desktop.harness import FakeLogind
+from tests.desktop.udisks import FakeUDisks2
+
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.slow,
+    pytest.mark.linux_only,
+    pytest.mark.skipif(faketime.find_library() is None, reason="needs libfaketime"),
+]
+
+MARGIN = 30.0
+"""Real seconds a run may take to follow its mount on a loaded machine (measured: well under 5)."""
+DAYS = 3
+CYCLES = 50
+
+
+@dataclass
+class App:
+    """One headless app, its CLI and its clock."""
+
+    root: Path
+    clock: faketime.FakeClock
+    fake_start: datetime
+    process: subprocess.Popen[bytes] | None = None
+    lines: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = self.root / "ran.txt"
+        (self.root / "data").mkdir(parents=True, exist_ok=True)
+        (self.root / "run").mkdir(mode=0o700, exist_ok=True)
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DOMI_", "FAKETIME"))}
+        env.update(
+            self.clock.env,
+            DOMI_DATA_DIR=str(self.root / "data"),
+            XDG_RUNTIME_DIR=str(self.root / "run"),
+            QT_QPA_PLATFORM="offscreen",
+            PYTHONFAULTHANDLER="1",
+        )
+        # The single-threaded build: with the MT one a job's fork could inherit its clock
+        # mutex held by another thread (tests/test_fleet.py).
+        single = self.clock.library.with_name("libfaketime.so.1")
+        if single.exists():
+            env["LD_PRELOAD"] = str(single)
+        return env
+
+    def cli(self, *args: str) -> Any:
+        done = subprocess.run(
+            [sys.executable, "-m", "domi_desktop", *args],
+            capture_output=True, text=True, env=self.env(), timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout) if "--json" in args else done.stdout
+
+    def at(self, when: datetime) -> None:
+        """The app's clock set to ``when`` (it moves on from there at the real pace)."""
+        self.clock.set_offset(when - datetime.now(UTC))
+
+    def start(self) -> None:
+        with (self.root / "stderr").open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "domi_desktop", "--headless"],
+                env=self.env(), stdout=subprocess.DEVNULL, stderr=log,
+            )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            done = subprocess.run(
+                [sys.executable, "-m", "domi_desktop", "status", "--json"],
+                capture_output=True, text=True, env=self.env(), timeout=60,
+            )  # fmt: skip
+            if done.returncode == 0:
+                return
+            assert self.process.poll() is None, self.log()
+            time.sleep(0.2)
+
+    def poke(self) -> None:
+        """A question over the socket: the app's loop wakes and sees how late its clock is."""
+        self.cli("status", "--json")
+
+    def ran(self) -> list[str]:
+        return self.lines.read_text().splitlines() if self.lines.exists() else []
+
+    def wait_ran(self, count: int, timeout: float = 120.0) -> float:
+        """Waits for the job's ``count``-th line; returns the monotonic time it was seen."""
+        deadline = time.monotonic() + timeout
+        while len(self.ran()) < count:
+            assert time.monotonic() < deadline, f"no run {count} within {timeout} s\n{self.log()}"
+            assert self.process is not None and self.process.poll() is None, self.log()
+            time.sleep(0.02)
+        return time.monotonic()
+
+    def runs(self, schedule: int) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self.cli(
+            "runs", "--schedule", str(schedule), "--limit", "1000", "--json"
+        )
+        return found
+
+    def log(self) -> str:
+        parts = [self.root / "stderr", self.root / "data" / "domi-desktop.log"]
+        return "\n".join(p.read_text(errors="replace")[-4000:] for p in parts if p.exists())
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        subprocess.run(
+            [sys.executable, "-m", "domi_desktop", "quit"],
+            capture_output=True, env=self.env(), timeout=60, check=False,
+        )  # fmt: skip
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[App]:
+    midnight = (datetime.now(UTC) + timedelta(days=10)).replace(
+        hour=0, minute=0, second=0, microsecond=0
+    )
+    made = App(tmp_path, faketime.fake_clock(tmp_path), midnight - timedelta(hours=2))
+    made.at(made.fake_start)
+    try:
+        yield made
+    finally:
+        if made.process is not None and made.process.poll() is None:
+            made.process.send_signal(signal.SIGCONT)
+        made.stop()
+        print(made.log())
+
+
+def add_backup(app: App, volume: str, *extra: str) -> int:
+    job = (
+        "import os, pathlib, time\n"
+        f"p = pathlib.Path({str(app.lines)!r})\n"
+        "with p.open('a') as f: f.write(os.environ.get('DOMI_VOLUME_PATH', '-') + '\\n')\n"
+    )
+    added = app.cli(
+        "schedule", "add", f"copy to {volume}", "--cron", "0 0 * * *", "--tz", "UTC",
+        "--volume", volume, *extra, "--json", "--", sys.executable, "-c", job,
+    )  # fmt: skip
+    return int(added["id"])
+
+
+def test_fifty_plugs_over_three_days_give_three_runs_each_soon_after_the_first_mount(
+    app: App, fake_udisks2: FakeUDisks2
+) -> None:
+    backup = add_backup(app, "Backup")
+    archive = add_backup(app, "Archive")
+    app.start()
+    delays: list[float] = []
+    midnight = app.fake_start + timedelta(hours=2)
+    cycle = 0
+    for day in range(DAYS):
+        app.at(midnight + timedelta(days=day, seconds=5))
+        app.poke()
+        per_day = CYCLES // DAYS + (1 if day < CYCLES % DAYS else 0)
+        for hour in range(per_day):
+            app.at(midnight + timedelta(days=day, hours=hour, minutes=10))
+            fake_udisks2.plug("sdb1", "Backup", "1234-ABCD")
+            fake_udisks2.plug("sdc1", "Photos", "5555-6666")
+            mounted = fake_udisks2.mount("sdb1", "/media/me/Backup")
+            fake_udisks2.mount("sdc1", "/media/me/Photos")
+            if hour == 0:
+                delays.append(app.wait_ran(day + 1) - mounted)
+            fake_udisks2.unplug("sdc1")
+            fake_udisks2.unplug("sdb1")
+            cycle += 1
+    app.poke()
+    time.sleep(2)  # a run that should not be would have its moment
+    assert cycle == CYCLES
+    print(f"mount -> run (s): {', '.join(f'{d:.2f}' for d in delays)}")
+    assert app.ran() == ["/media/me/Backup"] * DAYS
+    assert max(delays) < MARGIN
+    done = [r for r in app.runs(backup) if r["status"] == "succeeded"]
+    assert len(done) == DAYS
+    assert all(r["reason"].startswith("started after waiting") for r in done)
+    assert not [r for r in app.runs(archive) if r["status"] in ("succeeded", "running")]
+
+
+def test_a_disk_mounted_while_asleep_gives_one_late_run_after_the_resume(
+    app: App, fake_udisks2: FakeUDisks2, fake_logind: FakeLogind
+) -> None:
+    backup = add_backup(app, "Backup")
+    app.start()
+    assert app.process is not None
+    fake_logind.prepare_for_sleep(True)
+    app.process.send_signal(signal.SIGSTOP)
+    app.at(app.fake_start + timedelta(hours=5))  # asleep across the 00:00 due
+    fake_udisks2.plug("sdb1", "Backup", "1234-ABCD")
+    fake_udisks2.mount("sdb1", "/media/me/Backup")
+    app.process.send_signal(signal.SIGCONT)
+    resumed = fake_logind.prepare_for_sleep(False)
+    delay = app.wait_ran(1) - resumed
+    print(f"resume -> run: {delay:.2f} s")
+    assert delay < MARGIN
+    app.poke()
+    time.sleep(1)
+    (run,) = app.runs(backup)
+    assert run["status"] == "succeeded" and run["late"] and run["trigger"] == "catch_up"
+    assert app.ran() == ["/media/me/Backup"]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for this purpose: it runs nothing and holds no disk.
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(") ")[-1][:1] != "Z"
+
+
+def test_a_disk_pulled_mid_run_stops_the_job_tree_and_it_runs_once_more_when_back(
+    app: App, fake_udisks2: FakeUDisks2
+) -> None:
+    pids = app.root / "pids"
+    hold = app.root / "hold"
+    hold.write_text("")
+    job = (
+        "import os, pathlib, subprocess, sys, time\n"
+        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+        f"pathlib.Path({str(pids)!r}).write_text(f'{{os.getpid()}} {{child.pid}}')\n"
+        f"with open({str(app.lines)!r}, 'a') as f: f.write(os.environ['DOMI_VOLUME_PATH'] + '\\n')\n"
+        f"while pathlib.Path({str(hold)!r}).exists(): time.sleep(0.05)\n"
+        "child.kill()\n"
+    )
+    added = app.cli(
+        "schedule", "add", "copy", "--cron", "0 0 * * *", "--tz", "UTC", "--volume", "Backup",
+        "--stop-if-lost", "--json", "--", sys.executable, "-c", job,
+    )  # fmt: skip
+    fake_udisks2.plug("sdb1", "Backup", "1234-ABCD")
+    fake_udisks2.mount("sdb1", "/media/me/Backup")
+    app.start()
+    app.at(app.fake_start + timedelta(hours=2, seconds=5))
+    app.poke()
+    app.wait_ran(1)
+    tree = [int(pid) for pid in pids.read_text().split()]
+    pulled = fake_udisks2.unplug("sdb1")
+    deadline = time.monotonic() + 60
+    while any(alive(pid) for pid in tree):
+        assert time.monotonic() < deadline, f"job tree {tree} still alive\n{app.log()}"
+        time.sleep(0.02)
+    print(f"unplug -> job tree gone: {time.monotonic() - pulled:.2f} s")
+    hold.unlink()
+    fake_udisks2.plug("sdb1", "Backup", "1234-ABCD")
+    fake_udisks2.mount("sdb1", "/media/me/Backup")
+    app.wait_ran(2)
+    app.poke()
+    deadline = time.monotonic() + 60
+    while len(runs := app.runs(int(added["id"]))) < 2 or runs[0]["status"] == "running":
+        assert time.monotonic() < deadline, runs
+        time.sleep(0.2)
+    again, first = runs
+    assert first["status"] == "interrupted"
+    assert first["reason"] == "stopped: the disk Backup was unplugged"
+    assert again["status"] == "succeeded" and again["trigger"] == "resumed"
+    assert app.ran() == ["/media/me/Backup"] * 2
