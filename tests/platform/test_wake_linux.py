@@ -41,6 +41,24 @@ def test_an_alarm_never_rings_early_a_fraction_of_a_second_rounds_up() -> None:
     assert calendar_text(moment) == "2026-12-02 02:59:30 UTC"
 
 
+def test_systemd_reads_the_calendar_text_as_the_instant_meant() -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.fail(
+            "systemd-analyze is missing (Debian's systemd: make system-deps)", pytrace=False
+        )
+    at = datetime.now(UTC).replace(microsecond=0) + timedelta(days=3, seconds=30)
+    result = subprocess.run(
+        [analyze, "calendar", "--iterations=2", calendar_text(at)],
+        capture_output=True, text=True, timeout=60,
+        env={"TZ": "America/New_York", "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert f"Normalized form: {calendar_text(at)}\n" in result.stdout
+    assert f"(in UTC): {at:%a %Y-%m-%d %H:%M:%S} UTC\n" in result.stdout
+    assert "Iter. #2" not in result.stdout  # once only: no second elapse
+
+
 # -- the RTC -----------------------------------------------------------------------------------
 
 
