@@ -119,7 +119,10 @@ def install_debian_packages() -> None:
     if not missing:
         return
     if os.geteuid() != 0:
-        raise SystemExit(f"missing Debian packages (install them as root): {' '.join(missing)}")
+        raise SystemExit(
+            f"missing Debian packages (install them as root): {' '.join(missing)}"
+            " (make test WINE=0 leaves the Windows stage out)"
+        )
     log(f"installing Debian packages: {' '.join(missing)}")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     run(["apt-get", "update", "-qq"], env=env)
