@@ -75,7 +75,9 @@ TEMPLATES = (
     "not run since",
     "ran at {time}",
     "ran at {time}, {status}",
+    "ran at {time}, {status}: {reason}",
     "running since {time}",
+    "1 earlier due skipped",
     "{count} earlier dues skipped",
     "{start}-{end}",
     "{minutes} min",
@@ -143,19 +145,21 @@ def span_words(span: timedelta, words: Words) -> str:
     return words("{hours} h {minutes} min", hours=minutes // 60, minutes=f"{minutes % 60:02d}")
 
 
-def due_line(
-    story: DueStory,
-    *,
-    words: Words,
-    clock: Callable[[datetime], str],
-    status: Callable[[RunStatus], str],
-    reason: Callable[[str], str],
-) -> str:
-    """``missed: the laptop was asleep 23:10-07:02; ran once at 07:03, late``.
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """How a line is worded: ``words`` fills a template (``tr`` or ``str.format``), ``clock``
+    writes an instant (``07:03``), ``status`` a run status, ``reason`` a recorded reason in a
+    few words (History's)."""
 
-    ``clock`` writes an instant (``07:03``), ``status`` a run status, ``reason`` a recorded
-    reason in a few words (History's); ``words`` fills a template."""
-    run = story.run
+    words: Words
+    clock: Callable[[datetime], str]
+    status: Callable[[RunStatus], str]
+    reason: Callable[[str], str]
+
+
+def due_line(story: DueStory, voice: Voice) -> str:
+    """``missed: the laptop was asleep 23:10-07:02; ran once at 07:03, late``."""
+    run, words, clock = story.run, voice.words, voice.clock
     parts: list[str] = []
     span = story.cause
     where = (
@@ -172,7 +176,7 @@ def due_line(
                 parts.append(words("missed: the laptop was asleep {span}", span=where))
             else:
                 parts.append(words("missed: domi-desktop was not running {span}", span=where))
-            parts.append(_served(story.served_by, words, clock, status))
+            parts.append(_served(story.served_by, voice))
         case DueKind.late:
             if where is None:
                 parts.append(words("late"))
@@ -180,9 +184,9 @@ def due_line(
                 parts.append(words("late: the laptop was asleep {span}", span=where))
             else:
                 parts.append(words("late: domi-desktop was not running {span}", span=where))
-            parts.append(_ran(run, words, clock, status))
+            parts.append(_ran(run, voice))
         case DueKind.skipped:
-            parts.append(words("skipped: {reason}", reason=reason(run.reason or "")))
+            parts.append(words("skipped: {reason}", reason=voice.reason(run.reason or "")))
         case DueKind.waiting:
             since = clock(run.fired_at or story.due)
             what = _what(story.waited_for, words)
@@ -191,13 +195,15 @@ def due_line(
             wait = span_words(story.waited or timedelta(0), words)
             what = _what(story.waited_for, words)
             parts.append(words("waited {wait} for {what}", wait=wait, what=what))
-            parts.append(_ran(run, words, clock, status))
+            parts.append(_ran(run, voice))
         case DueKind.on_time:
             parts.append(words("on time"))
-            parts.append(_ran(run, words, clock, status))
-    if run.missed_count and story.kind is not DueKind.missed:
+            parts.append(_ran(run, voice))
+    if run.missed_count == 1 and story.kind is not DueKind.missed:
+        parts.append(words("1 earlier due skipped"))
+    elif run.missed_count and story.kind is not DueKind.missed:
         parts.append(words("{count} earlier dues skipped", count=run.missed_count))
-    return "; ".join(parts)
+    return "; ".join(part for part in parts if part)
 
 
 def _what(waited_for: str | None, words: Words) -> str:
@@ -207,29 +213,32 @@ def _what(waited_for: str | None, words: Words) -> str:
     return words(what) if what in WAITED_FOR else what
 
 
-def _ran(
-    run: Run, words: Words, clock: Callable[[datetime], str], status: Callable[[RunStatus], str]
-) -> str:
+def _ran(run: Run, voice: Voice) -> str:
     at = run.started_at or run.fired_at
     if at is None:
         return ""
+    words, time = voice.words, voice.clock(at)
     if run.status is RunStatus.running:
-        return words("running since {time}", time=clock(at))
+        return words("running since {time}", time=time)
     if run.status is RunStatus.succeeded:
-        return words("ran at {time}", time=clock(at))
-    return words("ran at {time}, {status}", time=clock(at), status=status(run.status))
+        return words("ran at {time}", time=time)
+    status = voice.status(run.status)
+    if run.status is RunStatus.failed and run.reason:
+        said = voice.reason(run.reason.rsplit("; ", 1)[-1])  # the job's end, after a gate's
+        return words("ran at {time}, {status}: {reason}", time=time, status=status, reason=said)
+    return words("ran at {time}, {status}", time=time, status=status)
 
 
-def _served(
-    served: Run | None,
-    words: Words,
-    clock: Callable[[datetime], str],
-    status: Callable[[RunStatus], str],
-) -> str:
+def _served(served: Run | None, voice: Voice) -> str:
+    words = voice.words
     if served is None:
         return words("not run since")
     at = served.started_at or served.fired_at
     assert at is not None
     if served.status in (RunStatus.succeeded, RunStatus.running):
-        return words("ran once at {time}, late", time=clock(at))
-    return words("ran once at {time}, late, {status}", time=clock(at), status=status(served.status))
+        return words("ran once at {time}, late", time=voice.clock(at))
+    return words(
+        "ran once at {time}, late, {status}",
+        time=voice.clock(at),
+        status=voice.status(served.status),
+    )

@@ -9,6 +9,7 @@ few updates a second, each touching only the rows of the runs that changed.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
 from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QShowEvent
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import Run, RunStatus
 from domi_desktop.ports import RunReader
+from domi_desktop.ui.history.dues import due_words, story_of
 from domi_desktop.ui.history.log import LogDialog
 from domi_desktop.ui.history.model import Column, RunsModel
 from domi_desktop.ui.history.rows import ShownRows
@@ -352,6 +354,9 @@ class HistoryWindow(QWidget):
         if exit_text(run) == str(run.exit_code):
             parts.append(tr("exit code {code}", code=run.exit_code))
         parts.append(reason_text(run.reason))
+        story = story_of(self._store, run, datetime.now(UTC))
+        if story is not None:
+            parts.append(due_words(story))  # the Timeline says the same of this due
         self.details.setText(" · ".join(part for part in parts if part))
 
     def _remember_scroll(self, _parent: QModelIndex, first: int, _last: int) -> None:

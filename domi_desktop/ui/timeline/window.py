@@ -1,0 +1,195 @@
+"""The Timeline window: a day or a week of the machine's story and every schedule's dues, with
+the focused due's line under it. Its own window (from the tray menu and the Schedules window), not
+a tab of History: a week strip needs the whole width that History's table and filters take, its
+own navigation (day or week, earlier, later), and clicking a due opens History beside it on that
+run, so the picture and the record can be read side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from domi_desktop.cron import local_zone
+from domi_desktop.errors import DomiError
+from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.timeline.data import TimelineReader, load
+from domi_desktop.ui.timeline.view import TimelineView
+
+REFRESH_MS = 60_000
+"""How often an open Timeline reads the store again (the scheduler wakes a minute apart too)."""
+
+register(
+    "zh",
+    {
+        "Timeline — domi-desktop": "时间线 — domi-desktop",
+        "Week": "周",
+        "Day": "日",
+        "Earlier": "更早",
+        "Today": "今天",
+        "Later": "更晚",
+        "Arrows move between dues; Enter opens the run in History.": (
+            "方向键在各次应运行之间移动；回车在历史中打开该次运行。"
+        ),
+        "Blue: asleep · hatched: domi-desktop not running · ticks: dues · bars: runs": (
+            "蓝色：睡眠 · 斜线：domi-desktop 未运行 · 刻度：应运行时间 · 条：运行"
+        ),
+    },
+)
+
+
+def day_start(moment: datetime) -> datetime:
+    """Midnight of ``moment``'s local day, in the local zone."""
+    try:
+        zone = local_zone()
+    except DomiError:
+        zone = UTC
+    local = moment.astimezone(zone)
+    return local.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+class TimelineWindow(QWidget):
+    def __init__(
+        self,
+        store: TimelineReader,
+        open_run: Callable[[int], object],
+        *,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("timelineWindow")
+        self.resize(1200, 640)
+        self._store = store
+        self._now = now
+        self._days = 7
+        self._start = self._period_start(now())
+        self.view = TimelineView()
+        self.view.run_activated.connect(open_run)
+        self.view.focus_moved.connect(self._show_line)
+        self.span_choice = QComboBox()
+        self.span_choice.setObjectName("timelineSpan")
+        self.span_choice.addItem("", 7)
+        self.span_choice.addItem("", 1)
+        self.earlier = QPushButton()
+        self.today = QPushButton()
+        self.later = QPushButton()
+        self.range_label = QLabel()
+        self.range_label.setObjectName("timelineRange")
+        self.line = QLabel()
+        self.line.setObjectName("timelineDue")
+        self.line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.legend = QLabel()
+        self.legend.setObjectName("timelineLegend")
+        scroll = QScrollArea()
+        scroll.setWidget(self.view)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        bar = QHBoxLayout()
+        for widget in (self.span_choice, self.earlier, self.today, self.later):
+            bar.addWidget(widget)
+        bar.addSpacing(12)
+        bar.addWidget(self.range_label, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.line)
+        layout.addWidget(self.legend)
+        self.span_choice.currentIndexChanged.connect(self._span_changed)
+        self.earlier.clicked.connect(lambda: self.go(-1))
+        self.later.clicked.connect(lambda: self.go(1))
+        self.today.clicked.connect(self.go_today)
+        self._timer = QTimer(self)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+        self.retranslate()
+        self.refresh()
+
+    # -- what callers use ----------------------------------------------------------------------
+
+    def show_period(self, start: datetime, days: int) -> None:
+        self._days = days
+        self._start = start
+        self.span_choice.blockSignals(True)
+        self.span_choice.setCurrentIndex(0 if days == 7 else 1)
+        self.span_choice.blockSignals(False)
+        self.refresh()
+
+    def go(self, steps: int) -> None:
+        self._start = day_start(self._start + timedelta(days=self._days * steps, hours=12))
+        self.refresh()
+
+    def go_today(self) -> None:
+        self._start = self._period_start(self._now())
+        self.refresh()
+
+    def refresh(self) -> None:
+        end = day_start(self._start + timedelta(days=self._days, hours=12))
+        self.view.set_data(load(self._store, self._start, end, self._now()))
+        self._show_range(end)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(tr("Timeline — domi-desktop"))
+        self.span_choice.setItemText(0, tr("Week"))
+        self.span_choice.setItemText(1, tr("Day"))
+        self.earlier.setText(tr("Earlier"))
+        self.today.setText(tr("Today"))
+        self.later.setText(tr("Later"))
+        self.legend.setText(
+            tr("Blue: asleep · hatched: domi-desktop not running · ticks: dues · bars: runs")
+        )
+        story = self.view.focused()
+        self.view.texts_changed()
+        if story is not None:
+            self._show_line(self.view.words_for(story))
+        else:
+            self.line.setText(tr("Arrows move between dues; Enter opens the run in History."))
+        self._show_range(day_start(self._start + timedelta(days=self._days, hours=12)))
+
+    # -- Qt events -----------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.refresh()
+        self._timer.start()
+        super().showEvent(event)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._timer.stop()
+        super().hideEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _period_start(self, moment: datetime) -> datetime:
+        start = day_start(moment)
+        if self._days == 7:
+            start = day_start(start - timedelta(days=start.weekday()) + timedelta(hours=12))
+        return start
+
+    def _span_changed(self) -> None:
+        self._days = int(self.span_choice.currentData())
+        focused = self.view.focused()  # a day: the focused due's
+        self._start = self._period_start(focused.due if focused is not None else self._start)
+        self.refresh()
+
+    def _show_range(self, end: datetime) -> None:
+        last = end - timedelta(seconds=1)
+        self.range_label.setText(f"{self._start:%Y-%m-%d} – {last:%Y-%m-%d}")
+
+    def _show_line(self, line: str) -> None:
+        self.line.setText(line)
