@@ -74,6 +74,7 @@ register(
         "Pause": "暂停",
         "Resume": "恢复",
         "History…": "历史…",
+        "Timeline…": "时间线…",
         "Pause all": "全部暂停",
         "Import…": "导入…",
         "Export…": "导出…",
@@ -203,6 +204,7 @@ class MainWindow(QMainWindow):
             "stop": make("stop", tr("Stop"), self.stop_selected),
             "toggle": make("toggle", tr("Pause"), self.toggle_selected),
             "history": make("history", tr("History…"), self.history_selected),
+            "timeline": make("timeline", tr("Timeline…"), self._app.open_timeline),
             "pause_all": make("pause_all", tr("Pause all"), self._pause_all),
             "import": make("import", tr("Import…"), self.files.import_dialog),
             "crontab": make("crontab", tr("Import a crontab…"), self.files.crontab_dialog),
@@ -225,7 +227,8 @@ class MainWindow(QMainWindow):
         bar = QToolBar(tr("Schedules"), self)
         bar.setObjectName("toolbar")
         bar.setMovable(False)
-        for key in ("new", "edit", "duplicate", "delete", "run", "stop", "toggle", "history"):
+        for key in ("new", "edit", "duplicate", "delete", "run", "stop", "toggle", "history",
+                    "timeline"):  # fmt: skip
             bar.addAction(acts[key])
         bar.addSeparator()
         bar.addAction(acts["pause_all"])

@@ -307,6 +307,18 @@ class TrayApp(QObject):
         self._keep("history", self._history_window())
         log.info("history window opened%s", f" for schedule {schedule_id}" if schedule_id else "")
 
+    def open_timeline(self) -> None:
+        """The machine's story and every due's, a week at a time; a due clicked opens History."""
+        from domi_desktop.ui.timeline.data import TimelineReader
+        from domi_desktop.ui.timeline.window import TimelineWindow
+
+        window = self._windows.get("timeline")
+        store = self.host.store
+        if window is None and isinstance(store, TimelineReader):
+            window = TimelineWindow(store, self.open_run)
+        if window is not None:
+            self._keep("timeline", window)
+
     def open_run(self, run_id: int | None) -> None:
         """A notification was clicked: History on that run, its log one click away."""
         window = self._history_window()

@@ -59,10 +59,27 @@ def test_the_menu_lists_schedules_soonest_first_with_their_next_fire(tray: TrayA
     assert entries[0].startswith("Every minute · ")
     assert entries[1].startswith("Rate-limit report · ") and entries[1].endswith("09:00")
     assert entries[2:] == [
-        "Schedules…", "New schedule…", "Pause all", "History…", "Settings…", "Quit",
+        "Schedules…", "New schedule…", "Pause all", "History…", "Timeline…", "Settings…", "Quit",
     ]  # fmt: skip
     sub = tray.menu.actions()[1].menu()
     assert sub is not None and texts(sub) == ["Run now", "Pause", "Edit…", "History…"]
+
+
+def test_the_timeline_opens_from_the_menu_and_the_schedules_window(tray: TrayApp) -> None:
+    from domi_desktop.ui.timeline.window import TimelineWindow
+
+    tray.rebuild_menu()
+    action(tray.menu, "Timeline…").trigger()
+    opened = [w for w in QApplication.topLevelWidgets() if isinstance(w, TimelineWindow)]
+    assert len(opened) == 1 and opened[0].isVisible()
+    assert [lane.name for lane in opened[0].view._data.lanes] == [  # type: ignore[union-attr]
+        "Rate-limit report", "Every minute",
+    ]  # fmt: skip
+    opened[0].close()
+    tray.main_window.acts["timeline"].trigger()  # the Schedules window's button: the same one
+    again = [w for w in QApplication.topLevelWidgets() if isinstance(w, TimelineWindow)]
+    assert again == opened and opened[0].isVisible()
+    opened[0].close()
 
 
 def test_pause_and_resume_from_the_menu(tray: TrayApp) -> None:

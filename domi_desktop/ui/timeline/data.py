@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from domi_desktop.model import Run
 from domi_desktop.ports import RunReader
@@ -18,6 +18,7 @@ CLAIMED_WITHIN = timedelta(days=7)
 """The spans after the stretch that may still explain a due in it (a catch-up days later)."""
 
 
+@runtime_checkable
 class TimelineReader(RunReader, Protocol):
     def runs_between(
         self, start: datetime, end: datetime, schedule_id: int | None = None
