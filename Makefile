@@ -13,7 +13,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libglib2.0-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
 	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring \
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd systemd-journal-remote util-linux \
-	libcap2-bin
+	libcap2-bin e2fsprogs mount
 
 .PHONY: run test system-deps venv lint test-headless test-desktop test-windows test-fast bench screenshots package package-test clean
 
