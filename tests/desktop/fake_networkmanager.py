@@ -22,8 +22,15 @@ Values (NetworkManager's own numbers):
 Primary connection by medium: ethernet, wifi, bluetooth, modem, or none (PrimaryConnection "/").
 Starts connected-global, full connectivity, ethernet, not metered.
 
+For the names of the networks (issue 23's `network_name`): `ActiveConnections` (ao) of the
+manager lists the active connections; the Wi-Fi one's `SpecificObject` is an AccessPoint
+(org.freedesktop.NetworkManager.AccessPoint, `Ssid` ay). Starts with only ethernet active and
+the Wi-Fi network named "office"; joining another Wi-Fi network is a new active connection (a new
+object path), as NetworkManager does.
+
 Control (not recorded), interface `org.domi.Test` at /org/domi/Test on the same name:
-  Update(a{sv}) -> d   keys State (u), Connectivity (u), Metered (u), Primary (s: a medium);
+  Update(a{sv}) -> d   keys State (u), Connectivity (u), Metered (u), Primary (s: a medium),
+                       Active (as: the media whose connections are active), Ssid (s);
                        changes the values, emits the signals and returns the time.monotonic() at
                        which they were sent
 """
@@ -69,7 +76,25 @@ MANAGER_XML = """
 <signal name="PropertiesChanged"><arg name="properties" type="a{sv}"/></signal>
 """
 
-UPDATE_KEYS = {"State": "u", "Connectivity": "u", "Metered": "u", "Primary": "s"}
+UPDATE_KEYS = {
+    "State": "u",
+    "Connectivity": "u",
+    "Metered": "u",
+    "Primary": "s",
+    "Active": "as",
+    "Ssid": "s",
+}
+ACCESS_POINT = "org.freedesktop.NetworkManager.AccessPoint"
+
+
+ACTIVE_SIGNATURES = {
+    "Devices": "ao",
+    "Type": "s",
+    "Id": "s",
+    "State": "u",
+    "Default": "b",
+    "SpecificObject": "o",
+}
 
 
 def connection_path(index: int) -> str:
@@ -100,17 +125,21 @@ class FakeNetworkManager:
                 service,
                 connection_path(index),
                 ACTIVE,
-                {"Devices": "ao", "Type": "s", "Id": "s", "State": "u", "Default": "b"},
+                ACTIVE_SIGNATURES,
                 {
                     "Devices": [device_path(index)],
                     "Type": conn_type,
                     "Id": f"fake {medium}",
                     "State": 2,  # activated
                     "Default": medium == "ethernet",
+                    "SpecificObject": NO_CONNECTION,
                 },
             )
             active.serve()
             self.connections[medium] = connection_path(index)
+        self.active_media = ["ethernet"]
+        self.joined = 0
+        self.join("office")
 
         self.manager = PropertySet(
             service,
@@ -125,6 +154,7 @@ class FakeNetworkManager:
                 "NetworkingEnabled": "b",
                 "ConnectivityCheckAvailable": "b",
                 "Version": "s",
+                "ActiveConnections": "ao",
             },
             {
                 "State": 70,
@@ -135,6 +165,7 @@ class FakeNetworkManager:
                 "NetworkingEnabled": True,
                 "ConnectivityCheckAvailable": True,
                 "Version": "1.42.4",
+                "ActiveConnections": self.active_paths(),
             },
         )
         self.manager.serve(
@@ -146,6 +177,34 @@ class FakeNetworkManager:
         )
         control = PropertySet(service, CONTROL_PATH, CONTROL_INTERFACE, {}, {})
         control.serve({"Update": self.update}, UPDATE_XML, recorded=False)
+
+    def join(self, ssid: str) -> None:
+        """The Wi-Fi connection becomes one to ``ssid``: a new access point and connection."""
+        self.joined += 1
+        index = 100 + self.joined
+        point = f"{NM_PATH}/AccessPoint/{index}"
+        PropertySet(
+            self.service, point, ACCESS_POINT, {"Ssid": "ay"}, {"Ssid": ssid.encode()}
+        ).serve()
+        wifi = PropertySet(
+            self.service,
+            connection_path(index),
+            ACTIVE,
+            ACTIVE_SIGNATURES,
+            {
+                "Devices": [self.devices["wifi"].path],
+                "Type": MEDIA["wifi"][1],
+                "Id": ssid,
+                "State": 2,
+                "Default": False,
+                "SpecificObject": point,
+            },
+        )
+        wifi.serve()
+        self.connections["wifi"] = connection_path(index)
+
+    def active_paths(self) -> list[str]:
+        return [self.connections[medium] for medium in self.active_media]
 
     def update(self, msg: Message) -> Reply | Failure:
         started = time.monotonic()
@@ -164,6 +223,18 @@ class FakeNetworkManager:
                 )
             manager["PrimaryConnection"] = self.connections.get(medium, NO_CONNECTION)
             manager["PrimaryConnectionType"] = MEDIA[medium][1] if medium in MEDIA else ""
+        if "Ssid" in changes:
+            self.join(changes["Ssid"])
+        if "Active" in changes:
+            unknown = [medium for medium in changes["Active"] if medium not in MEDIA]
+            if unknown:
+                return Failure(
+                    "org.freedesktop.DBus.Error.InvalidArgs",
+                    f"Update: Active {unknown[0]!r} is not one of {list(MEDIA)}",
+                )
+            self.active_media = list(changes["Active"])
+        if "Ssid" in changes or "Active" in changes:
+            manager["ActiveConnections"] = self.active_paths()
         if "Metered" in changes:
             # Qt reads the primary device's Metered at start and after PrimaryConnection changes.
             for device in self.devices.values():

@@ -76,7 +76,8 @@ def resource_readers_for_platform(platform: str = sys.platform) -> ResourceReade
     from domi_desktop.platform.conditions.paths import PathWatcher
 
     if platform.startswith("linux"):
+        from domi_desktop.platform.conditions.nmnames import NetworkManagerNames
         from domi_desktop.platform.conditions.udisks import UDisks2Reader
 
-        return ResourceReaders(UDisks2Reader(), None, PathWatcher())
+        return ResourceReaders(UDisks2Reader(), NetworkManagerNames(), PathWatcher())
     return ResourceReaders(None, None, PathWatcher())
