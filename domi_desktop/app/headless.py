@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication
 
 from domi_desktop.app.host import AlreadyRunning, Host
 from domi_desktop.app.logs import setup_logging
+from domi_desktop.app.monitoring import start_monitoring
 from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.clock import SystemClock
 from domi_desktop.platform.memory import limit_arenas
@@ -48,9 +49,11 @@ def _serve(store: Store) -> int:
     signals.received.connect(stop)
     host.quit_requested.connect(app.quit)
     host.start()
+    monitors = start_monitoring(host)
     try:
         app.exec()
     finally:
+        monitors.stop()
         host.stop()
         signals.close()
     return 0

@@ -53,6 +53,15 @@ class AppSettings:
     """Pause a schedule after this many failures in a row (0: never)."""
     alert_stale_after_hours: int = 0
     """Notify when a schedule has not succeeded for this many hours (0: never)."""
+    healthchecks_key: str = ""
+    """The secret name of a Healthchecks project API key for this machine's heartbeat check
+    (empty: none); schedules name their own in their monitor policy."""
+    healthchecks_api: str = ""
+    """A self-hosted Healthchecks (empty: https://healthchecks.io)."""
+    heartbeat_url: str = ""
+    """The ping URL of a heartbeat check the user made (instead of an API key)."""
+    heartbeat_hours: int = 72
+    """The heartbeat check's period: a machine silent this long (lost, dead) is said down."""
 
     def alerts(self) -> Alerts:
         """The alerts of every schedule that has none of its own."""
@@ -146,6 +155,7 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "alert_cooldown_hours": lambda hours: hours >= 0,
     "alert_auto_pause_after": lambda count: count >= 0,
     "alert_stale_after_hours": lambda hours: hours >= 0,
+    "heartbeat_hours": lambda hours: 1 <= hours <= 24 * 365,
     "language": lambda code: code in LANGUAGES,
     "default_zone": known_zone,
 }

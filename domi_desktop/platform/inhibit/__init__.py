@@ -27,3 +27,14 @@ def sleep_inhibitor_for_platform(platform: str = sys.platform) -> SleepInhibitor
 
         return AssertionSleepInhibitor()
     return UnsupportedSleepInhibitor(platform)
+
+
+def delay_inhibitor_for_platform(platform: str = sys.platform) -> SleepInhibitor | None:
+    """A lock that holds a sleep back a few seconds after the OS said it is coming (logind's
+    ``delay`` mode); ``None`` where the OS has none (Windows and macOS give a moment of their
+    own after their sleep notice)."""
+    if platform.startswith("linux"):
+        from domi_desktop.platform.inhibit.linux import LogindSleepInhibitor
+
+        return LogindSleepInhibitor(mode="delay")
+    return None

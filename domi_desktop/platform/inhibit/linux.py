@@ -50,8 +50,12 @@ class LogindSleepInhibitor:
     connection each time, like the resume source: libdbus would keep a failed system bus forever).
     The fd outlives the connection, so the connection is closed at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, mode: str = "block") -> None:
+        """``mode``: ``block`` keeps the machine awake; ``delay`` only holds a sleep back until
+        released (at most logind's InhibitDelayMaxSec, 5 s by default), to do what must be done
+        on the way to sleep once ``PrepareForSleep(true)`` has come."""
         self.status = "not used yet"
+        self._mode = mode
 
     def acquire(self, why: str) -> InhibitorHandle:
         address = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS") or DEFAULT_SYSTEM_BUS_ADDRESS
@@ -73,7 +77,7 @@ class LogindSleepInhibitor:
             self.status = f"no system bus: {bus.lastError().message()}"
             return None
         call = QDBusMessage.createMethodCall(LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "Inhibit")
-        call.setArguments(["sleep", WHO, why, "block"])
+        call.setArguments(["sleep", WHO, why, self._mode])
         reply = bus.call(call, timeout=CALL_TIMEOUT_MS)
         if reply.type() != QDBusMessage.MessageType.ReplyMessage:
             self.status = f"logind refused Inhibit: {reply.errorName()}: {reply.errorMessage()}"

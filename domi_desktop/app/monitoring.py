@@ -1,0 +1,121 @@
+"""The outside monitors wired to a running host: the engine's events, its wakes, the schedules it
+runs, and the OS's sleep signal under a delay lock, so the checks are paused before the sleep."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from domi_desktop.cron import local_zone
+from domi_desktop.errors import ZoneError
+from domi_desktop.events import Event
+from domi_desktop.frontdoor.settings import AppSettings, load_settings, settings_path
+from domi_desktop.model import LOCAL_ZONE, Schedule, WakeReason
+from domi_desktop.monitor import Monitoring, MonitorSettings
+from domi_desktop.platform.inhibit import delay_inhibitor_for_platform
+from domi_desktop.ports import InhibitorHandle
+
+if TYPE_CHECKING:
+    from domi_desktop.app.host import Host
+
+log = logging.getLogger(__name__)
+
+DELAY_WHY = "pause the Healthchecks checks of this machine before it sleeps"
+
+
+def monitor_settings(settings: AppSettings) -> MonitorSettings:
+    return MonitorSettings(
+        heartbeat_url=settings.heartbeat_url or None,
+        healthchecks_key=settings.healthchecks_key or None,
+        healthchecks_api=settings.healthchecks_api or None,
+        heartbeat_period=timedelta(hours=settings.heartbeat_hours),
+    )
+
+
+def _zone_name() -> str:
+    try:
+        return getattr(local_zone(), "key", None) or LOCAL_ZONE
+    except ZoneError:
+        return LOCAL_ZONE  # refused with its reason by the Healthchecks export
+
+
+class HostMonitoring:
+    """Started after the host; stopped before it."""
+
+    def __init__(self, host: Host) -> None:
+        from domi_desktop.platform.resume import resume_source_for_platform
+
+        self._host = host
+        store = host.store
+        self.monitoring = Monitoring(
+            store.data_dir,
+            machine=store.machine,
+            seed=store.location,
+            secrets=host.secrets,
+            clock=host.clock,
+            output_of=lambda run_id: store.get_run(run_id).output_tail,
+            local_zone=_zone_name,
+            settings=monitor_settings(load_settings(settings_path(store.data_dir))),
+        )
+        self._delay = delay_inhibitor_for_platform()
+        self._held: InhibitorHandle | None = None
+        self._resume: Any = resume_source_for_platform()
+        self._unsubscribe = host.runtime.subscribe(self._event)
+        host.woke.connect(self._woke)
+
+    def start(self) -> None:
+        self.monitoring.start()
+        # A source of its own, beside the host's: it reports the same signals to us alone.
+        if not self._resume.start(self._resumed, self._sleeping):
+            log.info(
+                "monitors: no sleep signal here (%s); checks are not paused", self._resume.status
+            )
+        self._hold()
+
+    def stop(self) -> None:
+        self._resume.stop()
+        self._unsubscribe()
+        self._release()
+        self.monitoring.stop()
+
+    def _here(self) -> list[Schedule]:
+        runtime = self._host.runtime
+        elsewhere = runtime.not_here()
+        return [
+            s for s in runtime.known_schedules().values()
+            if s.enabled and s.id not in elsewhere
+        ]  # fmt: skip
+
+    def _event(self, event: Event) -> None:
+        schedule_id = getattr(event, "schedule_id", None)
+        known = self._host.runtime.known_schedules()
+        self.monitoring.observe(event, None if schedule_id is None else known.get(schedule_id))
+
+    def _woke(self, _plan: object, reason: str) -> None:
+        if reason in (WakeReason.start, WakeReason.edit, WakeReason.tz_change):
+            self.monitoring.sync(self._here())
+        self.monitoring.tick()
+
+    def _sleeping(self) -> None:
+        self.monitoring.going_to_sleep(self._here(), self._release)
+
+    def _resumed(self) -> None:
+        self._hold()
+        self.monitoring.woke()
+
+    def _hold(self) -> None:
+        if self._delay is not None and self._held is None:
+            self._held = self._delay.acquire(DELAY_WHY)
+
+    def _release(self) -> None:
+        """From the sleep's waiting thread, or at stop: closing the lock's fd is thread-safe."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.release()
+
+
+def start_monitoring(host: Host) -> HostMonitoring:
+    monitoring = HostMonitoring(host)
+    monitoring.start()
+    return monitoring
