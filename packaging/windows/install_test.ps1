@@ -1,6 +1,7 @@
 # Installs domi-desktop with its setup.exe for the current user, silently, with start at login
 # chosen; checks the HKCU Run value; smoke-tests the INSTALLED app (packaging/smoke_test.py, with
-# the OS zone changed by tzutil); uninstalls silently and checks that nothing is left.
+# the OS zone changed by tzutil) and starts its windowed exe (packaging/windowed_test.py);
+# uninstalls silently and checks that nothing is left.
 #
 #   pwsh packaging/windows/install_test.ps1 -Setup dist\domi-desktop-<v>-windows-x64-setup.exe
 [CmdletBinding()]
@@ -38,6 +39,11 @@ if (-not (Test-Path $UninstallKey)) { throw "no per-user uninstall entry at $Uni
 Write-Host "== smoke-test the installed app"
 & $Python (Join-Path $Root "packaging\smoke_test.py") --set-os-zone (Join-Path $AppDir "domi-desktop-cli.exe")
 if ($LASTEXITCODE -ne 0) { throw "the smoke test failed on the installed app" }
+
+# The windowed domi-desktop.exe, as the Start menu starts it (no console, Qt's own platform).
+Write-Host "== start the installed windowed app: first wake, status, quit"
+& $Python (Join-Path $Root "packaging\windowed_test.py") (Join-Path $AppDir "domi-desktop.exe")
+if ($LASTEXITCODE -ne 0) { throw "the windowed app failed its start, status or quit" }
 
 Write-Host "== uninstall (silent)"
 $uninstall = Start-Process -FilePath (Join-Path $AppDir "unins000.exe") -Wait -PassThru -ArgumentList @(

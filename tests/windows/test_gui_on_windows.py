@@ -10,6 +10,7 @@ every wait is for an event, with a deadline only a hang reaches).
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import IO, Any
 
 import pytest
@@ -33,6 +35,7 @@ from tests.windows.test_app_on_windows import (
 pytestmark = pytest.mark.windows_only
 
 OBSERVER = Path(__file__).with_name("gui_observer.py")
+WINDOWED_TEST = Path(__file__).resolve().parents[2] / "packaging" / "windowed_test.py"
 
 
 class Observed:
@@ -145,3 +148,31 @@ def test_a_schedule_added_through_the_cli_shows_in_the_open_window_without_a_ref
     done = app.cli("quit")
     assert done.returncode == 0, done.stderr
     assert app.process.wait(timeout=STOP_TIMEOUT) == 0
+
+
+def load_windowed_test(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("windowed_test", WINDOWED_TEST)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # Its dataclass looks its own module up by name as it is made.
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_release_check_of_the_windowed_app_passes_on_pythonw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """packaging/windowed_test.py, which the release runs on the installed domi-desktop.exe, here
+    on pythonw.exe: a windowed process as that build is, with no console and no stderr."""
+    windowed = load_windowed_test(monkeypatch)
+    pythonw = Path(sys.executable).with_name("pythonw.exe")
+    launch = windowed.Launch(
+        start=(str(pythonw), "-m", "domi_desktop"),
+        cli=(sys.executable, "-m", "domi_desktop"),
+        owns_process=True,
+    )
+    results = windowed.check_windowed(
+        launch, tmp_path / "data", dict(os.environ), timeout=START_TIMEOUT
+    )
+    assert results["first_wake_s"] > 0 and results["stop_s"] >= 0
