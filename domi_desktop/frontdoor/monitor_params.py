@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -16,6 +17,11 @@ MAX_GRACE = timedelta(days=365)
 """Healthchecks' own bounds of a check's grace period (60 s to a year)."""
 
 _URLS = ("healthchecks_url", "healthchecks_api", "webhook")
+
+
+def monitor_params(value: Mapping[str, Any], base: Monitor) -> dict[str, Any]:
+    """``policies.monitor`` as a change of the policies: ``base`` when it is not given."""
+    return {"monitor": parse_monitor(value["monitor"], base) if "monitor" in value else base}
 
 
 def parse_monitor(value: Any, base: Monitor) -> Monitor:

@@ -16,6 +16,7 @@ from typing import Any
 from domi_desktop.actions import check_action
 from domi_desktop.cron import parse, zone_for
 from domi_desktop.errors import ActionError, CronError, ParamError, ZoneError
+from domi_desktop.frontdoor.monitor_params import monitor_params
 from domi_desktop.frontdoor.triggers import resource_params, session_params
 from domi_desktop.model import (
     Action,
@@ -96,7 +97,7 @@ def policies_json(policies: Policies) -> Json:
         "retry_backoff": policies.retry_backoff.total_seconds(),
         "jitter": policies.jitter.total_seconds(),
         "wake_to_run": policies.wake_to_run,
-        **conditions_and_alerts_json(policies),
+        **conditions_and_alerts(policies),  # the same shape in the store and on the wire
         # Only a placed schedule says where it runs (``PLACEMENT_KEYS``): anywhere is unsaid.
         **(
             {}
@@ -106,11 +107,7 @@ def policies_json(policies: Policies) -> Json:
     }
 
 
-_EXTRA_POLICIES = ("conditions", "alerts", "session")
-
-
-conditions_and_alerts_json = conditions_and_alerts
-"""The same shape in the store and on the wire (``store.codec``)."""
+_EXTRA_POLICIES = ("conditions", "alerts", "session", "monitor")
 
 
 def parse_conditions(value: Any, base: Conditions = Conditions()) -> Conditions:
@@ -357,7 +354,7 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         changes["conditions"] = parse_conditions(value["conditions"], base.conditions)
     if "alerts" in value:
         changes["alerts"] = parse_alerts(value["alerts"], base.alerts)
-    changes.update(session_params(value, base.session))
+    changes.update(session_params(value, base.session) | monitor_params(value, base.monitor))
     wake = get_param(value, "wake_to_run", bool)
     changes.update({} if wake is None else {"wake_to_run": wake})
     changes.update(placement_params(value, base))
