@@ -169,6 +169,8 @@ class SessionTriggers:
     before_sleep: bool = False
     """Under the app's delay inhibitor: the machine sleeps once the job ends or is stopped."""
     min_interval: timedelta | None = None
+    only: bool = False
+    """The cron expression fires nothing: only these moments do (an imported ``@reboot``)."""
 
     @property
     def any(self) -> bool:

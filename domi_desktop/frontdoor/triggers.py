@@ -11,9 +11,10 @@ from typing import Any
 
 from domi_desktop.errors import ParamError
 from domi_desktop.model import SessionTriggers
+from domi_desktop.scheduler.session import check_session
 
 RESOURCE_FIELDS = ("volume", "network_name", "path_exists")
-SESSION_FLAGS = ("at_login", "at_unlock", "on_resume", "before_sleep")
+SESSION_FLAGS = ("at_login", "at_unlock", "on_resume", "before_sleep", "only")
 MAX_INTERVAL = timedelta(days=3650)
 
 
@@ -58,7 +59,9 @@ def parse_session(value: Any, base: SessionTriggers) -> SessionTriggers:
             fields[name] = value[name]
     if "min_interval" in value:
         fields["min_interval"] = _interval(value["min_interval"], f"{p}.min_interval")
-    return SessionTriggers(**fields)
+    session = SessionTriggers(**fields)
+    check_session(session, p)
+    return session
 
 
 def _interval(raw: Any, where: str) -> timedelta | None:

@@ -1,5 +1,6 @@
-"""Runs outside the calendar: a user's Run now, within the schedule's overlap policy, and the
-re-run of a run whose process (or whose machine's lease) died. Each is recorded and started in
+"""Runs outside the calendar: a user's Run now and a session trigger's run (at login, at
+unlock...), within the schedule's overlap policy, and the re-run of a run whose process (or whose
+machine's lease) died. Each is recorded and started in
 one write of the recorder, and its lane counts it busy from the moment it is handed over (a wake
 in between must not start a second copy beside it)."""
 
@@ -60,7 +61,8 @@ class ManualRuns:
         key = lane_key(schedule)
         lane = self._rt.lanes.setdefault(key, Lane())
         overlap = schedule.policies.overlap
-        if trigger is Trigger.manual and lane.busy and overlap in (Overlap.skip, Overlap.queue):
+        asked = trigger not in (Trigger.resumed,)
+        if asked and lane.busy and overlap in (Overlap.skip, Overlap.queue):
             answer(
                 BusyError(f"{schedule.name} is still running (if still running: {overlap.value})")
             )
@@ -78,7 +80,7 @@ class ManualRuns:
                 return
             active = Active(outcome, schedule, trigger, started_at=now)
             self._rt.lanes[key] = lane
-            if overlap is Overlap.replace and trigger is Trigger.manual:
+            if overlap is Overlap.replace and asked:
                 for other in lane.running.values():
                     if other.handle is not None:
                         other.handle.stop(REPLACED)

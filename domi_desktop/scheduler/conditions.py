@@ -193,7 +193,7 @@ def lost(
     went = [item for item in unmet(conditions, action_kind, state) if item.need not in before]
     if not went:
         return None
-    return "stopped: " + _join([_lost_words(item) for item in went], "en")
+    return "stopped: " + join_words([_lost_words(item) for item in went], "en")
 
 
 def _lost_words(item: Unmet) -> str:
@@ -279,7 +279,7 @@ def describe_conditions(conditions: Conditions, action_kind: str, lang: str = "e
     if not wanted:
         sentences.append("到期即运行。" if zh else "Runs as soon as it is due.")
     else:
-        clauses = [("等待" if zh else "Waits for ") + _join(wanted, lang)]
+        clauses = [("等待" if zh else "Waits for ") + join_words(wanted, lang)]
         if conditions.wait_at_most is not None:
             span = format_span(conditions.wait_at_most, lang)
             clauses.append(f"最多 {span}" if zh else f"at most {span}")
@@ -327,7 +327,7 @@ def describe_gate(gate: Gate, lang: str = "en") -> str | None:
     """What a waiting, skipped or run-anyway run says: "waiting for the network"."""
     _check_lang(lang)
     zh = lang == "zh"
-    what = _join([describe_unmet(item, lang) for item in gate.unmet], lang)
+    what = join_words([describe_unmet(item, lang) for item in gate.unmet], lang)
     if gate.verdict is Verdict.wait:
         return f"正在等待{what}" if zh else f"waiting for {what}"
     if gate.verdict is Verdict.run:
@@ -347,7 +347,7 @@ def describe_gate(gate: Gate, lang: str = "en") -> str | None:
     return f"等待{what} {span}后跳过" if zh else f"skipped after waiting {span} for {what}"
 
 
-def _join(items: list[str], lang: str) -> str:
+def join_words(items: list[str], lang: str) -> str:
     if lang == "zh":
         return "、".join(items)
     if len(items) <= 1:

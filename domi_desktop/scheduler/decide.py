@@ -159,7 +159,7 @@ class Planner:
         """Add or replace a schedule (after an edit, an enable, or a fire changed ``last_due``)."""
         entry = self._entries.pop(schedule.id, None)
         self._errors.pop(schedule.id, None)
-        if not schedule.enabled:
+        if not schedule.enabled or schedule.policies.session.only:
             return
         if entry is not None and (entry.schedule.expr, entry.schedule.tz) == (
             schedule.expr,
@@ -273,7 +273,7 @@ def decide(
 ) -> FireDecision | None:
     """One schedule at ``now``: the fire it owes, or ``None``. Pure; raises ``DomiError`` on bad
     expression or zone."""
-    if not schedule.enabled or schedule.last_due is None:
+    if not schedule.enabled or schedule.last_due is None or schedule.policies.session.only:
         return None
     expr = expr or parse(schedule.expr)
     zone = zone or zone_for(schedule.tz)

@@ -375,6 +375,7 @@ def session_triggers(s: SessionTriggers) -> dict[str, Any]:
         "on_resume": s.on_resume,
         "before_sleep": s.before_sleep,
         "min_interval": _optional_seconds(s.min_interval),
+        "only": s.only,
     }
 
 
@@ -409,6 +410,7 @@ def _decode_session(reader: _Reader | None) -> SessionTriggers:
         on_resume=reader.flag("on_resume", False),
         before_sleep=reader.flag("before_sleep", False),
         min_interval=reader.optional_duration("min_interval"),
+        only=reader.flag("only", False),
     )
 
 
