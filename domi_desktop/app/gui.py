@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from domi_desktop.app.host import AlreadyRunning, Host, wait_for_primary
 from domi_desktop.app.logs import setup_logging
+from domi_desktop.app.monitoring import start_monitoring
 from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.errors import StoreError
 from domi_desktop.platform.memory import limit_arenas
@@ -83,10 +84,12 @@ def _run_tray(data_dir: str | Path | None) -> int:
         signals = SignalBridge()
         signals.received.connect(lambda _number: app.quit())
         host.start()
+        monitors = start_monitoring(host)
         tray_app.show()
         try:
             app.exec()
         finally:
+            monitors.stop()
             host.stop()  # its last events still reach the tray app, closed after it
             tray_app.close()
             signals.close()
