@@ -134,6 +134,10 @@ def _command_module(name: str) -> ModuleType:
         from domi_desktop.cli import store_cmd
 
         return store_cmd
+    if name == "timeline":
+        from domi_desktop.cli import timeline
+
+        return timeline
     raise LookupError(f"no command module {name!r}")
 
 
@@ -204,6 +208,16 @@ def _schedule(subcommands: Subcommands) -> None:
         sub.add_argument("id", type=int, metavar="ID")
         sub.add_argument("--json", action="store_true")
         sub.set_defaults(handler=handler)
+
+
+def _timeline(subcommands: Subcommands) -> None:
+    timeline = subcommands.add_parser(
+        "timeline", help="this machine's sleeps and every due, and why each ran or not"
+    )
+    timeline.add_argument("--schedule", type=int, metavar="ID")
+    timeline.add_argument("--days", type=int, default=7, metavar="N", help="how far back (7)")
+    timeline.add_argument("--json", action="store_true")
+    timeline.set_defaults(handler="timeline.timeline")
 
 
 def _runs(subcommands: Subcommands) -> None:
@@ -326,6 +340,7 @@ COMMANDS: dict[str, Callable[[Subcommands], None]] = {
     "simulate": _simulate,
     "schedule": _schedule,
     "runs": _runs,
+    "timeline": _timeline,
     "run-now": _run_now,
     "secret": _secret,
     "status": _status,

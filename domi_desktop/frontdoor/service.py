@@ -13,6 +13,7 @@ from typing import Any
 from domi_desktop.cron import describe, next_run, upcoming
 from domi_desktop.errors import CronError, DomiError, ParamError
 from domi_desktop.frontdoor.portable import export_document, parse_document
+from domi_desktop.frontdoor.timeline import timeline
 from domi_desktop.frontdoor.wire import (
     MAX_PREVIEW,
     MAX_RUNS_PAGE,
@@ -260,6 +261,7 @@ METHODS: dict[str, Method] = {
     "schedule.enable": lambda service, params: service.set_enabled(params, True),
     "schedule.disable": lambda service, params: service.set_enabled(params, False),
     "schedule.runs": Service.runs,
+    "schedule.timeline": lambda service, params: timeline(service._store, service.clock, params),
     "schedule.preview": Service.preview,
     "schedule.simulate": Service.simulate,
     "schedule.export": Service.export,

@@ -40,13 +40,12 @@ from domi_desktop.store import (
 )
 from domi_desktop.store.core import OPEN_GUARD
 from domi_desktop.store.models import RunRow, ScheduleRow, database
-from domi_desktop.store.runs import RunStore
 from domi_desktop.store.story import StoryStore
 
 DEFAULT_POLICIES = Policies()
 
 
-class Store(RunStore, StoryStore):
+class Store(StoryStore):
     """Schedules and their runs. Open with ``Store.open``; one open store per process.
 
     The models are bound through one module-level ``peewee.DatabaseProxy`` (the Vorta pattern),

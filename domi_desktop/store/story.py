@@ -8,16 +8,29 @@ from datetime import datetime, timedelta
 
 from domi_desktop.model import Run
 from domi_desktop.store import _rows, codec, spans
-from domi_desktop.store.core import StoreCore
-from domi_desktop.store.models import RunRow
+from domi_desktop.store.models import RunRow, ScheduleRow
+from domi_desktop.store.runs import RunStore
 from domi_desktop.story import MachineSpan
+from domi_desktop.story.dues import (
+    DueKind,
+    DueStory,
+    Lane,
+    Timeline,
+    explain,
+    explain_one,
+    has_due,
+)
 
 LONGEST_RUN = timedelta(days=1)
 """How long before a stretch a run may have begun and still show in it (a bar from the left)."""
 CLAIMED_WITHIN = timedelta(days=7)
+FIRE_WITHIN = 101
+"""A missed due's row is followed by its fire's within this many ids (at most 100 skipped rows
+are written with a fire, in the same transaction)."""
+_TICK = timedelta(microseconds=1)
 
 
-class StoryStore(StoreCore):
+class StoryStore(RunStore):
     def machine_spans(
         self, start: datetime, end: datetime, machine: str | None = None
     ) -> list[MachineSpan]:
@@ -45,6 +58,47 @@ class StoryStore(StoreCore):
             rows = RunRow.select().where(condition).order_by(RunRow.id)
             runs = [_rows.run(row) for row in rows]
         return [run for run in runs if _shown(run, first, last)]
+
+    def due_story(self, run: Run, now: datetime) -> DueStory | None:
+        """``run``'s due and what became of it, read for this run alone (History's details);
+        None for a run with no due of its own (a manual run, a re-run)."""
+        if not has_due(run):
+            return None
+        assert run.due is not None
+        later = self.runs_by_id(range(run.id + 1, run.id + FIRE_WITHIN + 1))
+        mine = [each for each in later.values() if each.schedule_id == run.schedule_id]
+        until = max([run.due, *(each.started_at or each.fired_at or run.due for each in mine)])
+        return explain_one(run, mine, self.machine_spans(run.due, until + _TICK), now)
+
+    def timeline(
+        self, start: datetime, end: datetime, now: datetime, schedule_id: int | None = None
+    ) -> Timeline:
+        """Every schedule's dues in [``start``, ``end``) with their stories, its runs, and this
+        machine's spans: what the Timeline and ``domi-desktop timeline`` show, read in a few
+        queries. A missed due whose catch-up came after ``end`` is read as ``due_story`` reads
+        it, so both tell it the same."""
+        with self._using():
+            rows = ScheduleRow.select(ScheduleRow.id, ScheduleRow.name, ScheduleRow.tz)
+            if schedule_id is not None:
+                _rows.schedule_row(schedule_id)
+                rows = rows.where(ScheduleRow.id == schedule_id)
+            labels = {row.id: (row.name, row.tz) for row in rows.order_by(ScheduleRow.id)}
+        found = self.machine_spans(start, end + CLAIMED_WITHIN)
+        by_schedule: dict[int, list[Run]] = {key: [] for key in labels}
+        for run in self.runs_between(start, end, schedule_id):
+            by_schedule.setdefault(run.schedule_id, []).append(run)
+        lanes = []
+        for key, runs in by_schedule.items():
+            stories = []
+            for told in explain(runs, found, now):
+                story = told
+                if told.kind is DueKind.missed and told.served_by is None:
+                    story = self.due_story(told.run, now) or told
+                if start <= story.due < end:
+                    stories.append(story)
+            name, tz = labels.get(key, (f"#{key}", "local"))
+            lanes.append(Lane(key, name, tz, tuple(stories), tuple(runs)))
+        return Timeline(start, end, now, self.machine, tuple(found), tuple(lanes))
 
 
 def _shown(run: Run, first: int, last: int) -> bool:

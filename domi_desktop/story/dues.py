@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from enum import StrEnum
 
 from domi_desktop.model import Run, RunStatus, SkipReason, Trigger
@@ -83,9 +83,14 @@ TEMPLATES = (
     "{minutes} min",
     "{hours} h {minutes} min",
 )
+"""Every template ``due_line`` may use (the zh catalog covers each: a test checks)."""
 WAITED_FOR = ("the charger", "the network", "an unmetered network", "its conditions")
 """What the condition gates make a run wait for (``runtime.gates``)."""
-"""Every template ``due_line`` may use (the zh catalog covers each: a test checks)."""
+
+
+def has_due(run: Run) -> bool:
+    """Whether ``run`` stands for a due of its schedule's calendar."""
+    return run.due is not None and (run.trigger in ONE_DUE or run.status is RunStatus.waiting)
 
 
 def explain(runs: Iterable[Run], spans: Sequence[MachineSpan], now: datetime) -> list[DueStory]:
@@ -93,7 +98,7 @@ def explain(runs: Iterable[Run], spans: Sequence[MachineSpan], now: datetime) ->
     ordered = sorted((run for run in runs if run.due is not None), key=lambda run: run.id)
     stories: list[DueStory] = []
     for index, run in enumerate(ordered):
-        if run.trigger not in ONE_DUE and not (run.status is RunStatus.waiting and run.due):
+        if not has_due(run):
             continue
         stories.append(_story(run, ordered[index + 1 :], spans, now))
     return sorted(stories, key=lambda story: (story.due, story.run.id))
@@ -143,6 +148,22 @@ def span_words(span: timedelta, words: Words) -> str:
     if minutes < 60:
         return words("{minutes} min", minutes=minutes)
     return words("{hours} h {minutes} min", hours=minutes // 60, minutes=f"{minutes % 60:02d}")
+
+
+def clock_near(
+    due: datetime, zone: tzinfo | None, weekdays: Sequence[str]
+) -> Callable[[datetime], str]:
+    """Instants on the clock of ``zone`` to the minute: ``07:03`` on the due's own day, else
+    with the weekday (``Tue 07:03``), so a sleep of three days reads as one."""
+    day = due.astimezone(zone).date()
+
+    def clock(moment: datetime) -> str:
+        local = moment.astimezone(zone)
+        if local.date() == day:
+            return f"{local:%H:%M}"
+        return f"{weekdays[local.weekday()]} {local:%H:%M}"
+
+    return clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,3 +263,38 @@ def _served(served: Run | None, voice: Voice) -> str:
         time=voice.clock(at),
         status=voice.status(served.status),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """One schedule over a stretch of time."""
+
+    schedule_id: int
+    name: str
+    tz: str
+    stories: tuple[DueStory, ...]
+    """Its dues in the stretch, by due."""
+    runs: tuple[Run, ...]
+    """Its runs that ran (or wait) in the stretch, manual ones too."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """A stretch of time: the machine's spans and every schedule's dues and runs."""
+
+    start: datetime
+    end: datetime
+    now: datetime
+    machine: str
+    spans: tuple[MachineSpan, ...]
+    lanes: tuple[Lane, ...]
+
+    def story_of(self, run_id: int) -> DueStory | None:
+        for lane in self.lanes:
+            for story in lane.stories:
+                if story.run.id == run_id:
+                    return story
+        return None
+
+    def dues(self) -> list[DueStory]:
+        return [story for lane in self.lanes for story in lane.stories]

@@ -4,23 +4,17 @@ Timeline says of the same due, from one function (``due_words``) over the core's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Run, RunStatus
 from domi_desktop.ports import RunReader
-from domi_desktop.story import MachineSpan
-from domi_desktop.story.dues import ONE_DUE, DueStory, Voice, due_line, explain_one
+from domi_desktop.story.dues import DueStory, Voice, clock_near, due_line
 from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
 from domi_desktop.ui.i18n import register, tr, weekdays
-
-FIRE_WITHIN = 101
-"""A missed due's run is followed by its fire within this many ids (at most 100 skipped rows
-are written with a fire, in the same transaction)."""
-_TICK = timedelta(microseconds=1)
 
 register(
     "zh",
@@ -56,30 +50,17 @@ register(
 
 @runtime_checkable
 class StoryReader(Protocol):
-    """The store as History and the Timeline read a due's story: its runs and the machine's."""
+    """The store as History reads a due's story (``Store.due_story``)."""
 
-    def machine_spans(
-        self, start: datetime, end: datetime, machine: str | None = None
-    ) -> list[MachineSpan]: ...
+    def due_story(self, run: Run, now: datetime) -> DueStory | None: ...
 
 
-def clock_near(due: datetime) -> Callable[[datetime], str]:
-    """Instants on the local clock to the minute: ``07:03`` on the due's own day, else with the
-    weekday (``Tue 07:03``), so a sleep of three days reads as one."""
+def _clock(due: datetime) -> Callable[[datetime], str]:
     try:
         zone = local_zone()
     except DomiError:
         zone = None
-    day = due.astimezone(zone).date()
-    names = weekdays()
-
-    def clock(moment: datetime) -> str:
-        local = moment.astimezone(zone)
-        if local.date() == day:
-            return f"{local:%H:%M}"
-        return f"{names[local.weekday()]} {local:%H:%M}"
-
-    return clock
+    return clock_near(due, zone, weekdays())
 
 
 def _status(status: RunStatus) -> str:
@@ -88,21 +69,9 @@ def _status(status: RunStatus) -> str:
 
 def due_words(story: DueStory) -> str:
     """The one line of a due, as History and the Timeline both show it."""
-    return due_line(story, Voice(tr, clock_near(story.due), _status, reason_words))
-
-
-def has_due(run: Run) -> bool:
-    return run.due is not None and (run.trigger in ONE_DUE or run.status is RunStatus.waiting)
+    return due_line(story, Voice(tr, _clock(story.due), _status, reason_words))
 
 
 def story_of(store: RunReader, run: Run, now: datetime) -> DueStory | None:
-    """``run``'s due story read from the store (History's way: one run at a time); None for a
-    run with no due of its own or a store that keeps no story."""
-    if not has_due(run) or not isinstance(store, StoryReader):
-        return None
-    later = store.runs_by_id(range(run.id + 1, run.id + FIRE_WITHIN + 1))
-    mine = [each for each in later.values() if each.schedule_id == run.schedule_id]
-    assert run.due is not None
-    until = max([run.due, *(each.started_at or each.fired_at or run.due for each in mine)])
-    spans: Sequence[MachineSpan] = store.machine_spans(run.due, until + _TICK)
-    return explain_one(run, mine, spans, now)
+    """``run``'s due story (None for a run with no due, or a store that keeps no story)."""
+    return store.due_story(run, now) if isinstance(store, StoryReader) else None

@@ -31,12 +31,11 @@ from PySide6.QtWidgets import QToolTip, QWidget
 
 from domi_desktop.model import Run, RunStatus
 from domi_desktop.story import SpanKind
-from domi_desktop.story.dues import DueKind, DueStory
+from domi_desktop.story.dues import DueKind, DueStory, Timeline
 from domi_desktop.ui.history.dues import due_words
 from domi_desktop.ui.history.texts import FAILURES
 from domi_desktop.ui.i18n import register, tr, weekdays
 from domi_desktop.ui.palette import Colors, colors
-from domi_desktop.ui.timeline.data import TimelineData
 
 NAMES_WIDTH = 170
 HEADER = 34
@@ -108,7 +107,7 @@ class TimelineView(QWidget):
         self.setMouseTracking(True)
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
-        self._data: TimelineData | None = None
+        self._data: Timeline | None = None
         self._shapes: _Shapes | None = None
         self._focus: tuple[int, int] | None = None
         self._words: dict[int, str] = {}
@@ -116,7 +115,7 @@ class TimelineView(QWidget):
 
     # -- what callers use ----------------------------------------------------------------------
 
-    def set_data(self, data: TimelineData) -> None:
+    def set_data(self, data: Timeline) -> None:
         focused = self.focused()
         self._data = data
         self._shapes = None
@@ -298,7 +297,7 @@ class TimelineView(QWidget):
             self._shapes = self._layout(self._data)
         return self._shapes
 
-    def _layout(self, data: TimelineData) -> _Shapes:
+    def _layout(self, data: Timeline) -> _Shapes:
         shapes = _Shapes()
         shades, palette = colors(self.palette()), self.palette()
         x = self.x_of
@@ -336,7 +335,7 @@ class TimelineView(QWidget):
         middle: float,
         shades: Colors,
         palette: QPalette,
-        data: TimelineData,
+        data: Timeline,
     ) -> None:
         x = self.x_of
         if run.status is RunStatus.waiting or (run.reason or "").startswith(
@@ -394,7 +393,7 @@ class TimelineView(QWidget):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(QRectF(at - 5, top + 1, 10, ROW - 2))
 
-    def _paint_grid(self, painter: QPainter, data: TimelineData, text: QColor) -> None:
+    def _paint_grid(self, painter: QPainter, data: Timeline, text: QColor) -> None:
         grid = QColor(text)
         grid.setAlpha(40)
         painter.setPen(QPen(grid, 1))
@@ -424,7 +423,7 @@ class TimelineView(QWidget):
             painter.setPen(QPen(colors(self.palette()).error, 1, Qt.PenStyle.DashLine))
             painter.drawLine(QLineF(now, HEADER - 4, now, bottom))
 
-    def _paint_machine_row(self, painter: QPainter, data: TimelineData, text: QColor) -> None:
+    def _paint_machine_row(self, painter: QPainter, data: Timeline, text: QColor) -> None:
         top = HEADER + 2
         painter.setPen(text)
         painter.drawText(
@@ -447,7 +446,7 @@ class TimelineView(QWidget):
                 painter.setBrush(QColor(90, 170, 110))
             painter.drawRect(band)
 
-    def _paint_names(self, painter: QPainter, data: TimelineData, text: QColor) -> None:
+    def _paint_names(self, painter: QPainter, data: Timeline, text: QColor) -> None:
         painter.setPen(text)
         metrics = self.fontMetrics()
         if not data.lanes:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import DomiError
 from domi_desktop.ui.i18n import register, tr
-from domi_desktop.ui.timeline.data import TimelineReader, load
+from domi_desktop.ui.timeline.data import TimelineReader
 from domi_desktop.ui.timeline.view import TimelineView
 
 REFRESH_MS = 60_000
@@ -136,7 +136,7 @@ class TimelineWindow(QWidget):
 
     def refresh(self) -> None:
         end = day_start(self._start + timedelta(days=self._days, hours=12))
-        self.view.set_data(load(self._store, self._start, end, self._now()))
+        self.view.set_data(self._store.timeline(self._start, end, self._now()))
         self._show_range(end)
 
     def retranslate(self) -> None:

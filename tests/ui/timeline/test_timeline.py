@@ -19,7 +19,6 @@ from domi_desktop.store import Store
 from domi_desktop.story.dues import DueKind
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history.window import HistoryWindow
-from domi_desktop.ui.timeline.data import dues_of
 from domi_desktop.ui.timeline.window import TimelineWindow
 from tests.timeline_week import NOW, RIGA, START, Week, build_week
 
@@ -69,7 +68,7 @@ def test_every_due_of_the_week_reads_exactly_as_history_says_it(
     qtbot.addWidget(history)
     data = timeline.view._data
     assert data is not None
-    dues = dues_of(data)
+    dues = data.dues()
     assert len(dues) == expected_dues(week) == 68  # every due of the week, none twice
 
     same = 0
@@ -86,13 +85,13 @@ def test_the_week_tells_the_sleep_the_catch_up_the_wait_and_the_failure(
 ) -> None:
     data = timeline.view._data
     assert data is not None
-    lines = {story.run.id: timeline.view.words_for(story) for story in dues_of(data)}
+    lines = {story.run.id: timeline.view.words_for(story) for story in data.dues()}
     assert lines[week.runs["catch_up"]] == (
         "late: the laptop was asleep Tue 23:10-07:02; ran at 07:03; 1 earlier due skipped"
     )
     assert lines[week.runs["waited"]] == "waited 42 min for the charger; ran at 09:42"
     assert lines[week.runs["failed"]] == "on time; ran at 09:00, failed: exit code 3"
-    missed = [s for s in dues_of(data) if s.kind is DueKind.missed]
+    missed = [s for s in data.dues() if s.kind is DueKind.missed]
     assert len(missed) == 1 + 10 + 2  # backup Wed 02:30; sync's ten of the long sleep, two Sat
     backup_wed = min(missed, key=lambda s: s.due)
     assert lines[backup_wed.run.id] == (
@@ -165,7 +164,7 @@ def test_the_lines_speak_chinese_with_nothing_left_untranslated(timeline: Timeli
         data = timeline.view._data
         assert data is not None
         timeline.view.texts_changed()
-        lines = [timeline.view.words_for(story) for story in dues_of(data)]
+        lines = [timeline.view.words_for(story) for story in data.dues()]
         assert i18n.missing() == set()
         assert any(line.startswith("错过：电脑在 ") for line in lines)
         assert any("等待充电器 42 分钟" in line for line in lines)
