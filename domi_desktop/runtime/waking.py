@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -111,6 +111,8 @@ class WakeKeeper:
         self._last_wake = last_wake
         self._lead = lead
         self.armed: WakeTarget | None = None
+        self._alarm_at: datetime | None = None
+        """The instant the OS's alarm is set at."""
         self.woken: _Woken | None = None
         self._settling: TimerHandle | None = None
         self.slept = 0
@@ -165,27 +167,34 @@ class WakeKeeper:
             target = wake_plan(
                 candidates, self._state(), now, lead=self._lead, paused=self._paused()
             )
-        if target == self.armed:
-            return target
+        if (None if target is None else target.at) != self._alarm_at:
+            self._set_alarm(target)
+        if target is not None and self.armed is not None and target.due == self.armed.due:
+            # Past its instant the alarm is moved to the due itself (should the machine sleep
+            # again before it), but a wake for this due counts from when it was first armed.
+            target = replace(target, at=min(target.at, self.armed.at))
+        self.armed = target
+        return target
+
+    def _set_alarm(self, target: WakeTarget | None) -> None:
         alarm = self.tools.alarm
         if target is None:
             alarm.cancel()
             log.info("no wake alarm needed: cancelled")
-        elif self.armed is None or target.at != self.armed.at:
-            if not alarm.arm(target.at):
-                log.warning("cannot wake the machine: %s", alarm.status)
-            else:
-                log.info("%s, for schedules %s", alarm.status, list(target.schedule_ids))
-        self.armed = target
-        return target
+        elif alarm.arm(target.at):
+            log.info("%s, for schedules %s", alarm.status, list(target.schedule_ids))
+        else:
+            log.warning("cannot wake the machine: %s", alarm.status)
+        self._alarm_at = None if target is None else target.at
 
     def close(self) -> None:
         if self._settling is not None:
             self._settling.cancel()
             self._settling = None
-        if self.armed is not None:
+        if self._alarm_at is not None:
             self.tools.alarm.cancel()
-            self.armed = None
+            self._alarm_at = None
+        self.armed = None
 
     # -- the runs of a woken wake -----------------------------------------------------------------
 

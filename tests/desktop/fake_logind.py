@@ -16,6 +16,11 @@ Control (not recorded), interface `org.domi.Test` at /org/domi/Test on the same 
   EmitPrepareForSleep(b going_to_sleep) -> d  emits Manager.PrepareForSleep; returns the
                                               time.monotonic() at which it was sent
   CountInhibitors() -> u                      how many inhibitor fds are still held open
+  SetIdleHint(b idle, t since_usec) -> b      the session's IdleHint and IdleSinceHint
+
+Also `Suspend(b)` (recorded, answered, nothing sleeps), `CanSuspend() -> "yes"` and
+`GetSessionByPID(u) -> o`: one session for every process, whose `org.freedesktop.login1.Session`
+properties `IdleHint` and `IdleSinceHint` the control interface sets (not idle until then).
 """
 
 from __future__ import annotations
@@ -40,8 +45,20 @@ MANAGER_XML = """
   <arg name="why" type="s" direction="in"/><arg name="mode" type="s" direction="in"/>
   <arg name="pipe_fd" type="h" direction="out"/>
 </method>
+<method name="Suspend"><arg name="interactive" type="b" direction="in"/></method>
+<method name="CanSuspend"><arg name="result" type="s" direction="out"/></method>
+<method name="GetSessionByPID">
+  <arg name="pid" type="u" direction="in"/><arg name="session" type="o" direction="out"/>
+</method>
 <property name="PreparingForSleep" type="b" access="read"/>
 <signal name="PrepareForSleep"><arg name="start" type="b"/></signal>
+"""
+
+SESSION = "org.freedesktop.login1.Session"
+SESSION_PATH = "/org/freedesktop/login1/session/_31"
+SESSION_XML = """
+<property name="IdleHint" type="b" access="read"/>
+<property name="IdleSinceHint" type="t" access="read"/>
 """
 
 CONTROL_XML = """
@@ -49,6 +66,10 @@ CONTROL_XML = """
   <arg name="going_to_sleep" type="b" direction="in"/><arg name="sent_at" type="d" direction="out"/>
 </method>
 <method name="CountInhibitors"><arg name="count" type="u" direction="out"/></method>
+<method name="SetIdleHint">
+  <arg name="idle" type="b" direction="in"/><arg name="since_usec" type="t" direction="in"/>
+  <arg name="idle_now" type="b" direction="out"/>
+</method>
 """
 
 
@@ -57,11 +78,29 @@ class FakeLogind:
         self.service = service
         self.preparing_for_sleep = False
         self.inhibitors: list[int] = []  # read ends of the pipes handed out by Inhibit
+        self.idle = (False, 0)  # the session's IdleHint and IdleSinceHint (µs since the epoch)
+        service.add_interface(
+            SESSION_PATH,
+            Interface(
+                SESSION,
+                properties={
+                    "IdleHint": ("b", lambda: self.idle[0]),
+                    "IdleSinceHint": ("t", lambda: self.idle[1]),
+                },
+                introspection=SESSION_XML,
+            ),
+        )
         service.add_interface(
             LOGIN1_PATH,
             Interface(
                 MANAGER,
-                {"Inhibit": self.inhibit},
+                {
+                    "Inhibit": self.inhibit,
+                    # Recorded only: a fake machine does not sleep.
+                    "Suspend": lambda _: Reply(),
+                    "CanSuspend": lambda _: Reply("s", ("yes",)),
+                    "GetSessionByPID": lambda _: Reply("o", (SESSION_PATH,)),
+                },
                 properties={"PreparingForSleep": ("b", lambda: self.preparing_for_sleep)},
                 introspection=MANAGER_XML,
             ),
@@ -72,6 +111,7 @@ class FakeLogind:
                 {
                     "EmitPrepareForSleep": self.emit_prepare_for_sleep,
                     "CountInhibitors": lambda _: Reply("u", (self.count_inhibitors(),)),
+                    "SetIdleHint": self.set_idle_hint,
                 },
                 CONTROL_XML,
             ),
@@ -93,6 +133,10 @@ class FakeLogind:
                 held.append(fd)
         self.inhibitors = held
         return len(held)
+
+    def set_idle_hint(self, msg: Message) -> Reply:
+        self.idle = (bool(msg.body[0]), int(msg.body[1]))
+        return Reply("b", (self.idle[0],))
 
     def emit_prepare_for_sleep(self, msg: Message) -> Reply:
         going_to_sleep: bool = msg.body[0]

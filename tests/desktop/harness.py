@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -298,6 +299,10 @@ class FakeLogind(_FakeService):
     def inhibitors_held(self) -> int:
         """How many fds handed out by Inhibit are still open somewhere."""
         return int(self.control("CountInhibitors", ""))
+
+    def set_idle(self, idle: bool, since: datetime) -> None:
+        """The session's IdleHint, and the instant of its last change (IdleSinceHint)."""
+        self.control("SetIdleHint", "bt", idle, round(since.timestamp() * 1e6))
 
 
 class FakeNetworkManager(_FakeService):

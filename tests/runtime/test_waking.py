@@ -339,3 +339,19 @@ def test_a_resume_noticed_after_the_due_fires_at_once_and_still_counts_as_woken(
     assert run.reason == WOKE_NOTE and not run.late
     h.loop.advance(timedelta(seconds=SETTLE))
     assert len(h.sleeper.slept) == 1
+
+
+def test_a_tick_between_the_alarm_and_the_resume_signal_does_not_lose_the_wake(
+    make: Callable[..., Harness],
+) -> None:
+    h = make()
+    job = h.add("0 11 * * *")
+    h.runtime.start()
+    h.clock.sleep_machine(at(10, 59, 40) - h.clock.now())
+    h.runtime.driver.wake(WakeReason.timer)  # the driver's own tick came first
+    assert h.alarm.armed == at(11)  # moved to the due, should the machine sleep again before
+    h.runtime.driver.wake(WakeReason.resume)  # then logind's word
+    assert h.keeper.woken is not None
+    h.loop.advance(timedelta(seconds=20))
+    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    assert h.store.runs(schedule_id=job.id)[0].reason == WOKE_NOTE
