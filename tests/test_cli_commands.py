@@ -175,7 +175,8 @@ def test_simulate_json_is_the_seeds_demo(ok: Callable[..., Any], data: Path) -> 
     wakes = out["wakes"]
     assert [w["fire"] for w in wakes] == [False, True, False, True]
     assert wakes[0] == {"at": "2024-06-05T08:30:00+03:00", "fire": False, "due": None, "late": False,
-                        "trigger": None, "skipped": [], "missed_count": 0}  # fmt: skip
+                        "trigger": None, "skipped": [], "missed_count": 0,
+                        "wake_machine_at": None}  # fmt: skip
     assert wakes[1]["due"] == "2024-06-05T09:00:00+03:00" and not wakes[1]["late"]
     assert wakes[1]["trigger"] == "scheduled"
     assert wakes[3]["late"] and wakes[3]["trigger"] == "catch_up" and wakes[3]["missed_count"] == 2

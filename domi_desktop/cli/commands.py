@@ -83,12 +83,13 @@ def preview(args: argparse.Namespace) -> int:
 
 def simulate(args: argparse.Namespace) -> int:
     from domi_desktop.cron import next_run, prev_run, zone_for
+    from domi_desktop.model import Policies
     from domi_desktop.scheduler.simulate import simulate
 
     zone = zone_for(args.tz)
     last_due = parse_instant(args.last_due, zone, "--last-due")
     wakes = [parse_instant(text, zone, "--wake") for text in args.wake]
-    result = simulate(args.expr, args.tz, last_due, wakes)
+    result = simulate(args.expr, args.tz, last_due, wakes, Policies(wake_to_run=args.wake_to_run))
     if args.json:
         print(json.dumps({"wakes": [wake.to_json() for wake in result]}))
         return 0
@@ -100,20 +101,23 @@ def simulate(args: argparse.Namespace) -> int:
             upcoming = next_run(args.expr, wake.at, zone)
             due = prev_run(args.expr, wake.at, zone)
             if due is not None and due == fired_for:
-                print(f"  woke {at}: already fired for {due:%a %H:%M}, no fire")
+                line = f"  woke {at}: already fired for {due:%a %H:%M}, no fire"
             else:
                 soon = f"{upcoming:%a %H:%M}" if upcoming else "never"
-                print(f"  woke {at}: nothing due yet, no fire (next due {soon})")
-            continue
-        assert wake.due is not None
-        fired_for = wake.due
-        timing = "LATE (catch-up, runs once)" if wake.late else "on time"
-        line = f"  woke {at}: fires for {wake.due:%a %H:%M}, {timing}"
-        if wake.missed_count:
-            listed = ", ".join(f"{m:%a %H:%M}" for m in wake.skipped[-5:])
-            more = "" if wake.missed_count <= 5 else f" (the latest 5 of {wake.missed_count})"
-            line += f"; {wake.missed_count} earlier skipped: {listed}{more}"
+                line = f"  woke {at}: nothing due yet, no fire (next due {soon})"
+        else:
+            assert wake.due is not None
+            fired_for = wake.due
+            timing = "LATE (catch-up, runs once)" if wake.late else "on time"
+            line = f"  woke {at}: fires for {wake.due:%a %H:%M}, {timing}"
+            if wake.missed_count:
+                listed = ", ".join(f"{m:%a %H:%M}" for m in wake.skipped[-5:])
+                more = "" if wake.missed_count <= 5 else f" (the latest 5 of {wake.missed_count})"
+                line += f"; {wake.missed_count} earlier skipped: {listed}{more}"
         print(line)
+        if wake.wake_machine_at is not None:
+            then = wake.wake_machine_at
+            print(f"    then would wake the machine at {then:%H:%M:%S} ({then:%a %Y-%m-%d})")
     return 0
 
 

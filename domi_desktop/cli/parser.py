@@ -166,6 +166,11 @@ def _simulate(subcommands: Subcommands) -> None:
     simulate.add_argument(
         "--wake", required=True, action="append", metavar="ISO", help="a wake (repeat, in order)"
     )
+    simulate.add_argument(
+        "--wake-to-run",
+        action="store_true",
+        help="also say when the machine would be woken to run it (a schedule's --wake)",
+    )
     simulate.add_argument("--json", action="store_true")
     simulate.set_defaults(handler="commands.simulate")
 

@@ -16,8 +16,9 @@ from itertools import pairwise
 
 from domi_desktop.cron import parse, zone_for
 from domi_desktop.errors import ParamError
-from domi_desktop.model import CommandAction, Policies, Schedule, Trigger
+from domi_desktop.model import CommandAction, Policies, Schedule, SystemState, Trigger
 from domi_desktop.scheduler.decide import decide
+from domi_desktop.scheduler.wake import wake_plan
 
 MAX_WAKES = 1000
 MAX_SPAN = timedelta(days=3653)
@@ -38,6 +39,8 @@ class SimulatedWake:
     missed_count: int
     run: bool
     """False when a policy records the fire as skipped instead of running it."""
+    wake_machine_at: datetime | None = None
+    """With ``wake_to_run``: when the machine would be woken next, after this wake (on mains)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -48,6 +51,7 @@ class SimulatedWake:
             "trigger": self.trigger.value if self.trigger else None,
             "skipped": [moment.isoformat() for moment in self.skipped],
             "missed_count": self.missed_count,
+            "wake_machine_at": self.wake_machine_at.isoformat() if self.wake_machine_at else None,
         }
 
 
@@ -73,12 +77,9 @@ def simulate(
     for wake in wakes:
         decision = decide(schedule, wake, expr=parsed, zone=zone)
         if decision is None:
-            results.append(
-                SimulatedWake(wake.astimezone(zone), False, None, False, None, (), 0, False)
-            )
-            continue
-        results.append(
-            SimulatedWake(
+            simulated = SimulatedWake(wake.astimezone(zone), False, None, False, None, (), 0, False)
+        else:
+            simulated = SimulatedWake(
                 at=wake.astimezone(zone),
                 fire=True,
                 due=decision.due.astimezone(zone),
@@ -88,8 +89,11 @@ def simulate(
                 missed_count=decision.missed_count,
                 run=decision.run,
             )
-        )
-        schedule = replace(schedule, last_due=decision.due)
+            schedule = replace(schedule, last_due=decision.due)
+        target = wake_plan([schedule], SystemState(), wake) if policies.wake_to_run else None
+        if target is not None:
+            simulated = replace(simulated, wake_machine_at=target.at.astimezone(zone))
+        results.append(simulated)
     return results
 
 
