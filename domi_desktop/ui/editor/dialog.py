@@ -36,6 +36,7 @@ from domi_desktop.ports import SecretStore
 from domi_desktop.ui.editor.action import ActionBox
 from domi_desktop.ui.editor.alerts import AlertsBox
 from domi_desktop.ui.editor.conditions import ConditionsBox
+from domi_desktop.ui.editor.monitoring import MonitoringBox
 from domi_desktop.ui.editor.notes import NotesBox
 from domi_desktop.ui.editor.policies import PoliciesBox
 from domi_desktop.ui.editor.preview import PreviewBox
@@ -146,6 +147,7 @@ class EditorDialog(QDialog):
         self._errors["policies"] = self.policies.error
         self.conditions = ConditionsBox(self.texts)
         self.alerts = AlertsBox(self.texts)
+        self.monitoring = MonitoringBox(self.texts)
         self.sleep = SleepPanel()
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -167,6 +169,7 @@ class EditorDialog(QDialog):
         right_layout.addWidget(self.policies)
         right_layout.addWidget(self.conditions)
         right_layout.addWidget(self.alerts)
+        right_layout.addWidget(self.monitoring)
         content = QWidget()
         self._columns = QBoxLayout(QBoxLayout.Direction.LeftToRight, content)
         self._columns.setSpacing(12)
@@ -226,6 +229,7 @@ class EditorDialog(QDialog):
         self.policies.changed.connect(self._policies_edited)
         self.conditions.changed.connect(self._policies_edited)
         self.alerts.changed.connect(self._policies_edited)
+        self.monitoring.changed.connect(self._policies_edited)
         self.notes.changed.connect(self._edited)
 
     def _fit_screen(self, content: QWidget) -> None:
@@ -295,6 +299,7 @@ class EditorDialog(QDialog):
         self.policies.load(schedule["policies"])
         self.conditions.load(schedule["policies"])
         self.alerts.load(schedule["policies"])
+        self.monitoring.load(schedule["policies"])
         self.notes.load(schedule["notes"])
 
     # -- reacting to edits ---------------------------------------------------------------------
@@ -390,6 +395,7 @@ class EditorDialog(QDialog):
         alerts = self.alerts.alerts_json()
         if alerts is not None:
             policies_request["alerts"] = alerts
+        policies_request["monitor"] = self.monitoring.monitor_json()
         try:
             policies = parse_policies(policies_request)
         except ParamError as error:
