@@ -15,9 +15,11 @@ check and restored, by ``tzutil`` on Windows and ``systemsetup`` on macOS, else 
 socket, an HTTPS job run with ``run-now`` succeeds against a local server whose CA is trusted for
 that run only (``SSL_CERT_FILE``), a job that times out leaves no grandchild behind, a posted wake
 message (Windows ``WM_POWERBROADCAST`` to the app's windows, Linux logind ``PrepareForSleep(false)``
-on a private bus) shows as ``last_wake.reason`` "resume", and ``quit`` ends it with exit 0. Before
-the app starts, ``conditions`` (the bundle's own condition source) must name the Qt network
-backend it reads: a bundle without Qt's ``plugins/networkinformation/`` has none, and fails.
+on a private bus, macOS ``NSWorkspaceDidWakeNotification`` posted inside the app on SIGUSR1, which
+``DOMI_TEST_WAKE_SIGNAL`` asks of it) shows as ``last_wake.reason`` "resume", and ``quit`` ends
+it with exit 0. Before the app starts, ``conditions`` (the bundle's own condition source) must name
+the Qt network backend it reads: a bundle without Qt's ``plugins/networkinformation/`` has none,
+and fails.
 
 On Linux and macOS each command runs with an empty environment (as ``env -i``), which proves the
 bundle needs nothing from the shell; Windows cannot start a process without its system variables,
@@ -439,6 +441,16 @@ def post_wm_powerbroadcast(pid: int) -> str:
     return f"WM_POWERBROADCAST posted to {len(windows)} window(s)"
 
 
+TEST_WAKE_SIGNAL = "DOMI_TEST_WAKE_SIGNAL"
+"""Set for the app on macOS: SIGUSR1 then posts NSWorkspaceDidWakeNotification inside it (the
+system posts it to the woken process alone; domi_desktop/platform/resume/macos.py)."""
+
+
+def post_workspace_wake(pid: int) -> str:
+    os.kill(pid, signal.SIGUSR1)
+    return "NSWorkspaceDidWakeNotification posted inside the app (SIGUSR1)"
+
+
 class PrivateLogind:
     """A private D-Bus bus on which the smoke test owns org.freedesktop.login1 and can emit
     PrepareForSleep; the app listens to it through DBUS_SYSTEM_BUS_ADDRESS."""
@@ -528,6 +540,8 @@ def in_the_running_app(exe: Path, env: dict[str, str], work: Path) -> dict[str, 
             env = {**env, "DBUS_SYSTEM_BUS_ADDRESS": logind.address}
         url, ca_file = stack.enter_context(https_server(work))
         env = {**env, "SSL_CERT_FILE": str(ca_file)}  # the CA is trusted for this run only
+        if sys.platform == "darwin":
+            env[TEST_WAKE_SIGNAL] = "1"
         app = stack.enter_context(Headless(exe, env, work / "data"))
         post: Callable[[int], str] | None
         results["status"] = check_status(app)
@@ -536,13 +550,7 @@ def in_the_running_app(exe: Path, env: dict[str, str], work: Path) -> dict[str, 
         if IS_WINDOWS:
             post, skipped = post_wm_powerbroadcast, ""
         elif sys.platform == "darwin":
-            post, skipped = (
-                None,
-                (
-                    "NSWorkspaceDidWakeNotification is delivered inside a process only: "
-                    "no other process can post it to the app"
-                ),
-            )
+            post, skipped = post_workspace_wake, ""
         elif logind is not None:
             post, skipped = logind.post_resume, ""
         else:

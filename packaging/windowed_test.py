@@ -12,9 +12,10 @@ APP is what a user starts:
 packaging/smoke_test.py drives the console program with Qt offscreen; this proves that the
 windowed app starts on the desktop's own Qt platform (no ``QT_QPA_PLATFORM``): its tray app reaches
 its first wake (the log's "wake (start)"), ``status`` through the console program finds it with
-``gui`` true, and ``quit`` ends it cleanly ("stopped" in its log, no traceback; on Windows, where
-this script starts the process itself, exit 0). Its data folder is a temp dir (``--data-dir``).
-Exit 0 when every check passed.
+``gui`` true, the OS's resume message posted to it as smoke_test.py posts it to ``--headless``
+is a resume wake (``last_wake.reason``), and ``quit`` ends it cleanly ("stopped" in its log, no
+traceback; on Windows, where this script starts the process itself, exit 0). Its data folder is a
+temp dir (``--data-dir``). Exit 0 when every check passed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from smoke_test import TEST_WAKE_SIGNAL, post_wm_powerbroadcast, post_workspace_wake
 
 FIRST_WAKE = "wake (start)"
 LOG_NAME = "domi-desktop.log"
@@ -47,15 +50,20 @@ class Launch:
     cli: tuple[str, ...]
     owns_process: bool
     """Whether ``start`` is the app's own process (its exit code is the app's), not a launcher."""
+    post_wake: Callable[[int], str]
+    """Posts the OS's resume message to the app's process (smoke_test.py's, for this OS)."""
 
 
 def launch_for(app: Path) -> Launch:
     if sys.platform == "darwin":
-        # open -n: a new instance even if LaunchServices remembers one; --args: the rest is argv.
-        start = ("open", "-n", "-a", str(app), "--args")
-        return Launch(start, (str(app / "Contents" / "MacOS" / "domi-desktop"),), False)
+        # open -n: a new instance even if LaunchServices remembers one; --env: LaunchServices
+        # passes none of ours; --args: the rest is argv.
+        start = ("open", "-n", "-a", str(app), "--env", f"{TEST_WAKE_SIGNAL}=1", "--args")
+        cli = (str(app / "Contents" / "MacOS" / "domi-desktop"),)
+        return Launch(start, cli, False, post_workspace_wake)
     if sys.platform == "win32":
-        return Launch((str(app),), (str(app.with_name("domi-desktop-cli.exe")),), True)
+        cli = (str(app.with_name("domi-desktop-cli.exe")),)
+        return Launch((str(app),), cli, True, post_wm_powerbroadcast)
     raise SystemExit("windowed_test: Windows and macOS only (tests/packaging has Linux's check)")
 
 
@@ -89,6 +97,7 @@ def check_windowed(
     """Start the app, wait for its first wake, ask its status, quit it; the seconds each took."""
     env = {name: value for name, value in env.items() if name != "QT_QPA_PLATFORM"}
     env["DOMI_DATA_DIR"] = str(data_dir)  # the console program's; the app gets --data-dir
+    env[TEST_WAKE_SIGNAL] = "1"
     log = data_dir / LOG_NAME
     data_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -110,6 +119,13 @@ def check_windowed(
             raise WindowedError(f"status: expected the running tray app, got {state}")
         if launch.owns_process and state.get("pid") != process.pid:
             raise WindowedError(f"status: answered by pid {state.get('pid')}, not {process.pid}")
+        how = launch.post_wake(state["pid"])
+
+        def resumed() -> bool:
+            last = (_status(launch, env) or {}).get("last_wake") or {}
+            return bool(last.get("reason") == "resume")
+
+        _wait(resumed, timeout, f"{how}, then status's last_wake.reason 'resume'", log)
         stopping = time.monotonic()
         done = subprocess.run(
             [*launch.cli, "quit"], env=env, capture_output=True, text=True, timeout=120, check=False
@@ -126,6 +142,7 @@ def check_windowed(
             raise WindowedError(f"a traceback in the app's log:\n{_text(log)}")
         return {
             "pid": state["pid"],
+            "wake": how,
             "first_wake_s": round(first_wake_s, 2),
             "stop_s": round(time.monotonic() - stopping, 2),
         }

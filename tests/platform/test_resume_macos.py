@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
 import sys
 import types
 from collections.abc import Callable
@@ -8,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from domi_desktop.platform.resume.macos import DID_WAKE, WILL_SLEEP, WorkspaceWakeResumeSource
+from domi_desktop.platform.resume.macos import (
+    DID_WAKE,
+    TEST_WAKE_SIGNAL,
+    WILL_SLEEP,
+    WorkspaceWakeResumeSource,
+)
+from tests.fakes import wait_for
 
 
 class FakeNotification:
@@ -40,6 +48,10 @@ class FakeNotificationCenter:
         for observed, _queue, block in list(self.observers.values()):
             if observed == name:
                 block(FakeNotification(name))
+
+    def postNotificationName_object_(self, name: str, sender: object) -> None:
+        assert sender is None
+        self.post(name)
 
 
 @pytest.fixture
@@ -105,3 +117,38 @@ def test_dispatch_maps_a_notification_name_to_its_callback(
 
 def test_dispatch_before_start_tells_nobody() -> None:
     WorkspaceWakeResumeSource().dispatch(DID_WAKE)
+
+
+@pytest.mark.posix_only
+def test_with_the_smoke_tests_variable_sigusr1_posts_a_wake_through_the_center(
+    center: FakeNotificationCenter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The release's smoke test drives the real observer this way: the wake is posted to the
+    workspace's center inside the app, and reaches the callback through the observer's block."""
+    monkeypatch.setenv(TEST_WAKE_SIGNAL, "1")
+    before = signal.getsignal(signal.SIGUSR1)
+    calls: list[str] = []
+    source = WorkspaceWakeResumeSource()
+    assert source.start(lambda: calls.append("resume"))
+    try:
+        assert "SIGUSR1" in source.status
+        os.kill(os.getpid(), signal.SIGUSR1)
+        wait_for(lambda: calls == ["resume"], 10, "the posted wake reported")
+    finally:
+        source.stop()
+    assert signal.getsignal(signal.SIGUSR1) is before
+
+
+@pytest.mark.posix_only
+def test_without_the_variable_sigusr1_is_not_taken(
+    center: FakeNotificationCenter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(TEST_WAKE_SIGNAL, raising=False)
+    before = signal.getsignal(signal.SIGUSR1)
+    source = WorkspaceWakeResumeSource()
+    assert source.start(lambda: None)
+    try:
+        assert signal.getsignal(signal.SIGUSR1) is before
+        assert "SIGUSR1" not in source.status
+    finally:
+        source.stop()

@@ -6,8 +6,11 @@ pyobjc exists only on macOS, so it is imported in ``start`` and this module impo
 from __future__ import annotations
 
 import importlib
+import os
+import signal
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from domi_desktop.platform.resume.base import PowerCallbacks
 from domi_desktop.ports import PowerEvent
@@ -16,6 +19,29 @@ from domi_desktop.ports import PowerEvent
 DID_WAKE = "NSWorkspaceDidWakeNotification"
 WILL_SLEEP = "NSWorkspaceWillSleepNotification"
 _EVENTS: dict[str, PowerEvent] = {DID_WAKE: "resume", WILL_SLEEP: "sleep"}
+
+TEST_WAKE_SIGNAL = "DOMI_TEST_WAKE_SIGNAL"
+"""For the release's smoke tests only: when set, SIGUSR1 posts ``DID_WAKE`` to the workspace's
+center inside the app. The system posts it to the sleeping process alone (no other process can),
+and the runners cannot sleep; this drives the real observer, its queue and its block."""
+
+
+class Notification(Protocol):
+    """What is used of an ``NSNotification``, as pyobjc names its selectors."""
+
+    def name(self) -> str: ...
+
+
+class NotificationCenter(Protocol):
+    """What is used of ``NSWorkspace.sharedWorkspace().notificationCenter()``."""
+
+    def addObserverForName_object_queue_usingBlock_(
+        self, name: str, sender: object, queue: object, block: Callable[[Notification], None], /
+    ) -> object: ...
+
+    def removeObserver_(self, observer: object, /) -> None: ...
+
+    def postNotificationName_object_(self, name: str, sender: object, /) -> None: ...
 
 
 class WorkspaceWakeResumeSource:
@@ -28,8 +54,10 @@ class WorkspaceWakeResumeSource:
     def __init__(self) -> None:
         self.status = "not started"
         self._callbacks: PowerCallbacks | None = None
-        self._center: Any = None
-        self._observers: list[Any] = []
+        self._center: NotificationCenter | None = None
+        self._observers: list[object] = []
+        self._signal_before: list[Any] = []
+        """SIGUSR1's handler before the test hook took it, while it has it."""
 
     def start(
         self, on_resume: Callable[[], None], on_sleep: Callable[[], None] | None = None
@@ -41,20 +69,33 @@ class WorkspaceWakeResumeSource:
             self.status = f"pyobjc (AppKit) is not installed, so no wake notifications: {error}"
             return False
         self._callbacks = PowerCallbacks("NSWorkspace", on_resume, on_sleep)
-        self._center = appkit.NSWorkspace.sharedWorkspace().notificationCenter()
+        center: NotificationCenter = appkit.NSWorkspace.sharedWorkspace().notificationCenter()
         queue = appkit.NSOperationQueue.mainQueue()
         self._observers = [
-            self._center.addObserverForName_object_queue_usingBlock_(
+            center.addObserverForName_object_queue_usingBlock_(
                 name, None, queue, self._on_notification
             )
             for name in _EVENTS
         ]
+        self._center = center
         self.status = "listening to NSWorkspace sleep and wake notifications"
+        if sys.platform != "win32" and os.environ.get(TEST_WAKE_SIGNAL):
+            # The app's signal bridge (qtloop) wakes the Qt loop for it, so Python runs it soon.
+            self._signal_before = [
+                signal.signal(
+                    signal.SIGUSR1,
+                    lambda _number, _frame: center.postNotificationName_object_(DID_WAKE, None),
+                )
+            ]
+            self.status += f" (SIGUSR1 posts a wake: {TEST_WAKE_SIGNAL} is set)"
         return True
 
     def stop(self) -> None:
-        for observer in self._observers:
-            self._center.removeObserver_(observer)
+        if sys.platform != "win32" and self._signal_before:
+            signal.signal(signal.SIGUSR1, self._signal_before.pop())
+        if self._center is not None:
+            for observer in self._observers:
+                self._center.removeObserver_(observer)
         self._observers = []
         self._center = None
         self._callbacks = None
@@ -65,5 +106,5 @@ class WorkspaceWakeResumeSource:
         if event is not None and self._callbacks is not None:
             self._callbacks.deliver(event)
 
-    def _on_notification(self, notification: Any) -> None:
+    def _on_notification(self, notification: Notification) -> None:
         self.dispatch(str(notification.name()))
