@@ -17,6 +17,7 @@ Control (not recorded), interface `org.domi.Test` at /org/domi/Test on the same 
                                               time.monotonic() at which it was sent
   CountInhibitors() -> u                      how many inhibitor fds are still held open
   SetIdleHint(b idle, t since_usec) -> b      the session's IdleHint and IdleSinceHint
+  EmitUnlock() -> d                           emits Session.Unlock on the session's object
 
 Also `Suspend(b)` (recorded, answered, nothing sleeps), `CanSuspend() -> "yes"` and
 `GetSessionByPID(u) -> o`: one session for every process, whose `org.freedesktop.login1.Session`
@@ -59,6 +60,7 @@ SESSION_PATH = "/org/freedesktop/login1/session/_31"
 SESSION_XML = """
 <property name="IdleHint" type="b" access="read"/>
 <property name="IdleSinceHint" type="t" access="read"/>
+<signal name="Unlock"/>
 """
 
 CONTROL_XML = """
@@ -66,6 +68,7 @@ CONTROL_XML = """
   <arg name="going_to_sleep" type="b" direction="in"/><arg name="sent_at" type="d" direction="out"/>
 </method>
 <method name="CountInhibitors"><arg name="count" type="u" direction="out"/></method>
+<method name="EmitUnlock"><arg name="sent_at" type="d" direction="out"/></method>
 <method name="SetIdleHint">
   <arg name="idle" type="b" direction="in"/><arg name="since_usec" type="t" direction="in"/>
   <arg name="idle_now" type="b" direction="out"/>
@@ -112,6 +115,7 @@ class FakeLogind:
                     "EmitPrepareForSleep": self.emit_prepare_for_sleep,
                     "CountInhibitors": lambda _: Reply("u", (self.count_inhibitors(),)),
                     "SetIdleHint": self.set_idle_hint,
+                    "EmitUnlock": self.emit_unlock,
                 },
                 CONTROL_XML,
             ),
@@ -143,6 +147,10 @@ class FakeLogind:
         self.preparing_for_sleep = going_to_sleep
         body: tuple[Any, ...] = (going_to_sleep,)
         self.service.emit(LOGIN1_PATH, MANAGER, "PrepareForSleep", "b", body)
+        return Reply("d", (time.monotonic(),))
+
+    def emit_unlock(self, _msg: Message) -> Reply:
+        self.service.emit(SESSION_PATH, SESSION, "Unlock", None, ())
         return Reply("d", (time.monotonic(),))
 
 
