@@ -148,6 +148,17 @@ class ResumeSource(Protocol):
     def stop(self) -> None: ...
 
 
+class UnlockSource(Protocol):
+    status: str
+
+    def start(self, on_unlock: Callable[[], None]) -> bool:
+        """Report each unlock of this session on the Qt thread; ``False`` (reason in
+        ``status``) when the OS gives no such signal here."""
+        ...
+
+    def stop(self) -> None: ...
+
+
 class ConditionSource(Protocol):
     """The machine's network and power state, read from the OS for the conditions' gate."""
 

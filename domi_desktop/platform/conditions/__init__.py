@@ -80,4 +80,8 @@ def resource_readers_for_platform(platform: str = sys.platform) -> ResourceReade
         from domi_desktop.platform.conditions.udisks import UDisks2Reader
 
         return ResourceReaders(UDisks2Reader(), NetworkManagerNames(), PathWatcher())
+    if platform == "win32":
+        from domi_desktop.platform.conditions.winvolumes import WindowsVolumeReader
+
+        return ResourceReaders(WindowsVolumeReader(), None, PathWatcher())
     return ResourceReaders(None, None, PathWatcher())
