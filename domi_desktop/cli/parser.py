@@ -14,6 +14,7 @@ from types import ModuleType
 
 from domi_desktop import __version__
 from domi_desktop.cli.exits import EXIT_USAGE
+from domi_desktop.cli.monitor_options import add_monitor_options
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
 if TYPE_CHECKING:
@@ -388,6 +389,7 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     )
     _condition_options(parser)
     _placement_options(parser)
+    add_monitor_options(parser)
     wake = parser.add_mutually_exclusive_group()
     wake.add_argument(
         "--wake",

@@ -10,6 +10,7 @@ from typing import Any
 
 from domi_desktop.cli.backend import backend
 from domi_desktop.cli.exits import EXIT_USAGE
+from domi_desktop.cli.monitor_options import monitor_params
 from domi_desktop.cli.render import emit, print_schedule, printable, table, when
 from domi_desktop.errors import UsageError
 
@@ -68,6 +69,7 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
             policies[name] = value
     policies.update(_conditions_and_alerts(args))
     policies.update(_placement_params(args))
+    policies.update(monitor_params(args))
     if policies:
         params["policies"] = policies
     return params

@@ -57,6 +57,8 @@ def parse_monitor(value: Any, base: Monitor) -> Monitor:
             raise ParamError(f"{p}grace", "must be between 60 seconds and a year")
         changes["grace"] = timedelta(seconds=grace)
     monitor = replace(base, **changes)
+    if not (monitor.healthchecks_url or monitor.healthchecks_key or monitor.webhook):
+        return Monitor()  # nothing watches it: a grace or an API URL alone says nothing
     if monitor.healthchecks_url and monitor.healthchecks_key:
         raise ParamError(
             f"{p}healthchecks_key",
