@@ -40,6 +40,7 @@ pytestmark = [
 ]
 
 API_KEY = "hcw_nights_0123456789abcdefABCDEF"
+JOB_TOKEN = "job-token-5f1e0c2a9b"
 GRACE = timedelta(minutes=30)
 START = datetime(2026, 3, 2, 7, 0, tzinfo=UTC)  # a Monday morning
 SLEEP_AT, WAKE_AT = 23, 7
@@ -98,6 +99,7 @@ def laptop(
     secret_service: object,  # noqa: F811
 ) -> Iterator[Laptop]:
     KeyringSecretStore().set("hc-key", API_KEY)
+    KeyringSecretStore().set("job-token", JOB_TOKEN)
     clock = faketime.fake_clock(tmp_path)
     data = tmp_path / "data"
     flags = tmp_path / "fail"
@@ -106,10 +108,12 @@ def laptop(
         monitor = Monitor(healthchecks_key="hc-key", healthchecks_api=hc.url, grace=GRACE)
         with Store.open(data, now=START) as store:
             for name, expr in SCHEDULES.items():
-                # A flag file named after the schedule makes its next run fail (exit code 3).
-                command = f"test ! -e {flags / name.replace(' ', '-')} || exit 3"
-                store.create_schedule(name, expr, "UTC", CommandAction(shell=command),
-                                      Policies(monitor=monitor), now=START)  # fmt: skip
+                # A flag file named after the schedule makes its next run fail (exit code 3);
+                # each job prints its secret, which no ping may carry.
+                command = f"echo token=$TOKEN; test ! -e {flags / name.replace(' ', '-')} || exit 3"
+                action = CommandAction(shell=command, secret_env=(("TOKEN", "job-token"),))
+                store.create_schedule(name, expr, "UTC", action, Policies(monitor=monitor),
+                                      now=START)  # fmt: skip
         (data / "settings.json").write_text(json.dumps({
             "healthchecks_key": "hc-key", "healthchecks_api": hc.url, "heartbeat_hours": 24,
         }))  # fmt: skip
@@ -186,6 +190,7 @@ def test_thirty_nights_asleep_no_sleep_caused_down_and_every_failure_flagged(
     assert len(caused_by_failures) == len(flagged) == 20
     assert max(flagged) <= GRACE + timedelta(seconds=60)
     assert laptop.hc.by_name("domi heartbeat: " + _machine(laptop)).flips[-1].new == "up"
+    _no_secret_went_out(laptop)
 
 
 def _failure_of(down: tuple[str, Flip], failing: set[tuple[datetime, str]]) -> bool:
@@ -213,3 +218,17 @@ def test_a_laptop_asleep_72_hours_gives_exactly_one_alert_its_heartbeat(laptop: 
     assert [name for name, _ in downs] == ["domi heartbeat: " + _machine(laptop)]
     heartbeat = laptop.hc.by_name("domi heartbeat: " + _machine(laptop))
     wait_for(lambda: heartbeat.status == "up", PING_WAIT, "the heartbeat up again after the wake")
+    _no_secret_went_out(laptop)
+
+
+def _no_secret_went_out(laptop: Laptop) -> None:
+    """The jobs printed their secret: masked in every ping; the API key went in its header
+    only; neither is in the app's log."""
+    bodies = [p.body for c in laptop.hc.checks.values() for p in c.pings if p.body]
+    assert any("token=***" in body for body in bodies)
+    for _method, target, headers, body in laptop.hc.requests:
+        for secret in (API_KEY, JOB_TOKEN):
+            assert secret not in target and secret.encode() not in body
+        assert headers.get("x-api-key") in (None, API_KEY)
+    log = "\n".join(laptop.app.lines()) + laptop.app.stderr()
+    assert API_KEY not in log and JOB_TOKEN not in log
