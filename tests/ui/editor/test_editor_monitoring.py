@@ -3,48 +3,30 @@ bad URL keeps Save disabled, and emptied fields remove the monitor."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any
+from datetime import timedelta
 
-import pytest
-from PySide6.QtWidgets import QAbstractButton, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QAbstractButton, QLineEdit, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.frontdoor.wire import parse_policies
 from domi_desktop.model import Monitor
-from domi_desktop.store import Store
-from domi_desktop.ui import i18n
 from domi_desktop.ui.editor.dialog import EditorDialog
-from tests.fakes import FakeClock
 
-NOW = datetime(2024, 3, 5, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Service]:
-    store = Store.open(tmp_path / "data", now=NOW)
-    yield Service(store, FakeClock(NOW))
-    store.close()
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    i18n.set_language("en")
-    yield
-    i18n.set_language("en")
-
-
-def child(root: QWidget, kind: type[Any], name: str) -> Any:
-    found = root.findChild(kind, name)
-    assert found is not None, f"no {kind.__name__} named {name!r}"
-    return found
+# The editor tests' fixtures (a service on a real store, English, the OS zone) are the
+# conditions box's: imported, so they are the same fixtures.
+from tests.ui.editor.test_editor_conditions import (  # noqa: F401
+    NOW,
+    child,
+    english,
+    os_zone,
+    service,
+)
 
 
 def test_a_save_round_trips_the_monitor_and_emptied_fields_remove_it(
-    qtbot: QtBot, service: Service
+    qtbot: QtBot,
+    service: Service,  # noqa: F811
 ) -> None:
     dialog = EditorDialog(service, now=lambda: NOW)
     qtbot.addWidget(dialog)
