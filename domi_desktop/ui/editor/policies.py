@@ -1,5 +1,6 @@
-"""The editor's Policies box: catch-up after sleep, overlap, the overlap group, timeout, retries
-and jitter, each with a line saying what it does, as the service's policies JSON."""
+"""The editor's Policies box: catch-up after sleep, overlap, the overlap group, timeout, retries,
+jitter and waking the computer to run, each with a line saying what it does, as the service's
+policies JSON (the wake's line is the sleep panel's: it needs the schedule's times)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLineEdit,
+    QSpinBox,
+)
 
 from domi_desktop.frontdoor.wire import MAX_SECONDS, Json
 from domi_desktop.model import CatchUp, Overlap
@@ -77,6 +86,9 @@ class PoliciesBox(QGroupBox):
             self.jitter.setToolTip,
             "Start up to this much later, at random, so many jobs do not start at once.",
         )
+        self.wake = QCheckBox()
+        self.wake.setObjectName("wakeToRun")
+        t.bind(self.wake.setText, "Wake the computer to run this")
         self.error = error_label("policiesError")
 
         form = QFormLayout(self)
@@ -87,6 +99,7 @@ class PoliciesBox(QGroupBox):
         form.addRow(t.label("Timeout"), self.timeout)
         form.addRow(t.label("Retries"), row(self.retries, self.retry_backoff, stretch=1))
         form.addRow(t.label("Jitter"), self.jitter)
+        form.addRow(self.wake)
         form.addRow(self.error)
 
         for combo in (self.catch_up, self.overlap):
@@ -100,6 +113,7 @@ class PoliciesBox(QGroupBox):
         ):
             spin.valueChanged.connect(self.changed)
         self.concurrency_key.textChanged.connect(self.changed)
+        self.wake.toggled.connect(self.changed)
         self.changed.connect(self.update_help)
         self.update_help()
 
@@ -142,6 +156,7 @@ class PoliciesBox(QGroupBox):
         self.retries.setValue(policies["retries"])
         self.retry_backoff.setValue(round(policies["retry_backoff"]))
         self.jitter.setValue(round(policies["jitter"]))
+        self.wake.setChecked(bool(policies.get("wake_to_run")))
 
     def policies_json(self) -> Json:
         return {
@@ -153,6 +168,7 @@ class PoliciesBox(QGroupBox):
             "retries": self.retries.value(),
             "retry_backoff": self.retry_backoff.value(),
             "jitter": self.jitter.value(),
+            "wake_to_run": self.wake.isChecked(),
         }
 
 

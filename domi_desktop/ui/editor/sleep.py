@@ -4,6 +4,7 @@ played through the scheduler's real decision code (``simulate``), told in words.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
@@ -16,6 +17,7 @@ from domi_desktop.model import CatchUp, Policies, SystemState
 from domi_desktop.scheduler.conditions import Verdict, describe_gate, gate
 from domi_desktop.scheduler.simulate import SimulatedWake, simulate
 from domi_desktop.ui.editor.conditions import condition_language
+from domi_desktop.ui.editor.waking import this_machine, wake_sentence
 from domi_desktop.ui.i18n import format_moment, register, tr
 
 
@@ -195,10 +197,15 @@ class SleepPanel(QGroupBox):
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.wake_line = QLabel(self)
+        self.wake_line.setObjectName("wakeLine")
+        self.wake_line.setWordWrap(True)
+        self.wake_capability: Callable[[], str | None] = this_machine
         self._scenario_label = QLabel(self)
         form = QFormLayout()
         form.addRow(self._scenario_label, self.scenario)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.wake_line)
         layout.addLayout(form)
         layout.addWidget(self.result)
         layout.addWidget(self.details, 1)
@@ -233,6 +240,12 @@ class SleepPanel(QGroupBox):
         self._run()
 
     def _run(self) -> None:
+        waking = self._inputs is not None and self._inputs[2].wake_to_run
+        self.wake_line.setVisible(waking)
+        if self._inputs is not None and waking:
+            expr, tz, policies, now, _kind = self._inputs
+            why_not = self.wake_capability()
+            self.wake_line.setText(wake_sentence(expr, tz, policies, now, why_not))
         if self._inputs is None:
             self.result.setText(tr("Fix the schedule above to see what would happen."))
             self.details.clear()

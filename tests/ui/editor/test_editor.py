@@ -386,6 +386,7 @@ def test_saving_creates_the_schedule_with_its_action_policies_and_secret_names(
         "retries": 2,
         "retry_backoff": 30.0,
         "jitter": 0.0,
+        "wake_to_run": False,
     }
     assert not any(SECRET_VALUE in text for text in visible_texts(dialog))
     assert SECRET_VALUE.encode() not in database_bytes(tmp_path)
