@@ -13,6 +13,7 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,10 @@ class Unreachable(MonitorError):
 class Refused(MonitorError):
     """The monitor said no for good (a bad key, a check that is gone): retrying cannot help."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
 
 def send(
     method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None
@@ -73,7 +78,7 @@ def send(
         error.close()
         if error.code == 429 or error.code >= 500:
             raise Unreachable(f"HTTP {error.code}") from None
-        raise Refused(f"HTTP {error.code}") from None
+        raise Refused(f"HTTP {error.code}", error.code) from None
     except (OSError, ValueError) as error:  # URLError is an OSError; ValueError: a bad URL
         raise Unreachable(_describe(error)) from None
 
@@ -133,10 +138,25 @@ class CheckBook:
         return found
 
     def pause(self, check: Check, key: str) -> None:
-        known = self.ensure(check, key)
         api = check.api.rstrip("/")
-        send("POST", f"{api}/api/v3/checks/{known.uuid}/pause", body=b"",
-             headers={"X-Api-Key": key})  # fmt: skip
+        self.again_if_gone(
+            check,
+            key,
+            lambda known: send("POST", f"{api}/api/v3/checks/{known.uuid}/pause", body=b"",
+                               headers={"X-Api-Key": key}),
+        )  # fmt: skip
+
+    def again_if_gone(self, check: Check, key: str, use: Callable[[Known], object]) -> None:
+        """``use`` the check; one deleted in Healthchecks meanwhile (404) is made again, and
+        used once more."""
+        try:
+            use(self.ensure(check, key))
+        except Refused as refused:
+            if refused.status != 404:
+                raise
+            log.info("Healthchecks check %r is gone: made again", check.name)
+            self._known.pop(_key(check), None)
+            use(self.ensure(check, key))
 
     def _write(self) -> None:
         ensure_private_dir(self.path.parent)

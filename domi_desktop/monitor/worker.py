@@ -162,18 +162,16 @@ class Worker:
             assert intent.check is not None and key is not None
             self._checks.ensure(intent.check, key)
             return
-        url = intent.url
+        body = masker.mask(intent.body)[-BODY_LIMIT:].encode()
         if intent.check is not None:
             assert key is not None
-            url = self._checks.ensure(intent.check, key).ping_url
-        if url is None:
+            self._checks.again_if_gone(
+                intent.check, key, lambda known: _ping(known.ping_url, intent, body)
+            )
+        elif intent.url is not None:
+            _ping(intent.url, intent, body)
+        else:
             raise Refused("no ping URL")
-        signal = intent.signal if intent.kind is Kind.ping else ""
-        target = url.rstrip("/") + (f"/{signal}" if signal not in ("", "success") else "")
-        if intent.rid is not None:
-            target += "?" + urlencode({"rid": intent.rid})
-        body = masker.mask(intent.body)[-BODY_LIMIT:].encode()
-        send("POST", target, body=body, headers={"Content-Type": "text/plain; charset=utf-8"})
 
     def _key(self, intent: Intent) -> str | None:
         if intent.check is None:
@@ -185,6 +183,14 @@ class Worker:
             return None
         self._keys.add(key)
         return key
+
+
+def _ping(url: str, intent: Intent, body: bytes) -> None:
+    signal = intent.signal if intent.kind is Kind.ping else ""
+    target = url.rstrip("/") + (f"/{signal}" if signal else "")
+    if intent.rid is not None:
+        target += "?" + urlencode({"rid": intent.rid})
+    send("POST", target, body=body, headers={"Content-Type": "text/plain; charset=utf-8"})
 
 
 def _masked(value: object, masker: Masker) -> object:

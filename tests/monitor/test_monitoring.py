@@ -307,3 +307,42 @@ def test_a_webhook_gets_start_success_and_failure_as_json_masked(
     assert _Hook.received[2]["exit_code"] == 2
     assert _Hook.received[2]["output"] == "failed with ***"
     assert _Hook.received[0]["rid"] == run_uuid("store-1", 1)
+
+
+def test_a_check_deleted_in_healthchecks_is_made_again_and_the_ping_not_lost(
+    tmp_path: Path, hc: FakeHealthchecks, clock: FakeClock
+) -> None:
+    monitoring = _monitoring(tmp_path, clock)
+    monitoring.start()
+    try:
+        schedule = _schedule(hc)
+        monitoring.observe(_fire(1), schedule)
+        assert monitoring.worker.drained(10)
+        with hc.lock:
+            hc.checks.clear()  # the user deleted it in the web UI
+        monitoring.observe(_finished(1), schedule)
+        monitoring.going_to_sleep([schedule], lambda: None)
+        assert monitoring.worker.drained(10)
+    finally:
+        monitoring.stop()
+    again = hc.by_name("Backup (domi #7)")
+    assert [p.kind for p in again.pings] == ["success"]
+    assert again.status == "paused"
+
+
+def test_a_damaged_spool_or_check_list_never_stops_the_monitor(
+    tmp_path: Path, hc: FakeHealthchecks, clock: FakeClock
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "monitor-spool.json").write_text('[{"kind": "ping", "signal": "0"}, {"kind": 3}, 7')
+    (data / "monitor-checks.json").write_text('{"x": {"ping_url": 1}}')
+    monitoring = _monitoring(tmp_path, clock)
+    monitoring.start()
+    try:
+        schedule = _schedule(hc)
+        monitoring.observe(_fire(1), schedule)
+        assert monitoring.worker.drained(10)
+    finally:
+        monitoring.stop()
+    assert [p.kind for p in hc.by_name("Backup (domi #7)").pings] == ["start"]
