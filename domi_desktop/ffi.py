@@ -28,7 +28,12 @@ class Library:
         self.signatures = dict(signatures)
         self._functions: dict[str, Any] = {}
         for function_name, (argtypes, restype) in signatures.items():
-            function = getattr(dll, function_name)
+            try:
+                function = getattr(dll, function_name)
+            except AttributeError:
+                # A library without one of its functions is the OS's condition (Wine 8's
+                # powrprof lacks PowerReadACValueIndex), which callers handle as OSError.
+                raise OSError(f"{name} has no function {function_name}") from None
             function.argtypes = tuple(argtypes)
             function.restype = restype
             self._functions[function_name] = function

@@ -20,6 +20,7 @@ from domi_desktop.platform.inhibit import windows as inhibit_windows
 from domi_desktop.platform.resume import windows as resume_windows
 from domi_desktop.platform.wake import linux as wake_linux
 from domi_desktop.platform.wake import windows as wake_windows
+from tests.wine import wine_cannot
 
 PACKAGE = Path(ffi.__file__).parent
 LOADERS = {
@@ -89,8 +90,26 @@ def test_a_function_without_a_declared_signature_cannot_be_reached() -> None:
         getattr(library, other)
 
 
+def test_a_library_without_a_declared_function_is_an_os_error_naming_it() -> None:
+    present = "GetTickCount" if sys.platform == "win32" else "getpid"
+    with pytest.raises(OSError, match="has no function domi_no_such_function"):
+        _some_library({present: ((), ctypes.c_uint32), "domi_no_such_function": ((), None)})
+
+
+WINE_LACKS = {
+    "powrprof (wake timers allowed)": "powrprof.dll has no PowerReadACValueIndex nor "
+    "PowerReadDCValueIndex (the power plan's settings)",
+}
+
+
 @pytest.mark.windows_only
-@pytest.mark.parametrize("what", WINDOWS_TABLES)
+@pytest.mark.parametrize(
+    "what",
+    [
+        pytest.param(what, marks=wine_cannot(WINE_LACKS[what])) if what in WINE_LACKS else what
+        for what in WINDOWS_TABLES
+    ],
+)
 def test_every_declared_windows_function_exists_in_its_dll(what: str) -> None:
     library = ffi.load_windows(what.split(maxsplit=1)[0], WINDOWS_TABLES[what])
     for name, (argtypes, restype) in WINDOWS_TABLES[what].items():
