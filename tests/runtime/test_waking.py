@@ -10,9 +10,11 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
+from domi_desktop.cron import set_local_resolver
 from domi_desktop.events import Event
 from domi_desktop.model import (
     CommandAction,
@@ -355,3 +357,20 @@ def test_a_tick_between_the_alarm_and_the_resume_signal_does_not_lose_the_wake(
     h.loop.advance(timedelta(seconds=20))
     h.loop.drain(lambda: bool(h.finished()), timeout=60)
     assert h.store.runs(schedule_id=job.id)[0].reason == WOKE_NOTE
+
+
+def test_a_change_of_the_os_zone_moves_the_alarm_of_a_local_schedule(
+    make: Callable[..., Harness],
+) -> None:
+    zone = {"name": "Europe/Riga"}
+    set_local_resolver(lambda: ZoneInfo(zone["name"]))  # the suite's fixture puts the OS's back
+    h = make()
+    h.store.create_schedule(
+        "local", "0 11 * * *", "local", CommandAction(argv=("true",)),
+        Policies(wake_to_run=True), now=START,
+    )  # fmt: skip
+    h.runtime.start()
+    assert h.alarm.armed == at(7, 59, 30, day=6)  # 11:00 in Riga (UTC+3) passed today
+    zone["name"] = "America/New_York"  # the laptop flew west
+    h.runtime.driver.wake(WakeReason.tz_change)
+    assert h.alarm.armed == at(14, 59, 30)  # 11:00 in New York (UTC-4)
