@@ -8,6 +8,8 @@ are the app's.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QEvent, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,6 +26,7 @@ from domi_desktop.frontdoor.settings import LANGUAGES, AppSettings
 from domi_desktop.platform.autostart import AutostartError, default_command
 from domi_desktop.ports import Autostart
 from domi_desktop.ui.editor.widgets import ZonePicker, error_label
+from domi_desktop.ui.heartbeat_box import HeartbeatBox
 from domi_desktop.ui.i18n import Texts, register, tr
 
 register(
@@ -62,6 +65,9 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("settingsDialog")
         self._autostart = autostart
+        self._settings = settings
+        """Kept whole: what this dialog does not show (alerts, the catch-up burst) is saved as
+        it was, not reset."""
         self._texts = t = Texts()
         t.bind(self.setWindowTitle, "Settings — domi-desktop")
 
@@ -125,8 +131,9 @@ class SettingsDialog(QDialog):
         language = QGroupBox()
         t.bind(language.setTitle, "Language")
         QFormLayout(language).addRow(t.label("Language:"), self.language)
+        self.heartbeat = HeartbeatBox(t)
         layout = QVBoxLayout(self)
-        for group in (startup, notifications, schedules, language):
+        for group in (startup, notifications, schedules, language, self.heartbeat):
             layout.addWidget(group)
         layout.addStretch(1)
         layout.addWidget(self.buttons)
@@ -154,16 +161,17 @@ class SettingsDialog(QDialog):
         if zone is None:
             return False
         start_at_login = self._apply_autostart()
-        self.changed.emit(
-            AppSettings(
-                start_at_login=start_at_login,
-                notify_late=self.notify_late.isChecked(),
-                notify_failures=self.notify_failures.isChecked(),
-                notify_successes=self.notify_successes.isChecked(),
-                default_zone=zone,
-                language=self.language.currentData(),
-            )
+        self._settings = replace(
+            self._settings,
+            start_at_login=start_at_login,
+            notify_late=self.notify_late.isChecked(),
+            notify_failures=self.notify_failures.isChecked(),
+            notify_successes=self.notify_successes.isChecked(),
+            default_zone=zone,
+            language=self.language.currentData(),
+            **self.heartbeat.values(),
         )
+        self.changed.emit(self._settings)
         return self.autostart_error.isHidden()
 
     def _show(self, settings: AppSettings) -> None:
@@ -179,6 +187,7 @@ class SettingsDialog(QDialog):
         self.notify_successes.setChecked(settings.notify_successes)
         self.default_zone.set_zone(settings.default_zone)
         self.language.setCurrentIndex(max(0, self.language.findData(settings.language)))
+        self.heartbeat.show_settings(settings)
 
     def _apply_autostart(self) -> bool:
         """Make the login entry match the checkbox; return whether it is on afterwards."""
