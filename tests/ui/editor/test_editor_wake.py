@@ -3,55 +3,30 @@ woken next for the schedule as edited, or why this machine cannot be woken; a sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QCheckBox,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QWidget,
 )
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.frontdoor.wire import parse_policies
-from domi_desktop.store import Store
 from domi_desktop.ui import i18n
 from domi_desktop.ui.editor.dialog import EditorDialog
-from tests.fakes import FakeClock
+from tests.ui.editor import test_editor_conditions as conditions_tests
 
-NOW = datetime(2024, 3, 5, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Service]:
-    store = Store.open(tmp_path / "data", now=NOW)
-    yield Service(store, FakeClock(NOW))
-    store.close()
-
-
-@pytest.fixture(autouse=True)
-def english() -> Iterator[None]:
-    i18n.set_language("en")
-    yield
-    i18n.set_language("en")
-
-
-@pytest.fixture(autouse=True)
-def os_zone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TZ", "Europe/Riga")
-
-
-def child(root: QWidget, kind: type[Any], name: str) -> Any:
-    found = root.findChild(kind, name)
-    assert found is not None, f"no {kind.__name__} named {name!r}"
-    return found
+# The conditions' tests' fixtures: a service on a real store at NOW, English, the OS in Riga.
+NOW, child = conditions_tests.NOW, conditions_tests.child
+service, english, os_zone = (
+    conditions_tests.service,
+    conditions_tests.english,
+    conditions_tests.os_zone,
+)
 
 
 def editor(
