@@ -47,3 +47,11 @@ def monitor_params(args: argparse.Namespace) -> dict[str, Any]:
     if monitor.get("healthchecks_key") and "healthchecks_url" not in monitor:
         monitor["healthchecks_url"] = None
     return {"monitor": monitor} if monitor else {}
+
+
+def add_monitor_command(subcommands: Any) -> None:
+    command = subcommands.add_parser(
+        "monitor", help="what this machine tells its monitors: pings waiting, checks, heartbeat"
+    )
+    command.add_argument("--json", action="store_true")
+    command.set_defaults(handler="monitor_cmd.monitor")

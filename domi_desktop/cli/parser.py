@@ -14,7 +14,7 @@ from types import ModuleType
 
 from domi_desktop import __version__
 from domi_desktop.cli.exits import EXIT_USAGE
-from domi_desktop.cli.monitor_options import add_monitor_options
+from domi_desktop.cli.monitor_options import add_monitor_command, add_monitor_options
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
 if TYPE_CHECKING:
@@ -139,6 +139,10 @@ def _command_module(name: str) -> ModuleType:
         from domi_desktop.cli import timeline
 
         return timeline
+    if name == "monitor_cmd":
+        from domi_desktop.cli import monitor_cmd
+
+        return monitor_cmd
     raise LookupError(f"no command module {name!r}")
 
 
@@ -347,6 +351,7 @@ COMMANDS: dict[str, Callable[[Subcommands], None]] = {
     "schedule": _schedule,
     "runs": _runs,
     "timeline": _timeline,
+    "monitor": add_monitor_command,
     "run-now": _run_now,
     "secret": _secret,
     "status": _status,

@@ -113,6 +113,10 @@ class CheckBook:
         except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
             log.warning("cannot read %s (%s): checks are sent again", path, error)
 
+    def known(self) -> dict[str, Known]:
+        """``"<api> <name>"`` -> the check as last made."""
+        return dict(self._known)
+
     def ensure(self, check: Check, key: str) -> Known:
         """The check as Healthchecks has it, created or updated when ``check`` changed."""
         spec = _spec(check)

@@ -7,6 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.fakes import FakeClock, wait_for
+from tests.monitor.fake_healthchecks import FakeHealthchecks
+from tests.monitor.test_monitoring import (  # noqa: F401 (fixtures)
+    API_KEY,
+    _finished,
+    _fire,
+    _monitoring,
+    _schedule,
+    clock,
+    hc,
+)
 from tests.test_cli_notes import domi, ok
 
 ADD = ("schedule", "add", "backup", "--cron", "0 9 * * 1-5")
@@ -49,3 +60,32 @@ def test_bad_monitor_values_are_refused_with_exit_2_naming_the_field(tmp_path: P
     assert "policies.monitor.webhook" in refused.stderr and "Traceback" not in refused.stderr
     refused = domi(data, *ADD, "--healthchecks-key", "bad name", "--", "true")
     assert refused.returncode == 2 and "policies.monitor.healthchecks_key" in refused.stderr
+
+
+def test_monitor_says_what_waits_to_be_sent_and_which_checks_domi_made(
+    tmp_path: Path,
+    hc: FakeHealthchecks,  # noqa: F811
+    clock: FakeClock,  # noqa: F811
+) -> None:
+    data = tmp_path / "data"
+    assert "waiting to be sent: 0" in ok(data, "monitor")
+    monitoring = _monitoring(tmp_path, clock)
+    monitoring.start()
+    schedule = _schedule(hc)
+    monitoring.sync([schedule])
+    assert monitoring.worker.drained(10)
+    hc.unreachable = True
+    monitoring.observe(_fire(3), schedule)
+    monitoring.observe(_finished(3), schedule)
+    wait_for(lambda: len(json.loads(ok(data, "monitor", "--json"))["waiting"]) == 2, 10, "spool")
+    monitoring.stop()
+    report = json.loads(ok(data, "monitor", "--json"))
+    assert [(w["kind"], w["signal"]) for w in report["waiting"]] == [
+        ("ping", "start"),
+        ("ping", "0"),
+    ]
+    [check] = report["checks"]
+    assert (check["name"], check["schedule"], check["tz"]) == (
+        "Backup (domi #7)", "0 9 * * 1-5", "Europe/Berlin"
+    )  # fmt: skip
+    assert API_KEY not in ok(data, "monitor") + ok(data, "monitor", "--json")
