@@ -4,7 +4,11 @@ Timeline and ``domi-desktop timeline`` (``Store`` inherits them). The writes are
 
 from __future__ import annotations
 
+from collections import namedtuple
 from datetime import datetime, timedelta
+from typing import Any
+
+from peewee import Value
 
 from domi_desktop.model import Run
 from domi_desktop.store import _rows, codec, spans
@@ -28,6 +32,19 @@ FIRE_WITHIN = 101
 """A missed due's row is followed by its fire's within this many ids (at most 100 skipped rows
 are written with a fire, in the same transaction)."""
 _TICK = timedelta(microseconds=1)
+_COLUMNS = [
+    field for field in RunRow._meta.sorted_fields if field.name not in ("output_tail", "log_path")
+]
+_NO_TAIL = [Value(None).alias("output_tail"), Value(None).alias("log_path")]
+
+
+def _row_type() -> Any:
+    return namedtuple("_Row", [field.name for field in _COLUMNS] + ["output_tail", "log_path"])
+
+
+_Row = _row_type()
+"""A run row as the database gives it (SQLite's ``late`` is 0/1: made a bool where it is read):
+a week of 10,000 runs through peewee's own conversions took half as long again."""
 
 
 class StoryStore(RunStore):
@@ -55,8 +72,11 @@ class StoryStore(RunStore):
             condition &= RunRow.schedule_id == schedule_id
         first, last = codec.to_micros(start), codec.to_micros(end)
         with self._using():
-            rows = RunRow.select().where(condition).order_by(RunRow.id)
-            runs = [_rows.run(row) for row in rows]
+            # Plain tuples, not models (a third of a week's read), without the output tails.
+            query = RunRow.select(*_COLUMNS, *_NO_TAIL).where(condition).order_by(RunRow.id)
+            cursor = self._db.execute_sql(*query.sql())  # type: ignore[no-untyped-call]
+            rows = [_Row(*row) for row in cursor.fetchall()]
+            runs = [_rows.run(row._replace(late=bool(row.late))) for row in rows]
         return [run for run in runs if _shown(run, first, last)]
 
     def due_story(self, run: Run, now: datetime) -> DueStory | None:

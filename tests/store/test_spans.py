@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from domi_desktop.model import CommandAction, FireClaim, RunStatus, Trigger
 from domi_desktop.runtime.diary import GAP, HEARTBEAT, Diary
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.store import Store, retention
@@ -207,3 +208,37 @@ def test_spans_older_than_the_runs_kept_are_pruned_but_not_the_open_one(
     app.diary.start()  # prunes once as it starts
     found = app.store.machine_spans(NOW - 2 * retention.MAX_AGE, NOW + WEEK)
     assert [span.kind for span in found] == [SpanKind.awake]
+
+
+def test_the_timeline_reads_runs_spans_and_dues_alike_on_both_backends(
+    clock: FakeClock, app_on: Callable[..., App]
+) -> None:
+    app = app_on(clock)
+    app.diary.start()
+    clock.advance(minutes(1))
+    app.diary.sleeping()
+    clock.sleep_machine(timedelta(hours=3))
+    app.diary.resumed()
+    store = app.store
+    schedule = store.create_schedule(
+        "hourly", "0 * * * *", "UTC", CommandAction(argv=("true",)), now=NOW - timedelta(hours=1)
+    )
+    due = NOW + timedelta(hours=3)
+    run_id = store.claim_fire(
+        FireClaim(
+            schedule.id, schedule.last_due, due, clock.now(), trigger=Trigger.catch_up,
+            late=True, missed_count=2, skipped=(NOW + timedelta(hours=1), NOW + timedelta(hours=2)),
+        )
+    )  # fmt: skip
+    assert run_id is not None
+    store.start_run(run_id, clock.now())
+    store.finish_run(run_id, status=RunStatus.succeeded, finished_at=clock.now(), exit_code=0)
+
+    timeline = store.timeline(NOW, NOW + timedelta(hours=4), clock.now())
+    [lane] = timeline.lanes
+    assert [story.kind.value for story in lane.stories] == ["missed", "missed", "late"]
+    missed = lane.stories[0]
+    assert missed.cause is not None and missed.cause.kind is SpanKind.asleep
+    assert missed.served_by is not None and missed.served_by.id == run_id
+    assert lane.stories[2].run.late is True  # a bool on both backends
+    assert store.due_story(missed.run, clock.now()) == missed  # History's read tells the same

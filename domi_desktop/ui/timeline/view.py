@@ -13,7 +13,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -25,6 +25,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPalette,
     QPen,
+    QPixmap,
     QResizeEvent,
 )
 from PySide6.QtWidgets import QToolTip, QWidget
@@ -35,7 +36,7 @@ from domi_desktop.story.dues import DueKind, DueStory, Timeline
 from domi_desktop.ui.history.dues import due_words
 from domi_desktop.ui.history.texts import FAILURES
 from domi_desktop.ui.i18n import register, tr, weekdays
-from domi_desktop.ui.palette import Colors, colors
+from domi_desktop.ui.palette import colors
 
 NAMES_WIDTH = 170
 HEADER = 34
@@ -47,6 +48,8 @@ HIT = 7.0
 """Pixels around a due within which the pointer is on it."""
 
 ASLEEP = QColor(70, 96, 200, 110)
+_WAITED = "started after waiting"
+"""How the gates' words on a run that waited begin (``runtime.gates``)."""
 OFF = QColor(150, 150, 150, 150)
 
 register(
@@ -63,35 +66,18 @@ register(
 
 @dataclass
 class _Shapes:
-    """What a paint draws, by colour; built by ``_layout``."""
+    """What a paint draws, built by ``_layout``: whole pixels, one shape per pixel column and
+    colour however many runs fall on it (a week of 10,000 runs is a few thousand rectangles)."""
 
-    rects: dict[str, list[QRectF]] = field(default_factory=dict)
-    lines: dict[str, list[QLineF]] = field(default_factory=dict)
-    hatched: list[QRectF] = field(default_factory=list)
+    bars: dict[str, set[tuple[int, int, int]]] = field(default_factory=dict)
+    """Colour -> (lane, left, right) in pixels."""
+    waits: set[tuple[int, int, int]] = field(default_factory=set)
+    ticks: dict[str, set[tuple[int, int, int]]] = field(default_factory=dict)
+    """Colour -> (lane, left, right): two pixels wide each, side by side merged."""
     dues: list[list[tuple[float, DueStory]]] = field(default_factory=list)
     """Per lane, its dues' x positions in order (hit tests and keyboard moves)."""
-
-
-def bar_color(run: Run, shades: Colors, palette: QPalette) -> QColor:
-    """A run's colour, History's: failures red, late or interrupted amber, skipped grey; a run
-    that went well takes the palette's highlight (History shows it in plain text)."""
-    if run.status in FAILURES:
-        return shades.error
-    if run.late or run.status in (RunStatus.interrupted, RunStatus.waiting):
-        return shades.late
-    if run.status is RunStatus.skipped:
-        return shades.muted
-    return palette.color(QPalette.ColorRole.Highlight)
-
-
-def tick_color(story: DueStory, shades: Colors, palette: QPalette) -> QColor:
-    if story.kind in (DueKind.missed, DueKind.skipped):
-        return shades.muted
-    if story.kind in (DueKind.late, DueKind.waited, DueKind.waiting):
-        return shades.late
-    if story.run.status in FAILURES:
-        return shades.error
-    return palette.color(QPalette.ColorRole.WindowText)
+    picture: QPixmap | None = None
+    """Everything but the focus, painted once per layout."""
 
 
 class TimelineView(QWidget):
@@ -300,98 +286,98 @@ class TimelineView(QWidget):
     def _layout(self, data: Timeline) -> _Shapes:
         shapes = _Shapes()
         shades, palette = colors(self.palette()), self.palette()
-        x = self.x_of
-        bottom = self.lane_top(len(data.lanes))
-        for span in data.spans:
-            if span.kind is SpanKind.awake:
-                continue
-            left, right = x(max(span.start, data.start)), x(min(span.end, data.end))
-            if right <= NAMES_WIDTH or left >= self.width():
-                continue
-            whole = QRectF(left, HEADER, max(1.0, right - left), bottom - HEADER)
-            if span.kind is SpanKind.asleep:
-                shapes.rects.setdefault("asleep", []).append(whole)
-            else:
-                shapes.hatched.append(whole)
+        width = max(1.0, self.width() - NAMES_WIDTH - 8.0)
+        first, scale = data.start.timestamp(), width / (data.end - data.start).total_seconds()
+        low, high = NAMES_WIDTH, NAMES_WIDTH + int(width) + 1
+        now = data.now.timestamp()
+        ok = palette.color(QPalette.ColorRole.Highlight).name()
+        late, muted, error = shades.late.name(), shades.muted.name(), shades.error.name()
+        status_key = {status: ok for status in RunStatus}
+        status_key.update({status: error for status in FAILURES})
+        status_key.update({RunStatus.interrupted: late, RunStatus.waiting: late})
+        status_key[RunStatus.skipped] = muted
+        plain = palette.color(QPalette.ColorRole.WindowText).name()
+        kind_key = {kind: plain for kind in DueKind}
+        kind_key.update({DueKind.missed: muted, DueKind.skipped: muted, DueKind.late: late})
+        kind_key.update({DueKind.waited: late, DueKind.waiting: late})
+        bars: dict[tuple[int, str], list[tuple[int, int]]] = {}
+        ticks: dict[tuple[int, str], list[tuple[int, int]]] = {}
+        origin = NAMES_WIDTH - first * scale  # x = origin + timestamp * scale
         for index, lane in enumerate(data.lanes):
-            top = self.lane_top(index)
-            middle = top + ROW / 2
-            for run in lane.runs:
-                self._bar(shapes, run, middle, shades, palette, data)
-            row: list[tuple[float, DueStory]] = []
-            for story in lane.stories:
-                at = x(story.due)
-                row.append((at, story))
-                key = tick_color(story, shades, palette).name(QColor.NameFormat.HexArgb)
-                line = QLineF(at, top + 3, at, top + 3 + TICK)
-                shapes.lines.setdefault(key, []).append(line)
+            _place_runs(lane.runs, index, origin, scale, now, status_key, late, bars, shapes.waits)
+            row = _place_dues(lane.stories, index, origin, scale, kind_key, plain, error, ticks)
             shapes.dues.append(row)
+        for (index, key), spans in bars.items():
+            merged = _merged(spans, low, high)
+            shapes.bars.setdefault(key, set()).update((index, x0, x1) for x0, x1 in merged)
+        for (index, key), spans in ticks.items():
+            merged = _merged(spans, low, high)
+            shapes.ticks.setdefault(key, set()).update((index, x0, x1) for x0, x1 in merged)
+        shapes.picture = self._picture(data, shapes)
         return shapes
 
-    def _bar(
-        self,
-        shapes: _Shapes,
-        run: Run,
-        middle: float,
-        shades: Colors,
-        palette: QPalette,
-        data: Timeline,
-    ) -> None:
-        x = self.x_of
-        if run.status is RunStatus.waiting or (run.reason or "").startswith(
-            "started after waiting"
-        ):
-            since = run.fired_at or run.due
-            until = run.started_at or data.now
-            if since is not None and until > since:
-                wait = QRectF(x(since), middle - 2, max(2.0, x(until) - x(since)), 4)
-                shapes.rects.setdefault("wait", []).append(wait)
-        if run.started_at is None:
-            return
-        end = run.finished_at or data.now
-        left, right = x(run.started_at), x(max(end, run.started_at + timedelta(seconds=1)))
-        bar = QRectF(left, middle - BAR / 2 + 4, max(3.0, right - left), BAR)
-        key = bar_color(run, shades, palette).name(QColor.NameFormat.HexArgb)
-        shapes.rects.setdefault(key, []).append(bar)
+    def _picture(self, data: Timeline, shapes: _Shapes) -> QPixmap:
+        ratio = self.devicePixelRatioF()
+        picture = QPixmap(int(self.width() * ratio), int(self.height() * ratio))
+        picture.setDevicePixelRatio(ratio)
+        picture.fill(self.palette().color(QPalette.ColorRole.Base))
+        painter = QPainter(picture)
+        try:
+            self._paint_static(painter, data, shapes)
+        finally:
+            painter.end()
+        return picture
 
     def _paint(self, painter: QPainter) -> None:
         data = self._data
-        palette = self.palette()
-        text = palette.color(QPalette.ColorRole.WindowText)
         if data is None:
             return
         shapes = self._laid_out()
-        assert shapes is not None
-        shades = colors(palette)
-        self._paint_grid(painter, data, text)
-        painter.setPen(Qt.PenStyle.NoPen)
-        for key, rects in shapes.rects.items():
-            if key == "asleep":
-                painter.setBrush(ASLEEP)
-            elif key == "wait":
-                painter.setBrush(QBrush(shades.late, Qt.BrushStyle.Dense4Pattern))
-            else:
-                painter.setBrush(QColor(key))
-            painter.drawRects(rects)
-        painter.setBrush(QBrush(OFF, Qt.BrushStyle.BDiagPattern))
-        painter.drawRects(shapes.hatched)
-        for key, lines in shapes.lines.items():
-            painter.setPen(QPen(QColor(key), 2))
-            painter.drawLines(lines)
-        self._paint_machine_row(painter, data, text)
-        self._paint_names(painter, data, text)
+        assert shapes is not None and shapes.picture is not None
+        painter.drawPixmap(0, 0, shapes.picture)
         story = self.focused()
         if story is not None and self._focus is not None:
             at = self.x_of(story.due)
             top = self.lane_top(self._focus[0])
-            pen = QPen(palette.color(QPalette.ColorRole.Highlight), 2)
-            if self.hasFocus():
-                pen.setStyle(Qt.PenStyle.SolidLine)
-            else:
-                pen.setStyle(Qt.PenStyle.DotLine)
+            pen = QPen(self.palette().color(QPalette.ColorRole.Highlight), 2)
+            pen.setStyle(Qt.PenStyle.SolidLine if self.hasFocus() else Qt.PenStyle.DotLine)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(QRectF(at - 5, top + 1, 10, ROW - 2))
+
+    def _paint_static(self, painter: QPainter, data: Timeline, shapes: _Shapes) -> None:
+        text = self.palette().color(QPalette.ColorRole.WindowText)
+        shades = colors(self.palette())
+        bottom = self.lane_top(len(data.lanes))
+        painter.setPen(Qt.PenStyle.NoPen)
+        for span in data.spans:  # behind everything, across every row
+            if span.kind is SpanKind.awake:
+                continue
+            left, right = self.x_of(max(span.start, data.start)), self.x_of(min(span.end, data.end))
+            if right <= left:
+                continue
+            whole = QRectF(left, HEADER, max(1.0, right - left), bottom - HEADER)
+            if span.kind is SpanKind.asleep:
+                painter.setBrush(ASLEEP)
+            else:
+                painter.setBrush(QBrush(OFF, Qt.BrushStyle.BDiagPattern))
+            painter.drawRect(whole)
+        self._paint_grid(painter, data, text)
+        painter.setPen(Qt.PenStyle.NoPen)
+        tops = [int(self.lane_top(lane)) for lane in range(len(data.lanes))]
+        middle, bar_top = ROW // 2, ROW // 2 - BAR // 2 + 4
+        painter.setBrush(QBrush(shades.late, Qt.BrushStyle.Dense4Pattern))
+        painter.drawRects(
+            [QRect(x0, tops[i] + middle - 2, x1 - x0, 4) for i, x0, x1 in shapes.waits]
+        )
+        for key, bars in shapes.bars.items():
+            painter.setBrush(QColor(key))
+            painter.drawRects([QRect(x0, tops[i] + bar_top, x1 - x0, BAR) for i, x0, x1 in bars])
+        for key, ticks in shapes.ticks.items():  # dues a pixel apart are one band of ticks
+            painter.setBrush(QColor(key))
+            painter.drawRects([QRect(x0, tops[i] + 3, x1 - x0, TICK) for i, x0, x1 in ticks])
+        self._paint_machine_row(painter, data, text)
+        self._paint_names(painter, data, text)
 
     def _paint_grid(self, painter: QPainter, data: Timeline, text: QColor) -> None:
         grid = QColor(text)
@@ -458,3 +444,81 @@ class TimelineView(QWidget):
                 Qt.AlignmentFlag.AlignVCenter,
                 name,
             )
+
+
+def _place_runs(
+    runs: tuple[Run, ...],
+    lane: int,
+    origin: float,
+    scale: float,
+    now: float,
+    status_key: dict[RunStatus, str],
+    late: str,
+    bars: dict[tuple[int, str], list[tuple[int, int]]],
+    waits: set[tuple[int, int, int]],
+) -> None:
+    """Each run's bar (and wait) in pixels: every run of the stretch passes here, so the
+    arithmetic is plain and local (a week of 10,000 runs is the budget's bulk)."""
+    waiting = RunStatus.waiting
+    for run in runs:
+        start, reason = run.started_at, run.reason
+        if run.status is waiting or (reason is not None and reason.startswith(_WAITED)):
+            since = run.fired_at or run.due
+            if since is not None:
+                x0 = int(origin + since.timestamp() * scale)
+                until = start.timestamp() if start is not None else now
+                waits.add((lane, x0, max(x0 + 2, int(origin + until * scale))))
+        if start is None:
+            continue
+        end = run.finished_at
+        x0 = int(origin + start.timestamp() * scale)
+        x1 = int(origin + (end.timestamp() if end is not None else now) * scale)
+        key = late if run.late else status_key[run.status]
+        spans = bars.get((lane, key))
+        if spans is None:
+            spans = bars[(lane, key)] = []
+        spans.append((x0, x1 if x1 > x0 + 3 else x0 + 3))
+
+
+def _place_dues(
+    stories: tuple[DueStory, ...],
+    lane: int,
+    origin: float,
+    scale: float,
+    kind_key: dict[DueKind, str],
+    plain: str,
+    error: str,
+    ticks: dict[tuple[int, str], list[tuple[int, int]]],
+) -> list[tuple[float, DueStory]]:
+    """Each due's tick in pixels, and the row's positions for hit tests and the keyboard."""
+    row: list[tuple[float, DueStory]] = []
+    for story in stories:
+        run = story.run
+        due = run.due
+        assert due is not None
+        at = int(origin + due.timestamp() * scale)
+        row.append((float(at), story))
+        key = kind_key[story.kind]
+        if key is plain and run.status in FAILURES:
+            key = error
+        spans = ticks.get((lane, key))
+        if spans is None:
+            spans = ticks[(lane, key)] = []
+        spans.append((at - 1, at + 1))
+    return row
+
+
+def _merged(spans: list[tuple[int, int]], low: int, high: int) -> list[tuple[int, int]]:
+    """Pixel intervals that touch or overlap, as one, kept between ``low`` and ``high``: runs a
+    minute apart on a week's strip are one bar, painted once."""
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        left, right = max(first, low), min(last, high)
+        if right <= left:
+            continue
+        if merged and left <= merged[-1][1]:
+            if right > merged[-1][1]:
+                merged[-1] = (merged[-1][0], right)
+        else:
+            merged.append((left, right))
+    return merged
