@@ -19,6 +19,7 @@ from domi_desktop.events import Event
 from domi_desktop.model import (
     CommandAction,
     Conditions,
+    NetworkState,
     Policies,
     RunStatus,
     Schedule,
@@ -374,3 +375,26 @@ def test_a_change_of_the_os_zone_moves_the_alarm_of_a_local_schedule(
     zone["name"] = "America/New_York"  # the laptop flew west
     h.runtime.driver.wake(WakeReason.tz_change)
     assert h.alarm.armed == at(14, 59, 30)  # 11:00 in New York (UTC-4)
+
+
+def test_a_woken_run_that_waits_for_the_network_is_waited_for_and_says_both(
+    make: Callable[..., Harness],
+) -> None:
+    h = make(SystemState(network=NetworkState.offline))
+    job = h.add("0 11 * * *", requires_network=True)
+    h.runtime.start()
+    assert h.alarm.armed == at(10, 59, 30)  # the network comes back after a wake
+    h.sleep_until(at(10, 59, 45))
+    h.loop.advance(timedelta(seconds=15))
+    (run,) = h.store.runs(schedule_id=job.id)
+    assert run.status is RunStatus.waiting
+    h.loop.advance(timedelta(minutes=5))
+    assert h.sleeper.slept == []  # not while the woken run waits
+    h.source.state = SystemState(network=NetworkState.online)
+    h.runtime.keeper.changed()  # what the OS's signal calls
+    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    run = h.store.get_run(run.id)
+    assert run.status is RunStatus.succeeded
+    assert run.reason == f"{WOKE_NOTE}; then started after waiting 5 minutes for the network"
+    h.loop.advance(timedelta(seconds=SETTLE))
+    assert len(h.sleeper.slept) == 1
