@@ -72,6 +72,7 @@ class Monitoring:
         self.worker = Worker(data_dir, secrets, output_of)
         self._last_heartbeat: datetime | None = None
         self._refused: set[tuple[str, str]] = set()
+        self._synced: dict[str, Check] = {}
 
     def start(self) -> None:
         self.worker.start()
@@ -112,9 +113,12 @@ class Monitoring:
         )
 
     def sync(self, schedules: Iterable[Schedule]) -> None:
-        """Make or update the checks of these schedules now, before their first run."""
+        """Make or update the checks of these schedules now, before their first run; those
+        sent already as they are are not sent again (every edit of any schedule asks)."""
         checks = [check for s in schedules if (check := self.check_of(s)) is not None]
-        self.worker.submit([Intent(Kind.sync, check=c, what=c.name) for c in checks])
+        fresh = [c for c in checks if self._synced.get(c.name) != c]
+        self._synced.update((c.name, c) for c in fresh)
+        self.worker.submit([Intent(Kind.sync, check=c, what=c.name) for c in fresh])
 
     # -- sleep and wake ------------------------------------------------------------------------
 
