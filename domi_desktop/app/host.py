@@ -19,7 +19,6 @@ from domi_desktop import __version__
 from domi_desktop.app.logs import log_event, log_wake
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.waking import start_waking
-from domi_desktop.app.waking import start_waking
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import DomiError, StoreError
 from domi_desktop.events import Event, RunFinished, StoreProblem
@@ -142,8 +141,6 @@ class Host(QObject):
         self.runtime.changes.subscribe(self._schedules_moved)
         self.waking = start_waking(self)
         """Wake to run: the OS's wake alarm, and the machine sent back to sleep after."""
-        self.waking = start_waking(self)
-        """Wake to run: the OS's wake alarm, and the machine sent back to sleep after."""
         self.started_at: datetime | None = None
         # A shared (PostgreSQL) store tells of other machines' edits at once; on SQLite the
         # file seen changing does (``_look_at_file``).
@@ -200,7 +197,6 @@ class Host(QObject):
         )
 
     def stop(self) -> None:
-        self.waking.close()  # a systemd timer outlives the app: nobody would run the job
         self.waking.close()  # a systemd timer outlives the app: nobody would run the job
         if self._listener is not None:
             self._listener.stop()
