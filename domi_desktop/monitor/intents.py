@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from domi_desktop.events import Event, FireEvent, RunFinished
-from domi_desktop.model import Monitor, RunStatus, Schedule
+from domi_desktop.model import RunStatus, Schedule
 
 HEALTHCHECKS_IO = "https://healthchecks.io"
 """The API of the hosted service; a self-hosted one is ``Monitor.healthchecks_api``."""
@@ -134,18 +134,13 @@ def heartbeat_name(machine: str) -> str:
     return f"domi heartbeat: {machine}"
 
 
-def healthchecks_target(monitor: Monitor, check: Check | None) -> tuple[str | None, Check | None]:
-    """(ping URL, check to keep) of a schedule's Healthchecks monitor; (None, None): none."""
-    if monitor.healthchecks_key is not None:
-        return None, check
-    return monitor.healthchecks_url, None
-
-
 def intents_for(event: Event, schedule: Schedule, check: Check | None, seed: str) -> list[Intent]:
     """What ``event`` of ``schedule`` tells its monitors; ``check`` is the check it keeps when it
     has an API key (``None`` when the schedule cannot be said to Healthchecks)."""
     monitor = schedule.policies.monitor
-    url, keep = healthchecks_target(monitor, check)
+    # With an API key the check domi keeps gives the ping URL; else the user's own URL.
+    keyed = monitor.healthchecks_key is not None
+    url, keep = (None, check) if keyed else (monitor.healthchecks_url, None)
     pings = url is not None or keep is not None
     what = f"schedule {schedule.id}"
     found: list[Intent] = []
@@ -183,10 +178,12 @@ def intents_for(event: Event, schedule: Schedule, check: Check | None, seed: str
     elif isinstance(event, RunFinished):
         rid = run_uuid(seed, event.run_id)
         ok = event.status is RunStatus.succeeded
-        if event.exit_code is not None and 0 <= event.exit_code <= 255:
-            signal = str(event.exit_code)
+        if ok:
+            signal = "0"
+        elif event.exit_code is not None and 0 < event.exit_code <= 255:
+            signal = str(event.exit_code)  # Healthchecks shows the exit status
         else:
-            signal = "0" if ok else "fail"
+            signal = "fail"  # killed (a timeout, a stop), or no process at all
         ping(signal, rid, run_id=event.run_id)
         hook("success" if ok else "failure", {"event": "success" if ok else "failure",
              **_finished(event, rid)}, event.run_id)  # fmt: skip
