@@ -84,6 +84,7 @@ bench: venv
 	$(PY) bench/scheduler_bench.py --schedules 10000
 	$(PY) bench/app_bench.py --idle 60
 	$(PY) bench/runner_bench.py --jobs 1000
+	$(PY) bench/timeline_bench.py
 
 # The README's pictures, rendered under a virtual screen of their own.
 screenshots: system-deps venv

@@ -1,5 +1,5 @@
 """Render the README's screenshots: tray menu, editor (an error, and the preview), history,
-settings. Run by ``make screenshots`` under Xvfb; writes PNGs next to this file."""
+timeline, settings. Run by ``make screenshots`` under Xvfb; writes PNGs next to this file."""
 
 from __future__ import annotations
 
@@ -274,6 +274,29 @@ def history_shot(store: Store) -> None:
     window.close()
 
 
+def timeline_shot(data: Path) -> None:
+    """The fixture week of the Timeline's tests (tests/timeline_week.py): two nights asleep, an
+    afternoon without the app, the catch-ups after them, a wait for the charger, failures."""
+    from domi_desktop.cron import set_local_resolver
+    from domi_desktop.ui.palette import dark_palette
+    from domi_desktop.ui.timeline.window import TimelineWindow
+    from tests.timeline_week import NOW as WEEK_NOW
+    from tests.timeline_week import RIGA, START, build_week
+
+    set_local_resolver(lambda: RIGA)
+    with Store.open(data, now=WEEK_NOW, machine="laptop") as store:
+        week = build_week(store)
+        window = TimelineWindow(store, lambda _run: None, now=lambda: WEEK_NOW)
+        window.setPalette(dark_palette())
+        window.resize(1280, 400)
+        window.show_period(START, 7)
+        window.show()
+        window.view.focus_run(week.runs["catch_up"])
+        QApplication.processEvents()
+        save(window, "timeline.png")
+        window.close()
+
+
 def settings_shot() -> None:
     from domi_desktop.frontdoor.settings import AppSettings
     from domi_desktop.platform.autostart import autostart_for_platform
@@ -304,6 +327,7 @@ def main() -> int:
             editor_shots(service)
             history_shot(store)
             settings_shot()
+        timeline_shot(data / "week")
     editor_at_2x_shot()
     return 0
 

@@ -509,14 +509,15 @@ def _place_dues(
 
 
 def _merged(spans: list[tuple[int, int]], low: int, high: int) -> list[tuple[int, int]]:
-    """Pixel intervals that touch or overlap, as one, kept between ``low`` and ``high``: runs a
-    minute apart on a week's strip are one bar, painted once."""
+    """Pixel intervals that touch, overlap or lie a pixel apart, as one, kept between ``low``
+    and ``high``: runs a minute apart on a week's strip are one bar, painted once (a one-pixel
+    gap between them would not be seen, only paid for)."""
     merged: list[tuple[int, int]] = []
     for first, last in sorted(spans):
         left, right = max(first, low), min(last, high)
         if right <= left:
             continue
-        if merged and left <= merged[-1][1]:
+        if merged and left <= merged[-1][1] + 1:
             if right > merged[-1][1]:
                 merged[-1] = (merged[-1][0], right)
         else:
