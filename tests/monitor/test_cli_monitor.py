@@ -71,14 +71,18 @@ def test_monitor_says_what_waits_to_be_sent_and_which_checks_domi_made(
     assert "waiting to be sent: 0" in ok(data, "monitor")
     monitoring = _monitoring(tmp_path, clock)
     monitoring.start()
-    schedule = _schedule(hc)
-    monitoring.sync([schedule])
-    assert monitoring.worker.drained(10)
-    hc.unreachable = True
-    monitoring.observe(_fire(3), schedule)
-    monitoring.observe(_finished(3), schedule)
-    wait_for(lambda: len(json.loads(ok(data, "monitor", "--json"))["waiting"]) == 2, 10, "spool")
-    monitoring.stop()
+    try:
+        schedule = _schedule(hc)
+        monitoring.sync([schedule])
+        assert monitoring.worker.drained(10)
+        hc.unreachable = True
+        monitoring.observe(_fire(3), schedule)
+        monitoring.observe(_finished(3), schedule)
+        wait_for(
+            lambda: len(json.loads(ok(data, "monitor", "--json"))["waiting"]) == 2, 10, "spool"
+        )
+    finally:
+        monitoring.stop()
     report = json.loads(ok(data, "monitor", "--json"))
     assert [(w["kind"], w["signal"]) for w in report["waiting"]] == [
         ("ping", "start"),

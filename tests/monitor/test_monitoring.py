@@ -249,13 +249,15 @@ def test_an_unreachable_monitor_loses_nothing_and_keeps_the_order(
     hc.unreachable = True
     first = _monitoring(tmp_path, clock, {n: f"run {n}" for n in range(1, 6)})
     first.start()
-    schedule = _schedule(hc)
-    for run_id in range(1, 6):
-        first.observe(_fire(run_id), schedule)
-        first.observe(_finished(run_id), schedule)
-    wait_for(lambda: len(hc.requests) >= 2, 10, "a retry")
-    assert not first.worker.drained(0.2)
-    first.stop()  # the app quits while the monitor is away: the spool keeps every ping
+    try:
+        schedule = _schedule(hc)
+        for run_id in range(1, 6):
+            first.observe(_fire(run_id), schedule)
+            first.observe(_finished(run_id), schedule)
+        wait_for(lambda: len(hc.requests) >= 2, 10, "a retry")
+        assert not first.worker.drained(0.2)
+    finally:
+        first.stop()  # the app quits while the monitor is away: the spool keeps every ping
     hc.unreachable = False
     second = _monitoring(tmp_path, clock)
     second.start()
