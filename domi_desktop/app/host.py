@@ -254,6 +254,7 @@ class Host(QObject):
             "schedules": schedules,
             "running_runs": self.runtime.running_runs(),
             "paused": driver.paused,
+            "wake": self.waking.describe(),
             **self._sharing_status(problem),
         }
 

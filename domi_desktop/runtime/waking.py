@@ -124,6 +124,18 @@ class WakeKeeper:
             self._tools = self._make_tools()
         return self._tools
 
+    def describe(self) -> dict[str, object]:
+        """For ``app.status``: the wake armed (UTC instants), how, and whether this is one."""
+        armed = self.armed
+        return {
+            "at": None if self._alarm_at is None else self._alarm_at.isoformat(),
+            "due": None if armed is None else armed.due.isoformat(),
+            "schedules": [] if armed is None else list(armed.schedule_ids),
+            "alarm": None if self._tools is None else self._tools.alarm.status,
+            "woken": self.woken is not None,
+            "slept": self.slept,
+        }
+
     # -- the driver's wakes --------------------------------------------------------------------
 
     def woke(self, plan: WakePlan, reason: WakeReason) -> None:

@@ -180,6 +180,10 @@ def test_it_arms_the_alarm_at_start_and_again_on_every_edit(make: Callable[..., 
     h.add("0 9 * * *", wake=False)  # sooner, but it does not ask for a wake
     h.runtime.start()
     assert h.alarm.armed == at(10, 59, 30)
+    assert h.keeper.describe() == {
+        "at": "2024-06-05T10:59:30+00:00", "due": "2024-06-05T11:00:00+00:00",
+        "schedules": [job.id], "alarm": "fake alarm", "woken": False, "slept": 0,
+    }  # fmt: skip
     job = h.edit(job, expr="30 11 * * *")
     assert h.alarm.armed == at(11, 29, 30)
     h.edit(job, enabled=False)
