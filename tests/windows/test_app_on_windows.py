@@ -269,3 +269,26 @@ def test_a_flood_of_idle_pipe_clients_never_loses_the_listener(app: App) -> None
     log = Path(app.env["DOMI_DATA_DIR"]) / "domi-desktop.log"
     assert "dropping the oldest idle ones" in log.read_text(errors="replace")
     assert app.process.poll() is None
+
+
+def test_a_wake_to_run_schedule_arms_the_apps_waitable_timer_and_disabling_it_cancels(
+    app: App,
+) -> None:
+    """The app's own alarm (tests/windows/test_wake_on_windows.py sees such a timer fire)."""
+    running(app)
+    schedule = app.json("schedule", "add", "nightly", "--cron", "0 3 * * *", "--wake", "--",
+                        "cmd", "/c", "echo")  # fmt: skip
+
+    def wake() -> dict[str, Any]:
+        state = app.status() or {}
+        shown: dict[str, Any] = state.get("wake") or {}
+        return shown
+
+    armed = wait_until(lambda: wake().get("at") and wake(), CLI_TIMEOUT, "the wake armed")
+    assert armed["schedules"] == [schedule["id"]]
+    assert armed["alarm"].startswith("the machine wakes at ")
+    assert armed["alarm"].endswith("(a Windows waitable timer)")
+
+    app.json("schedule", "disable", str(schedule["id"]))
+    wait_until(lambda: wake().get("at") is None, CLI_TIMEOUT, "the wake cancelled")
+    assert wake()["alarm"] == "not armed"
