@@ -13,6 +13,7 @@ from domi_desktop.app.host import AlreadyRunning, Host, wait_for_primary
 from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.monitoring import start_monitoring
 from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.app.session import start_session_triggers
 from domi_desktop.errors import StoreError
 from domi_desktop.platform.memory import limit_arenas
 from domi_desktop.platform.notify import Notice, notifier_for
@@ -85,10 +86,12 @@ def _run_tray(data_dir: str | Path | None) -> int:
         signals.received.connect(lambda _number: app.quit())
         host.start()
         monitors = start_monitoring(host)
+        triggers = start_session_triggers(host)
         tray_app.show()
         try:
             app.exec()
         finally:
+            triggers.stop()
             monitors.stop()
             host.stop()  # its last events still reach the tray app, closed after it
             tray_app.close()

@@ -18,6 +18,7 @@ from domi_desktop.app.host import AlreadyRunning, Host
 from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.monitoring import start_monitoring
 from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.app.session import start_session_triggers
 from domi_desktop.clock import SystemClock
 from domi_desktop.platform.memory import limit_arenas
 from domi_desktop.store import Store
@@ -50,9 +51,11 @@ def _serve(store: Store) -> int:
     host.quit_requested.connect(app.quit)
     host.start()
     monitors = start_monitoring(host)
+    triggers = start_session_triggers(host)
     try:
         app.exec()
     finally:
+        triggers.stop()
         monitors.stop()
         host.stop()
         signals.close()

@@ -55,18 +55,26 @@ class SessionRuns:
                     "%s: %r ran by it less than its interval ago", trigger.value, schedule.name
                 )
                 continue
+            before = self._last[(schedule.id, trigger)]
             self._last[(schedule.id, trigger)] = now
             self.recording[trigger] = self.recording.get(trigger, 0) + 1
-            self._manual.run(schedule.id, trigger, None, self._recorded(trigger, on_recorded))
+            recorded = self._recorded(schedule.id, trigger, before, on_recorded)
+            self._manual.run(schedule.id, trigger, None, recorded)
             count += 1
         return count
 
     def _recorded(
-        self, trigger: Trigger, then: Callable[[], None] | None
+        self,
+        schedule_id: int,
+        trigger: Trigger,
+        before: datetime | None,
+        then: Callable[[], None] | None,
     ) -> Callable[[int | Exception], None]:
         def recorded(outcome: int | Exception) -> None:
             self.recording[trigger] -= 1
             if isinstance(outcome, Exception):
+                # Not run (busy, gone): the interval counts from the last run that was.
+                self._last[(schedule_id, trigger)] = before
                 log.info("%s: a run could not start: %s", trigger.value, outcome)
             else:
                 self.started[outcome] = trigger

@@ -23,6 +23,8 @@ Fixtures:
   fake_udisks2          a running fake_udisks2.py on system_bus; a FakeUDisks2:
                         .plug(name, label, uuid), .mount(name, where), .unmount(name),
                         .unplug(name) -> send time
+  app                   the headless app under libfaketime (headless_app.App), not started:
+                        .cli(...), .at(when), .start(), .poke(), .runs(id), .log()
   real_dunst            Debian's dunst on this test's session bus (realdesktop.py): a RealDunst:
                         .count_displayed(), .wait_for_count(n), .received(), .history(),
                         .invoke_default_action(index=0), .close_all()
@@ -49,7 +51,7 @@ from pathlib import Path
 import pytest
 from jeepney.io.blocking import DBusConnection, open_dbus_connection
 
-from tests.desktop import realdesktop
+from tests.desktop import headless_app, realdesktop
 from tests.desktop.harness import (
     FAKE_DESKTOP,
     FAKE_LOGIND,
@@ -211,6 +213,16 @@ def fake_udisks2(system_bus: str, tmp_path: Path) -> Iterator[FakeUDisks2]:
         control.close()
         child.stop()
         print(child.report())
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[headless_app.App]:
+    """The headless app under libfaketime (not started: a test adds its schedules first)."""
+    made = headless_app.faked_app(tmp_path)
+    try:
+        yield made
+    finally:
+        made.close()
 
 
 def real_desktop_env(tmp_path: Path) -> dict[str, str]:

@@ -73,20 +73,28 @@ def test_at_unlock_at_most_once_an_hour_recorded_with_its_trigger(
     assert again.fire(Trigger.unlock) == 0
 
 
-def test_a_trigger_follows_the_overlap_policy(harness: Harness, tmp_path: Path) -> None:
+def test_a_trigger_follows_the_overlap_policy_and_a_refused_run_does_not_count(
+    harness: Harness, tmp_path: Path
+) -> None:
     h = harness
     job = h.add(
         "0 0 1 1 *", count_job(tmp_path / "count", seconds=30),
-        session=SessionTriggers(on_resume=True), overlap=Overlap.skip,
+        session=SessionTriggers(on_resume=True, min_interval=HOUR), overlap=Overlap.skip,
     )  # fmt: skip
     h.runtime.start()
+    h.runtime.run_now(job.id)
+    h.drain_until(lambda: bool(h.runtime.running_runs()))
+    (manual,) = h.runtime.running_runs()
     triggers = SessionRuns(h.runtime)
-    assert triggers.fire(Trigger.resume) == 1
-    h.drain_until(lambda: bool(triggers.running(Trigger.resume)))
-    (running,) = triggers.running(Trigger.resume)
     assert triggers.fire(Trigger.resume) == 1
     h.drain_until(lambda: triggers.recording.get(Trigger.resume) == 0)
     assert len(h.store.runs(schedule_id=job.id)) == 1, "still running: no second copy"
-    h.runtime.stop_run(running, "stopped: test over")
+    h.runtime.stop_run(manual, "stopped: test over")
     h.drain_until(finished(h, 1))
+    assert triggers.fire(Trigger.resume) == 1, "the refused run did not use the hour up"
+    h.drain_until(lambda: bool(triggers.running(Trigger.resume)))
+    (resumed,) = triggers.running(Trigger.resume)
+    assert h.store.get_run(resumed).trigger is Trigger.resume
+    h.runtime.stop_run(resumed, "stopped: test over")
+    h.drain_until(finished(h, 2))
     assert triggers.running(Trigger.resume) == []

@@ -1,0 +1,148 @@
+"""Session triggers wired to a running host (issue 23): the app's start in a session (login), the
+session's unlock, the machine's wake and its way to sleep each run the schedules that ask for
+the moment (``runtime.session``).
+
+Before sleep the jobs run under a delay lock (logind's ``delay`` inhibitor, taken while any
+schedule asks for ``before_sleep``): the lock is given back once they have ended, or once they
+have been stopped when they would outlast ``SLEEP_BUDGET`` (logind lets a delay lock hold a
+sleep back ``InhibitDelayMaxSec``, 5 s by default). Windows gives about 2 s after
+``PBT_APMSUSPEND`` and macOS about 30 s after its will-sleep notice, without a lock: the jobs
+get the same budget there, and what is still running then is stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QTimer
+
+from domi_desktop.model import Trigger, WakeReason
+from domi_desktop.platform.inhibit import delay_inhibitor_for_platform
+from domi_desktop.ports import InhibitorHandle
+from domi_desktop.runtime.session import SessionRuns
+from domi_desktop.scheduler.session import wants
+
+if TYPE_CHECKING:
+    from domi_desktop.app.host import Host
+
+log = logging.getLogger(__name__)
+
+SLEEP_BUDGET_MS = 3500
+"""How long jobs that run before sleep may take before they are stopped."""
+STOP_GRACE_MS = 1000
+"""After the stop, how long their ends are waited for before the sleep goes ahead anyway."""
+POLL_MS = 50
+DELAY_WHY = "run the jobs that run before sleep"
+SLEPT = "stopped: the machine went to sleep"
+
+
+class HostSessionTriggers:
+    """Started after the host, stopped before it."""
+
+    def __init__(self, host: Host) -> None:
+        from domi_desktop.platform.resume import resume_source_for_platform
+        from domi_desktop.platform.session import unlock_source_for_platform
+
+        self._host = host
+        self.runs = SessionRuns(host.runtime)
+        self._resume: Any = resume_source_for_platform()
+        self._unlock = unlock_source_for_platform()
+        self._delay = delay_inhibitor_for_platform()
+        self._held: InhibitorHandle | None = None
+        self._logged_in = False
+        self._sleep_timer = QTimer()
+        self._sleep_timer.setInterval(POLL_MS)
+        self._sleep_timer.timeout.connect(self._sleep_progress)
+        self._sleeping_since = 0.0
+        self._stopped = False
+        host.woke.connect(self._woke)
+
+    def start(self) -> None:
+        # A source of its own beside the host's: it reports the same signals to us alone.
+        if not self._resume.start(self._resumed, self._sleeping):
+            log.info("session triggers: no sleep signal (%s)", self._resume.status)
+        if self._unlock.start(self._unlocked):
+            log.info("session triggers: %s", self._unlock.status)
+        else:
+            log.info("session triggers: no unlock signal (%s)", self._unlock.status)
+
+    def stop(self) -> None:
+        self._host.woke.disconnect(self._woke)
+        self._sleep_timer.stop()
+        self._resume.stop()
+        self._unlock.stop()
+        self._release()
+
+    def _unlocked(self) -> None:
+        self._fire(Trigger.unlock)
+
+    def _fire(self, trigger: Trigger) -> int:
+        count = self.runs.fire(trigger, self._sleep_progress)
+        if count:
+            log.info("%s: %d schedule(s) run", trigger.value, count)
+        return count
+
+    def _woke(self, _plan: object, reason: str) -> None:
+        if reason == WakeReason.start and not self._logged_in:
+            # The first wake has read the schedules: the app's start in this session.
+            self._logged_in = True
+            self._fire(Trigger.login)
+        self._hold_if_asked()
+
+    def _resumed(self) -> None:
+        self._sleep_timer.stop()
+        self._hold_if_asked()
+        self._fire(Trigger.resume)
+
+    def _hold_if_asked(self) -> None:
+        """The delay lock is held while some schedule runs before sleep, and only then."""
+        asked = any(
+            s.enabled and wants(s.policies.session, Trigger.before_sleep)
+            for s in self._host.runtime.known_schedules().values()
+        )
+        if asked and self._held is None and self._delay is not None:
+            self._held = self._delay.acquire(DELAY_WHY)
+        elif not asked:
+            self._release()
+
+    def _sleeping(self) -> None:
+        self._sleeping_since, self._stopped = time.monotonic(), False
+        if not self._fire(Trigger.before_sleep):
+            self._release()
+            return
+        self._sleep_timer.start()
+
+    def _sleep_progress(self) -> None:
+        """While jobs run before sleep: the lock goes when they have ended; past the budget
+        they are stopped, and past the grace the sleep goes ahead anyway."""
+        if not self._sleep_timer.isActive():
+            return
+        waited_ms = (time.monotonic() - self._sleeping_since) * 1000
+        running = self.runs.running(Trigger.before_sleep)
+        pending = self.runs.recording.get(Trigger.before_sleep, 0)
+        if not running and not pending:
+            self._sleep_timer.stop()
+            self._release()
+            return
+        if waited_ms >= SLEEP_BUDGET_MS and not self._stopped:
+            self._stopped = True
+            for run_id in running:
+                log.info("run %s: %s", run_id, SLEPT)
+                self._host.runtime.stop_run(run_id, SLEPT)
+        if waited_ms >= SLEEP_BUDGET_MS + STOP_GRACE_MS:
+            self._sleep_timer.stop()
+            log.warning("before sleep: %s run(s) had not ended; sleeping anyway", len(running))
+            self._release()
+
+    def _release(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.release()
+
+
+def start_session_triggers(host: Host) -> HostSessionTriggers:
+    triggers = HostSessionTriggers(host)
+    triggers.start()
+    return triggers
