@@ -78,6 +78,26 @@ class WakeTools:
     sleeper: Sleeper | None = None
 
 
+class NoWakeAlarm:
+    """The alarm of a machine that cannot be woken by us: ``capability`` and ``status`` say why."""
+
+    def __init__(self, reason: str) -> None:
+        self._reason = reason
+
+    @property
+    def status(self) -> str:
+        return self._reason
+
+    def capability(self) -> str | None:
+        return self._reason
+
+    def arm(self, at: datetime) -> bool:
+        return False
+
+    def cancel(self) -> None:
+        pass
+
+
 @dataclass
 class _Woken:
     target: WakeTarget
@@ -121,7 +141,13 @@ class WakeKeeper:
     @property
     def tools(self) -> WakeTools:
         if self._tools is None:
-            self._tools = self._make_tools()
+            try:
+                self._tools = self._make_tools()
+            except Exception as error:  # said once; the scheduler goes on without waking
+                log.exception("cannot tell how to wake this machine")
+                self._tools = WakeTools(
+                    NoWakeAlarm(f"cannot tell how to wake this machine: {error}")
+                )
         return self._tools
 
     def describe(self) -> dict[str, object]:
@@ -139,7 +165,12 @@ class WakeKeeper:
     # -- the driver's wakes --------------------------------------------------------------------
 
     def woke(self, plan: WakePlan, reason: WakeReason) -> None:
-        now = plan.now
+        try:
+            self._woke(plan.now, reason)
+        except Exception:  # waking is an extra: the scheduler's own wake must go on regardless
+            log.exception("the wake alarm could not be planned")
+
+    def _woke(self, now: datetime, reason: WakeReason) -> None:
         armed = self.armed
         if not self._begin(now, reason) and self.woken is None and armed is not None:
             watch = self.tools.watch

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from domi_desktop.platform.wake import wake_alarm_for_platform, wake_tools_for_platform
-from domi_desktop.platform.wake.base import NoWakeAlarm, epoch_seconds, has_capability
+from domi_desktop.platform.wake.base import epoch_seconds, has_capability
 from domi_desktop.platform.wake.linux import (
     CHOICE_VARIABLE,
     RtcWakeAlarm,
@@ -29,6 +29,7 @@ from domi_desktop.platform.wake.linux import (
 from domi_desktop.platform.wake.presence import InterruptInputWatch, linux_input_watch
 from domi_desktop.platform.wake.sleeper import PowerStateSleeper, linux_sleeper
 from domi_desktop.platform.wake.systemd import calendar_text
+from domi_desktop.runtime.waking import NoWakeAlarm
 
 pytestmark = pytest.mark.linux_only
 

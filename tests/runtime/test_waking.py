@@ -402,3 +402,23 @@ def test_a_woken_run_that_waits_for_the_network_is_waited_for_and_says_both(
     assert run.reason == f"{WOKE_NOTE}; then started after waiting 5 minutes for the network"
     h.loop.advance(timedelta(seconds=SETTLE))
     assert len(h.sleeper.slept) == 1
+
+
+def test_an_os_that_fails_to_give_its_tools_never_stops_the_scheduler(
+    make: Callable[..., Harness], caplog: pytest.LogCaptureFixture
+) -> None:
+    h = make()
+    job = h.add("0 10 * * *", wake=False)
+    h.add("0 11 * * *")
+
+    def broken() -> WakeTools:
+        raise OSError("no /proc here")
+
+    h.keeper._make_tools = broken
+    h.runtime.start()
+    h.loop.advance(timedelta(days=1, seconds=1))  # 11:00 today and 10:00 tomorrow
+    h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
+    assert [r.status for r in h.store.runs(schedule_id=job.id)] == [RunStatus.succeeded]
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert [r.getMessage() for r in errors] == ["cannot tell how to wake this machine"]  # once
+    assert h.keeper.describe()["alarm"] == "cannot tell how to wake this machine: no /proc here"

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from domi_desktop.platform.wake.base import NoWakeAlarm
 from domi_desktop.ports import WakeAlarm
-from domi_desktop.runtime.waking import WakeTools
+from domi_desktop.runtime.waking import NoWakeAlarm, WakeTools
 
 
 def wake_alarm_for_platform(platform: str = sys.platform) -> WakeAlarm:

@@ -1,5 +1,5 @@
-"""What every wake alarm shares: the alarm of a machine that cannot be woken, the capability bit of
-Linux, and the instant as whole seconds."""
+"""What every wake alarm shares: the capability bit of Linux, the instant as whole seconds and as
+text (the alarm of a machine that cannot be woken is the runtime's ``NoWakeAlarm``)."""
 
 from __future__ import annotations
 
@@ -9,26 +9,6 @@ from pathlib import Path
 
 CAP_WAKE_ALARM = 35
 """The capability (linux/capability.h) that lets a process set an alarm that wakes the machine."""
-
-
-class NoWakeAlarm:
-    """This machine cannot be woken by us: ``capability`` and ``status`` say why."""
-
-    def __init__(self, reason: str) -> None:
-        self._reason = reason
-
-    @property
-    def status(self) -> str:
-        return self._reason
-
-    def capability(self) -> str | None:
-        return self._reason
-
-    def arm(self, at: datetime) -> bool:
-        return False
-
-    def cancel(self) -> None:
-        pass
 
 
 def epoch_seconds(at: datetime) -> int:

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from domi_desktop.ffi import Signature, load_c
-from domi_desktop.platform.wake.base import NoWakeAlarm, epoch_seconds, utc_text
+from domi_desktop.platform.wake.base import epoch_seconds, utc_text
 from domi_desktop.ports import WakeAlarm
+from domi_desktop.runtime.waking import NoWakeAlarm
 
 log = logging.getLogger("domi_desktop.platform.wake")
 
