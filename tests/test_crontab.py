@@ -488,13 +488,13 @@ def test_a_bad_time_field_is_an_error_with_its_line_and_column(
     assert message in problem.message
 
 
-def test_reboot_is_an_error_that_says_why() -> None:
-    crontab = read_crontab("@reboot /usr/bin/start-agent\n")
-    assert crontab.entries == ()
+def test_reboot_becomes_at_login_with_a_warning_that_says_so() -> None:
+    crontab = read_crontab("@reboot /usr/bin/start-agent\n0 9 * * * echo hi\n")
+    first, second = crontab.entries
+    assert (first.at_login, first.command, second.at_login) == (True, "/usr/bin/start-agent", False)
     (problem,) = crontab.problems
-    assert (problem.line, problem.column, problem.severity) == (1, 1, "error")
-    assert "@reboot" in problem.message
-    assert "not at a time" in problem.message
+    assert (problem.line, problem.column, problem.severity) == (1, 1, "warning")
+    assert "imported as 'at login'" in problem.message
 
 
 @pytest.mark.parametrize(

@@ -212,6 +212,7 @@ disable_schedule = _simple("schedule.disable")
 
 def import_crontab(args: argparse.Namespace) -> int:
     from domi_desktop.crontab import MAX_CHARACTERS, read_crontab, to_action
+    from domi_desktop.frontdoor.triggers import imported_policies
     from domi_desktop.frontdoor.wire import action_json
 
     # Bytes, not text: at most 4 bytes a character, so read_crontab still sees a file too long.
@@ -237,6 +238,7 @@ def import_crontab(args: argparse.Namespace) -> int:
             "expr": entry.expr,
             "tz": entry.tz or args.tz,
             "action": action_json(to_action(entry)),
+            **imported_policies(entry.at_login),
             "enabled": not args.disabled,
             "line": entry.line,
         }

@@ -18,8 +18,10 @@ from itertools import islice
 
 from domi_desktop.cron import CronError, known_zone, parse
 from domi_desktop.crontab._command import (
+    REBOOT_WARNING,
     entry_name,
     misplaced_percent,
+    rewrite_reboot,
     shell_segments,
     split_percent,
 )
@@ -100,6 +102,8 @@ class CrontabEntry:
     """A short human name from the command (script or program name and line), at most 60 chars."""
     tz: str | None = None
     """The schedule's zone from ``CRON_TZ`` (or else ``TZ``) above the line; ``None``: local."""
+    at_login: bool = False
+    """An ``@reboot`` line: its schedule runs at login only (``frontdoor.imported_policies``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +270,10 @@ class _Reader:
 
     def _entry(self, number: int, line: str) -> None:
         fields = list(islice(_FIELD.finditer(line), 7))
+        reboot = rewrite_reboot(line, fields[0].start(), fields[0].end())
+        if reboot is not None:
+            line, fields = reboot, list(islice(_FIELD.finditer(reboot), 7))
+            self._problem(number, fields[0].start() + 1, REBOOT_WARNING, Severity.WARNING)
         macro = fields[0].group().startswith("@")
         n_time = 1 if macro else 5
         n_head = n_time + (1 if self.system else 0)
@@ -370,6 +378,7 @@ class _Reader:
                 env=tuple(self.env.items()),
                 name=entry_name(segments, command, number),
                 tz=self._zone(),
+                at_login=reboot is not None,
             )
         )
 

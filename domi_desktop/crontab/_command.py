@@ -180,3 +180,18 @@ def entry_name(segments: list[list[str]], command: str, number: int) -> str:
     suffix = f" (line {number})"
     label = "".join(char if char.isprintable() else "?" for char in program)
     return label[: max(NAME_LIMIT - len(suffix), 1)] + suffix
+
+
+REBOOT_WARNING = (
+    "@reboot runs when cron starts; imported as 'at login' instead: it runs when domi-desktop "
+    "starts in your session, not at boot and not by any time"
+)
+
+
+def rewrite_reboot(line: str, start: int, end: int) -> str | None:
+    """A line whose macro (``line[start:end]``) is ``@reboot``, with ``@yearly`` in its place
+    (as long: the columns stay true), or ``None``. Its schedule is never due: it runs at login
+    only (``SessionTriggers.only``)."""
+    if line[start:end].lower() != "@reboot":
+        return None
+    return line[:start] + "@yearly" + line[end:]

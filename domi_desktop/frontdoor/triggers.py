@@ -73,3 +73,8 @@ def _interval(raw: Any, where: str) -> timedelta | None:
     if not timedelta(0) < span <= MAX_INTERVAL:
         raise ParamError(where, f"must be longer than zero and at most 10 years, not {raw!r}")
     return span
+
+
+def imported_policies(at_login: bool) -> dict[str, Any]:
+    """The policies of an imported crontab line: an ``@reboot`` one runs only at login."""
+    return {"policies": {"session": {"at_login": True, "only": True}}} if at_login else {}

@@ -116,6 +116,7 @@ class Transfers:
         """A schedule for each entry of a crontab file; returns the new ids and the problems
         (one line each: "line 3: ..."). Raises ``DomiError``/``OSError``/``UnicodeError``."""
         from domi_desktop.crontab import read_crontab, to_action
+        from domi_desktop.frontdoor.triggers import imported_policies
         from domi_desktop.frontdoor.wire import action_json
 
         table = read_crontab(path.read_text(encoding="utf-8"))
@@ -123,7 +124,8 @@ class Transfers:
         created: list[int] = []
         for entry in table.entries:
             params = {"name": entry.name, "expr": entry.expr, "tz": entry.tz or "local",
-                      "action": action_json(to_action(entry))}  # fmt: skip
+                      "action": action_json(to_action(entry)),
+                      **imported_policies(entry.at_login)}  # fmt: skip
             try:
                 schedule_id = int(self._service.create_schedule(params)["id"])
             except DomiError as error:
