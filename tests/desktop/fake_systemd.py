@@ -5,7 +5,8 @@
 Serves /org/freedesktop/systemd1, interface `org.freedesktop.systemd1.Manager`:
 `StartTransientUnit(ssa(sv)a(sa(sv))) -> o` (a unit of a name already loaded fails with
 `org.freedesktop.systemd1.UnitExists`, as systemd's does), `StopUnit(ss) -> o` (an unknown unit
-fails with `org.freedesktop.systemd1.NoSuchUnit`) and the `Version` property (--version, default
+fails with `org.freedesktop.systemd1.NoSuchUnit`), `ListUnitsByPatterns(asas)` (the loaded units
+whose names match, states not looked at) and the `Version` property (--version, default
 255.4-1). Records every call as one JSON line (the properties as [name, value] pairs), prints READY
 once it owns the name and exits when the bus goes away.
 
@@ -16,6 +17,7 @@ for a manager without.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import os
 from typing import Any
 
@@ -37,6 +39,10 @@ MANAGER_XML = """
   <arg name="name" type="s" direction="in"/><arg name="mode" type="s" direction="in"/>
   <arg name="job" type="o" direction="out"/>
 </method>
+<method name="ListUnitsByPatterns">
+  <arg name="states" type="as" direction="in"/><arg name="patterns" type="as" direction="in"/>
+  <arg name="units" type="a(ssssssouso)" direction="out"/>
+</method>
 <property name="Version" type="s" access="read"/>
 """
 
@@ -49,7 +55,11 @@ class FakeSystemd:
             SYSTEMD_PATH,
             Interface(
                 MANAGER,
-                {"StartTransientUnit": self.start, "StopUnit": self.stop},
+                {
+                    "StartTransientUnit": self.start,
+                    "StopUnit": self.stop,
+                    "ListUnitsByPatterns": self.list_units,
+                },
                 properties={"Version": ("s", lambda: version)},
                 introspection=MANAGER_XML,
             ),
@@ -67,6 +77,15 @@ class FakeSystemd:
         self.units.add(name)
         self.units.update(unit for unit, _ in aux)
         return self._job()
+
+    def list_units(self, msg: Message) -> Reply:
+        patterns: list[str] = msg.body[1]
+        units = [
+            (name, "", "loaded", "active", "waiting", "", "/", 0, "", "/")
+            for name in sorted(self.units)
+            if not patterns or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+        ]
+        return Reply("a(ssssssouso)", (units,))
 
     def stop(self, msg: Message) -> Reply | Failure:
         name: str = msg.body[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -14,9 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jeepney import DBusAddress, new_method_call
+from jeepney.io.blocking import open_dbus_connection
+from jeepney.wrappers import unwrap_msg
 
 from domi_desktop.platform.wake.linux import TimerfdWakeAlarm, linux_wake_alarm
-from domi_desktop.platform.wake.systemd import SystemdWakeAlarm, calendar_text
+from domi_desktop.platform.wake.systemd import (
+    MANAGER,
+    SYSTEMD,
+    SYSTEMD_PATH,
+    SystemdWakeAlarm,
+    calendar_text,
+    timer_properties,
+)
 from tests.desktop.harness import HERE, READY_TIMEOUT, REPO, Child, child_env, require_desktop_env
 
 pytestmark = [pytest.mark.gui, pytest.mark.linux_only]
@@ -140,3 +151,31 @@ def test_without_a_manager_on_the_bus_it_says_so(start_manager: Callable[..., Ma
     alarm = SystemdWakeAlarm()
     assert not alarm.arm(datetime.now(UTC) + timedelta(hours=1))
     assert alarm.status.startswith(f"cannot arm {alarm.via}: ")
+
+
+def test_the_first_arm_stops_the_timers_of_a_dead_instance_not_a_live_one(
+    start_manager: Callable[..., Manager],
+) -> None:
+    manager = start_manager()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+    dead, live = (
+        f"domi-desktop-wake-{gone.stdout.strip()}-3",
+        f"domi-desktop-wake-{manager.child.pid}-1",
+    )
+    with open_dbus_connection("SESSION") as conn:
+        for unit in (dead, live):
+            reply = conn.send_and_get_reply(
+                new_method_call(
+                    DBusAddress(SYSTEMD_PATH, bus_name=SYSTEMD, interface=MANAGER),
+                    "StartTransientUnit", "ssa(sv)a(sa(sv))",
+                    (f"{unit}.timer", "replace", timer_properties("2030-01-01 00:00:00 UTC"), []),
+                ),
+                timeout=30,
+            )  # fmt: skip
+            unwrap_msg(reply)
+    alarm = SystemdWakeAlarm()
+    assert alarm.arm(datetime.now(UTC) + timedelta(hours=1))
+    assert [c["args"] for c in manager.calls("StopUnit")] == [[f"{dead}.timer", "replace"]]
+    assert alarm.arm(datetime.now(UTC) + timedelta(hours=2))  # once per app, not every arm
+    assert len(manager.calls("ListUnitsByPatterns")) == 1

@@ -6,8 +6,9 @@ gave ``user@.service``; earlier, the timer is set but the machine sleeps through
 looked at, not guessed: the manager's ``Version`` property and the effective capabilities of the
 process that owns ``org.freedesktop.systemd1`` on the bus.
 
-Each arm starts a timer of a new name and then stops the previous one: a stopped transient unit
-lingers until systemd collects it, and starting one of the same name meanwhile fails. The timer
+Each arm starts a timer of a new name (``domi-desktop-wake-PID-N``) and then stops the previous
+one: a stopped transient unit lingers until systemd collects it, and starting one of the same name
+meanwhile fails. The first arm also stops the timers left by an instance that died. The timer
 starts a service that runs ``true``: waking is the point, and the app notices the resume itself.
 """
 
@@ -55,6 +56,7 @@ class SystemdWakeAlarm:
         self._status = "not armed"
         self._looked = False
         self._why: str | None = None
+        self._swept = False
 
     @property
     def status(self) -> str:
@@ -82,6 +84,9 @@ class SystemdWakeAlarm:
                 previous, self._unit = self._unit, unit
                 if previous is not None:
                     _stop(conn, previous)
+                if not self._swept:
+                    self._swept = True
+                    _sweep(conn)
         except Exception as error:  # the bus, the manager, a refusal: said, never raised
             self._status = f"cannot arm {self.via}: {error}"
             self._looked = False  # look again next time: the manager may have gone
@@ -173,6 +178,29 @@ def _call(
     bus_name: str = SYSTEMD,
 ) -> Any:
     return call("", bus_name, path, interface, member, signature, body, conn=conn)
+
+
+def _sweep(conn: Any) -> None:
+    """Stop the wake timers an app that died left behind (a transient unit outlives its maker):
+    each would still wake the machine once. Those of a live process are another instance's."""
+    found = _call(
+        conn, SYSTEMD_PATH, MANAGER, "ListUnitsByPatterns", "asas", ([], [f"{UNIT_PREFIX}-*"])
+    )[0]  # fmt: skip
+    for unit in found:
+        name = re.fullmatch(rf"({UNIT_PREFIX}-(\d+)-\d+)\.timer", str(unit[0]))
+        if name is not None and not _alive(int(name.group(2))):
+            log.info("stopping %s, left by a domi-desktop that is gone", unit[0])
+            _stop(conn, name.group(1))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True
 
 
 def _stop(conn: Any, unit: str) -> None:
