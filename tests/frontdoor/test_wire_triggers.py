@@ -3,14 +3,16 @@ written, partial edits, and bad input named where it is."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from domi_desktop.errors import ParamError
+from domi_desktop.frontdoor.portable import export_document, parse_document
 from domi_desktop.frontdoor.wire import parse_policies, policies_json
-from domi_desktop.model import Conditions, Policies, SessionTriggers
+from domi_desktop.model import CommandAction, Conditions, Policies, Schedule, SessionTriggers
 
 
 def test_they_go_out_and_come_back() -> None:
@@ -53,3 +55,15 @@ def test_bad_input_is_named(policies: dict[str, Any], param: str) -> None:
     with pytest.raises(ParamError) as caught:
         parse_policies(policies)
     assert caught.value.param == param
+
+
+def test_an_export_carries_them_to_another_machine() -> None:
+    policies = Policies(
+        conditions=Conditions(volume="Backup", network_name="ethernet"),
+        session=SessionTriggers(at_login=True, only=True),
+    )
+    schedule = Schedule(
+        7, "backup", "@daily", "UTC", CommandAction(argv=("true",)), policies=policies
+    )
+    (imported,) = parse_document(json.loads(json.dumps(export_document([schedule]))))
+    assert imported.policies == policies
