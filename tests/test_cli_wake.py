@@ -7,6 +7,7 @@ import io
 import json
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,12 @@ import pytest
 from domi_desktop.cli import main
 from domi_desktop.errors import ParamError
 from domi_desktop.frontdoor.portable import export_document, parse_document
+from domi_desktop.frontdoor.service import Service
 from domi_desktop.frontdoor.wire import parse_policies, policies_json
 from domi_desktop.model import CommandAction, Policies, Schedule
+from domi_desktop.store import Store
 from domi_desktop.store.codec import decode_policies, encode_policies
+from tests.fakes import FakeClock
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -111,3 +115,13 @@ def test_the_policy_round_trips_the_store_the_wire_and_an_export() -> None:
 def test_a_wake_that_is_not_a_boolean_is_named() -> None:
     with pytest.raises(ParamError, match="wake_to_run: must be bool, not str"):
         parse_policies({"wake_to_run": "yes"})
+
+
+def test_the_socket_s_simulate_says_it_too(tmp_path: Path) -> None:
+    now = datetime(2026, 3, 9, tzinfo=UTC)
+    with Store.open(tmp_path / "data", now=now) as store:
+        answer = Service(store, FakeClock(now)).simulate({
+            "expr": "30 2 * * *", "tz": "UTC", "last_due": "2026-03-08T02:30:00+00:00",
+            "wakes": ["2026-03-09T01:00:00+00:00"], "policies": {"wake_to_run": True},
+        })  # fmt: skip
+    assert answer["wakes"][0]["wake_machine_at"] == "2026-03-09T02:29:30+00:00"
