@@ -166,10 +166,13 @@ def test_the_cli_finds_the_app_over_its_named_pipe_and_quit_stops_it_with_exit_0
 
 def test_a_posted_power_broadcast_is_a_resume_wake(app: App) -> None:
     running(app)
-    (hwnd,) = wait_until(
+    windows = wait_until(
         lambda: windows_of(app.process.pid, POWER_WINDOW_TITLE), START_TIMEOUT, "the power window"
     )
-    post_message(hwnd, WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC, 0)
+    # To each, as Windows broadcasts it to every top-level window: the scheduler's is one of
+    # several (the monitors and the session triggers listen for sleep and resume too).
+    for hwnd in windows:
+        post_message(hwnd, WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC, 0)
 
     def resumed() -> bool:
         state = app.status()
