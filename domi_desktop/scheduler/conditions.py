@@ -41,6 +41,7 @@ from domi_desktop.scheduler.resources import (
     gone,
     mount_point,
     on_network,
+    present_tense,
     waited_for,
 )
 
@@ -249,8 +250,12 @@ def format_span(span: timedelta, lang: str = "en") -> str:
     return " ".join(parts)
 
 
-def describe_conditions(conditions: Conditions, action_kind: str, lang: str = "en") -> str:
-    """The editor's sentence: "Waits for the charger, at most 6 hours, then runs anyway." """
+def describe_conditions(
+    conditions: Conditions, action_kind: str, lang: str = "en", when: str | None = None
+) -> str:
+    """The editor's sentence: "Waits for the charger, at most 6 hours, then runs anyway."; with
+    ``when`` (the cron expression in words) and a disk, a network name or a path: "At 00:00,
+    every day, when the disk Backup is plugged in; waits at most 3 days, then runs anyway." """
     _check_lang(lang)
     zh = lang == "zh"
     wanted: list[str] = []
@@ -271,18 +276,36 @@ def describe_conditions(conditions: Conditions, action_kind: str, lang: str = "e
     elif conditions.min_battery_percent is not None:
         level = conditions.min_battery_percent
         wanted.append(f"充电器或电量达到 {level} %" if zh else f"the charger or {level} % battery")
-    for need in RESOURCES:
-        value = getattr(conditions, need.value)
-        if value is not None:
-            wanted.append(waited_for(need.value, value, lang))
+    resources = [
+        (need.value, value)
+        for need in RESOURCES
+        if (value := getattr(conditions, need.value)) is not None
+    ]
+    lead = None
+    if when is not None and resources:
+        lead = ("，" if zh else ", ").join(
+            [when, join_words([present_tense(f, v, lang) for f, v in resources], lang)]
+        )
+    else:
+        wanted.extend(waited_for(field, value, lang) for field, value in resources)
     sentences: list[str] = []
-    if not wanted:
+    if not wanted and lead is None:
         sentences.append("到期即运行。" if zh else "Runs as soon as it is due.")
     else:
-        clauses = [("等待" if zh else "Waits for ") + join_words(wanted, lang)]
+        clauses = [] if lead is None else [lead]
+        if wanted:
+            verb = "等待" if zh else "waits for " if lead else "Waits for "
+            waits = verb + join_words(wanted, lang)
+            if lead is None:
+                clauses.append(waits)
+            else:
+                clauses[0] += ("；" if zh else "; ") + waits
         if conditions.wait_at_most is not None:
             span = format_span(conditions.wait_at_most, lang)
-            clauses.append(f"最多 {span}" if zh else f"at most {span}")
+            if lead is not None and not wanted:
+                clauses[0] += f"；最多等待 {span}" if zh else f"; waits at most {span}"
+            else:
+                clauses.append(f"最多 {span}" if zh else f"at most {span}")
             if conditions.on_deadline is OnDeadline.run:
                 clauses.append("之后照常运行" if zh else "then runs anyway")
             else:

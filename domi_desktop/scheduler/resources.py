@@ -122,7 +122,7 @@ def present_tense(field: str, value: str, lang: str) -> str:
     zh = lang == "zh"
     what = waited_for(field, value, lang)
     if field == "volume":
-        return f"插入{what}时" if zh else f"when {what} is plugged in"
+        return f"插入{what} 时" if zh else f"when {what} is plugged in"
     if field == "network_name":
-        return f"连上{what}时" if zh else f"when on {what}"
+        return f"连上{what} 时" if zh else f"when on {what}"
     return f"{value} 存在时" if zh else f"when {value} exists"

@@ -1,6 +1,7 @@
 """The editor's Conditions box: what must hold of the machine before a due run starts (network,
-an unmetered connection, the charger, a battery level), how long to wait for it, and a sentence
-under it saying all of that in words, as the service's ``policies.conditions`` JSON."""
+an unmetered connection, the charger, a battery level, a disk, a network's name, a path), how
+long to wait for it, the session's moments that run it too, and a sentence under it saying all
+of that in words, as the service's ``policies.conditions`` and ``policies.session`` JSON."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from functools import partial
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QGroupBox, QSpinBox
 
-from domi_desktop.errors import ParamError
+from domi_desktop.cron import describe, parse
+from domi_desktop.errors import CronError, ParamError
+from domi_desktop.frontdoor.triggers import parse_session
 from domi_desktop.frontdoor.wire import Json, parse_conditions
-from domi_desktop.model import Conditions, OnDeadline
+from domi_desktop.model import Conditions, OnDeadline, SessionTriggers
 from domi_desktop.scheduler.conditions import LANGUAGES, describe_conditions
+from domi_desktop.scheduler.session import describe_session
+from domi_desktop.ui.editor.resources import ResourceRows
 from domi_desktop.ui.editor.widgets import help_label, row
 from domi_desktop.ui.i18n import Texts, language, register
 
@@ -42,6 +47,7 @@ class ConditionsBox(QGroupBox):
         super().__init__()
         t = texts
         self._action_kind = "command"
+        self._expr = ""
         t.bind(self.setTitle, "Conditions")
         self.network = QComboBox()
         self.network.setObjectName("requiresNetwork")
@@ -89,6 +95,7 @@ class ConditionsBox(QGroupBox):
             "run it again once it returns.",
         )
         self.keep_awake = self._check(t, "keepAwake", "Keep the computer awake while it runs")
+        self.resources = ResourceRows(t)
         self.sentence = help_label()
         self.sentence.setObjectName("conditionsSentence")
 
@@ -103,6 +110,7 @@ class ConditionsBox(QGroupBox):
         )
         form.addRow(self.stop_if_lost)
         form.addRow(self.keep_awake)
+        self.resources.add_to(form)
         form.addRow(self.sentence)
 
         for combo in (self.network, self.on_deadline):
@@ -111,6 +119,7 @@ class ConditionsBox(QGroupBox):
             spin.valueChanged.connect(self.changed)
         for box in (self.unmetered, self.on_ac, self.stop_if_lost, self.keep_awake):
             box.toggled.connect(self.changed)
+        self.resources.connect(self.changed.emit)
         self.changed.connect(self.update_help)
         self.update_help()
 
@@ -131,6 +140,19 @@ class ConditionsBox(QGroupBox):
             self._action_kind = kind
             self.update_help()
 
+    def set_expression(self, expr: str) -> None:
+        """The sentence starts with the schedule's time in words when it waits for a disk, a
+        network's name or a path."""
+        if expr != self._expr:
+            self._expr = expr
+            self.update_help()
+
+    def _when(self, lang: str) -> str | None:
+        try:
+            return describe(parse(self._expr), lang)
+        except CronError:
+            return None
+
     def _wait(self) -> int:
         return self.wait_hours.value() * 3600 + self.wait_minutes.value() * 60
 
@@ -139,10 +161,13 @@ class ConditionsBox(QGroupBox):
         self.metered_after.setEnabled(self.unmetered.isChecked())
         self.min_battery.setEnabled(not self.on_ac.isChecked())
         self.on_deadline.setEnabled(self._wait() > 0)
-        conditions = self.conditions()
-        if conditions is not None:
+        self.resources.update()
+        conditions, session = self.conditions(), self.session()
+        if conditions is not None and session is not None:
             lang = condition_language()
-            self.sentence.setText(describe_conditions(conditions, self._action_kind, lang))
+            text = describe_conditions(conditions, self._action_kind, lang, self._when(lang))
+            moments = describe_session(session, lang)
+            self.sentence.setText(f"{text} {moments}" if moments else text)
 
     def load(self, policies: Json) -> None:
         """Fill the boxes from a schedule's policies JSON (no ``conditions``: the defaults)."""
@@ -159,6 +184,7 @@ class ConditionsBox(QGroupBox):
         self.on_deadline.setCurrentIndex(self.on_deadline.findData(c.on_deadline.value))
         self.stop_if_lost.setChecked(c.stop_if_lost)
         self.keep_awake.setChecked(c.keep_awake)
+        self.resources.load(policies)
 
     def conditions_json(self) -> Json:
         """Every field, always: saving with all boxes cleared must clear stored conditions."""
@@ -176,7 +202,17 @@ class ConditionsBox(QGroupBox):
             "on_deadline": self.on_deadline.currentData() if self._wait() else "run",
             "stop_if_lost": self.stop_if_lost.isChecked(),
             "keep_awake": self.keep_awake.isChecked(),
+            **self.resources.conditions_json(),
         }
+
+    def session_json(self) -> Json:
+        return self.resources.session_json()
+
+    def session(self) -> SessionTriggers | None:
+        try:
+            return parse_session(self.session_json(), SessionTriggers())
+        except ParamError:
+            return None
 
     def conditions(self) -> Conditions | None:
         """The boxes as the service will read them; ``None`` if it would refuse them."""

@@ -338,6 +338,7 @@ class EditorDialog(QDialog):
         # The conditions' default need of the network, and so the sleep panel, follow the kind.
         simulate = simulate or kind != self.conditions.action_kind
         self.conditions.set_action_kind(kind)
+        self.conditions.set_expression(self.cron.text())
         for field, label in self._errors.items():
             message = form.problems.get(field)
             if field == "name" and not self._name_touched:
@@ -392,6 +393,7 @@ class EditorDialog(QDialog):
         policies: Policies | None = None
         policies_request = self.policies.policies_json()
         policies_request["conditions"] = self.conditions.conditions_json()
+        policies_request["session"] = self.conditions.session_json()
         alerts = self.alerts.alerts_json()
         if alerts is not None:
             policies_request["alerts"] = alerts

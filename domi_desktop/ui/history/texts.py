@@ -24,6 +24,10 @@ TRIGGER_LABELS = {
     Trigger.catch_up: "catch-up",
     Trigger.manual: "manual",
     Trigger.resumed: "resumed",
+    Trigger.login: "at login",
+    Trigger.unlock: "at unlock",
+    Trigger.resume: "on wake",
+    Trigger.before_sleep: "before sleep",
 }
 # The reasons the app itself records; anything else (an error message) is shown as it was written.
 _REASONS = {
@@ -43,6 +47,7 @@ _SHORT_REASONS = {
     PROCESS_DIED: "the app stopped",
 }
 _WAITING_FOR = {
+    "a wired network": "waiting for a wired network",
     "the charger": "waiting for the charger",
     "the network": "waiting for the network",
     "an unmetered network": "waiting for an unmetered network",
@@ -93,6 +98,13 @@ register(
         "catch-up": "补运行",
         "manual": "手动",
         "resumed": "恢复运行",
+        "at login": "登录时",
+        "at unlock": "解锁时",
+        "on wake": "唤醒时",
+        "before sleep": "睡眠前",
+        "waiting for the disk {name}": "正在等待磁盘 {name}",
+        "waiting for the {name} network": "正在等待网络 {name}",
+        "waiting for a wired network": "正在等待有线网络",
         "Missed: the computer was asleep or off at the due time": "错过：到点时电脑处于睡眠或关机状态",
         "Skipped: the previous run was still running": "跳过：上一次运行尚未结束",
         "Skipped: the schedule was paused": "跳过：该计划已暂停",
@@ -156,7 +168,8 @@ def reason_words(reason: str) -> str:
         return tr(known)
     if reason.startswith("waiting for "):
         what = _WAITING_FOR.get(reason.removeprefix("waiting for "))
-        return reason if what is None else tr(what)
+        if what is not None:
+            return tr(what)
     for pattern, text in _PATTERNS:
         matched = pattern.fullmatch(reason)
         if matched is not None:
@@ -170,6 +183,8 @@ _PATTERNS = (
      "killed by signal {number} ({name})"),
     (re.compile(r"timed out after (?P<span>.+)"), "timed out after {span}"),
     (re.compile(r"HTTP (?P<code>\d+)"), "HTTP {code}"),
+    (re.compile(r"waiting for the disk (?P<name>.+)"), "waiting for the disk {name}"),
+    (re.compile(r"waiting for the (?P<name>.+) network"), "waiting for the {name} network"),
     (re.compile(r"could not write the log file: (?P<error>.+)"),
      "could not write the log file: {error}"),
 )  # fmt: skip
