@@ -283,6 +283,12 @@ class WakeKeeper:
 
     def _settle(self) -> None:
         self._settling = None
+        try:
+            self._sleep_again()
+        except Exception:  # an extra, on the loop: never the scheduler's trouble
+            log.exception("the machine could not be sent back to sleep")
+
+    def _sleep_again(self) -> None:
         woken = self.woken
         if woken is None or woken.runs:
             return
