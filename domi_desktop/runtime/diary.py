@@ -59,7 +59,10 @@ class Diary:
     def tick(self) -> None:
         """A wake of the scheduler (a minute apart at most): a sleep noticed by the clock gap
         alone is written; else a heartbeat, if one is due."""
-        if self._seen is None or self._asleep:
+        if self._seen is None:
+            return
+        if self._asleep:  # the wake's signal was lost; this timer firing is the wake
+            self.resumed()
             return
         last_wall, last_mono = self._seen
         now, mono = self._look()

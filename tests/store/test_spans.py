@@ -104,6 +104,28 @@ def test_with_no_signal_the_clock_gap_dates_the_sleep_from_the_last_heartbeat(
     assert [kind for kind, *_ in kinds] == [SpanKind.awake, SpanKind.asleep, SpanKind.awake]
 
 
+def test_a_lost_wake_signal_is_the_next_wake_of_the_scheduler(
+    clock: FakeClock, app_on: Callable[..., App]
+) -> None:
+    app = app_on(clock)
+    app.diary.start()
+    clock.advance(minutes(1))
+    app.diary.sleeping()
+    clock.sleep_machine(timedelta(hours=1))
+    clock.advance(minutes(1))
+    app.diary.tick()  # the timer fired: awake, whatever the bus said or did not say
+
+    slept = NOW + minutes(1)
+    woke = slept + timedelta(hours=1, minutes=1)
+    assert app.story()[1:] == [
+        (SpanKind.asleep, slept, woke, SpanSource.signal),
+        (SpanKind.awake, woke, woke, SpanSource.app),
+    ]
+    clock.advance(timedelta(seconds=HEARTBEAT))
+    app.diary.tick()
+    assert app.story()[-1][2] == woke + timedelta(seconds=HEARTBEAT)  # heartbeats go on
+
+
 def test_a_clock_that_drifts_a_little_is_not_a_sleep(
     clock: FakeClock, app_on: Callable[..., App]
 ) -> None:
