@@ -22,6 +22,7 @@ import pytest
 from domi_desktop.cron import set_local_resolver
 from domi_desktop.platform.timezone import install_os_zone
 from tests import pg
+from tests.fleet import fleet  # noqa: F401  (the fixture of the fleet tests)
 
 collect_ignore = [] if sys.platform.startswith("linux") else ["desktop"]
 

@@ -18,25 +18,17 @@ an edit takes to reach another instance).
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import random
 import signal
-import subprocess
-import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests import faketime, pg
+from tests import faketime
 from tests.fakes import wait_for
-from tests.processes import kill, kill_strays
+from tests.fleet import MACHINES, SPEED, Fleet, exit_code, micros
 
 pytestmark = [
     pytest.mark.slow,
@@ -45,21 +37,6 @@ pytestmark = [
 ]
 
 
-def _library() -> Path:
-    """The single-threaded build, as the kill soak uses: with the MT build a job's fork could
-    inherit its clock mutex held by another thread and hang before exec (seen: an app stuck at
-    quit waiting for such a child)."""
-    found = faketime.find_library()
-    assert found is not None
-    single = found.with_name(found.name.replace("libfaketimeMT", "libfaketime"))
-    return single if single.exists() else found
-
-
-SPEED = 20
-"""The apps' clocks run this many times faster than the real one."""
-LEASE = 40
-"""Seconds of the apps' clock (2 real seconds): renewed every 13 fake seconds."""
-MACHINES = ("a", "b", "c")
 SCHEDULES = 30
 LONG_SECONDS = 14
 """Real seconds of the long job: 280 s of the apps' clock (it fires every 300), across the SIGSTOP."""
@@ -71,101 +48,6 @@ TAKE_OVER_WAIT = 10.0
 a check of the other's (0.65 s), the other's clock lagging by its start-up, and the server ending
 the stopped machine's session if it froze inside a transaction (``IDLE_IN_TRANSACTION``, 5 s);
 its job still runs when it comes back."""
-
-
-@dataclass
-class Fleet:
-    url: str
-    root: Path
-    real0: float
-    fake0: datetime
-    started: list[subprocess.Popen[bytes]] = field(default_factory=list)
-    """Every app started, for the fixture to stop whatever a failing test left running."""
-
-    def fake_now(self) -> datetime:
-        return self.fake0 + timedelta(seconds=(time.time() - self.real0) * SPEED)
-
-    def env(self, machine: str, *, fast: bool = True) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DOMI_", "FAKETIME"))}
-        data, runtime = self.root / machine / "data", self.root / machine / "run"
-        env.update(
-            DOMI_STORE=self.url,
-            DOMI_MACHINE=machine,
-            DOMI_LEASE=str(LEASE),
-            DOMI_DATA_DIR=str(data),
-            XDG_RUNTIME_DIR=str(runtime),
-            QT_QPA_PLATFORM="offscreen",
-            PYTHONFAULTHANDLER="1",
-            DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={data}/no-such-bus",
-        )
-        if fast:
-            library = _library()
-            # Every start continues one fast clock, not a new one from its own start.
-            env["LD_PRELOAD"] = str(library)
-            env["FAKETIME"] = f"@{self.fake_now():%Y-%m-%d %H:%M:%S} x{SPEED}"
-        return env
-
-    def cli(self, machine: str, *args: str) -> Any:
-        done = subprocess.run(
-            [sys.executable, "-m", "domi_desktop", *args],
-            capture_output=True, text=True, env=self.env(machine), timeout=60,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout) if "--json" in args else done.stdout
-
-    def start(self, machine: str) -> subprocess.Popen[bytes]:
-        with (self.root / machine / "stderr").open("ab") as log:
-            app = subprocess.Popen(
-                [sys.executable, "-m", "domi_desktop", "--headless"],
-                env=self.env(machine), stdout=subprocess.DEVNULL, stderr=log,
-            )  # fmt: skip
-        self.started.append(app)
-        return app
-
-    def log(self, machine: str) -> str:
-        path = self.root / machine / "data" / "domi-desktop.log"
-        return path.read_text(errors="replace") if path.exists() else ""
-
-    def sql(self, statement: str, *params: object) -> list[tuple[Any, ...]]:
-        import psycopg
-
-        with psycopg.connect(self.url, autocommit=True) as db:
-            cursor = db.execute(statement, params)  # type: ignore[arg-type]
-            return cursor.fetchall() if cursor.description is not None else []
-
-
-@pytest.fixture
-def fleet(postgresql_dsn: str, tmp_path: Path) -> Iterator[Fleet]:
-    with pg.fresh_database(postgresql_dsn, f"fleet_{os.getpid()}") as url:
-        for machine in MACHINES:
-            (tmp_path / machine / "data").mkdir(parents=True)
-            (tmp_path / machine / "run").mkdir(mode=0o700)
-        fake0 = datetime.now(UTC).replace(second=50, microsecond=0)
-        fleet = Fleet(url, tmp_path, time.time(), fake0)
-        try:
-            yield fleet
-        finally:
-            _stop_left_behind(fleet, tmp_path)
-
-
-def _stop_left_behind(fleet: Fleet, tmp_path: Path) -> None:
-    """Whatever a failing test left running: its apps (a stopped one too), and their jobs."""
-    for app in fleet.started:
-        kill(app)  # SIGKILL reaches a SIGSTOPped process as well
-    kill_strays(tmp_path)
-
-
-def _exit_code(app: subprocess.Popen[bytes]) -> int:
-    """Its exit code; one that does not quit in 60 s is made to dump its threads (SIGABRT)."""
-    try:
-        return app.wait(60)
-    except subprocess.TimeoutExpired:
-        app.send_signal(signal.SIGABRT)
-        return app.wait(10) or -1
-
-
-def _micros(when: datetime) -> int:
-    return int(when.timestamp()) * 1_000_000
 
 
 def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop(
@@ -185,7 +67,7 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
     # The fast clock starts now, at 50 s past a minute, where every schedule last fired.
     fleet.real0 = time.time()
     fleet.fake0 = datetime.now(UTC).replace(second=50, microsecond=0)
-    fleet.sql("UPDATE schedules SET last_due = %s", _micros(fleet.fake0))
+    fleet.sql("UPDATE schedules SET last_due = %s", micros(fleet.fake0))
     first_due = fleet.fake0.replace(second=0) + timedelta(minutes=1)
 
     apps = {machine: fleet.start(machine) for machine in MACHINES}
@@ -212,8 +94,8 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
                 "SELECT id, machine FROM runs WHERE schedule_id = %s AND status = 'running' "
                 "AND started_at BETWEEN %s AND %s AND \"trigger\" = 'scheduled'",
                 long_id,
-                _micros(now - timedelta(seconds=2.5 * SPEED)),
-                _micros(now - timedelta(seconds=SPEED)),
+                micros(now - timedelta(seconds=2.5 * SPEED)),
+                micros(now - timedelta(seconds=SPEED)),
             )
             return (int(rows[0][0]), str(rows[0][1])) if rows else None
 
@@ -258,7 +140,7 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
             with contextlib.suppress(ProcessLookupError):
                 app.send_signal(signal.SIGCONT)
                 app.send_signal(signal.SIGTERM)
-        codes = {machine: _exit_code(app) for machine, app in apps.items()}
+        codes = {machine: exit_code(app) for machine, app in apps.items()}
 
     hung = {m: (fleet.root / m / "stderr").read_text()[-3000:] for m, c in codes.items() if c}
     assert not hung, f"did not quit cleanly: {hung}"
@@ -279,7 +161,7 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
             )
         ]
         assert len(rows) == len(set(rows)), f"schedule {schedule_id} claimed a due twice"
-        assert rows == list(range(_micros(first_due), last_due + 1, 60_000_000)), (
+        assert rows == list(range(micros(first_due), last_due + 1, 60_000_000)), (
             f"schedule {schedule_id} lost a due"
         )
         dues += len(rows)

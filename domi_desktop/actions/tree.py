@@ -10,6 +10,8 @@ import sys
 
 import psutil
 
+from domi_desktop.actions import warden
+
 if sys.platform == "win32":
     from domi_desktop.actions.winjob import JobObject, resume
 
@@ -30,6 +32,7 @@ class ProcessTree:
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
+        warden.watch(pid)
         if sys.platform == "win32":
             self._job: JobObject | None = None
             try:
@@ -65,6 +68,7 @@ class ProcessTree:
 
     def close(self) -> None:
         """The run is over; on Windows this ends what is still in its Job Object."""
+        warden.release(self.pid)
         if sys.platform == "win32" and self._job is not None:
             self._job.close()
 

@@ -3,7 +3,9 @@ run another machine took over (superseded: nothing more is recorded), and takes 
 of machines that vanished, re-running each once. Every ``period`` seconds, on the loop.
 
 On SQLite there is one machine: process liveness (``Store.interrupt_orphans``) is enough and
-this keeper does nothing.
+this keeper does nothing. On a shared store it starts the warden (``actions.warden``), which
+stops this machine's jobs if their leases are not renewed in time, before another machine may
+take their runs over: a frozen app never leaves a copy running beside the re-run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 
+from domi_desktop.actions import warden
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Run
 from domi_desktop.ports import Clock, Loop, TimerHandle
@@ -42,15 +45,22 @@ class LeaseKeeper:
         self._placed_here = placed_here
         self.period = store.holder.lease.total_seconds() / 3
         self._timer: TimerHandle | None = None
+        self._warden: warden.Warden | None = None
 
     def start(self) -> None:
         if self._store.shared:
+            self._warden = warden.Warden.start(self._store.holder.lease.total_seconds())
+            warden.install(self._warden)
             self._schedule()
 
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._warden is not None:
+            warden.install(None)
+            self._warden.close()
+            self._warden = None
 
     def tick(self) -> None:
         """Renew, stop what was superseded, take over what expired elsewhere."""
@@ -59,6 +69,8 @@ class LeaseKeeper:
         now = self._clock.now()
         try:
             lost = self._store.renew_leases(set(self._running()), now)
+            if self._warden is not None:
+                self._warden.renewed()
             for run_id in sorted(lost):
                 why = SUPERSEDED.format(machine=self._store.superseded_by(run_id) or "another")
                 log.warning("run %s: %s", run_id, why)

@@ -1,0 +1,207 @@
+"""The warden: on a shared store, a small process beside the app that stops the app's jobs when the
+app can no longer vouch for them.
+
+Another machine takes a run over once its lease expired (``store.leases``), and re-runs it. A
+machine whose app is frozen (stopped in a debugger, a SIGSTOP, a hung loop) or killed cannot stop
+its own jobs, which run on: two live copies of one schedule. The warden is told each job's process
+as it starts and each lease renewal; when a renewal is late by ``MARGIN`` of the lease (before any
+other machine may take the run over) or the app is gone (its pipe closed), it kills the trees it
+watches. It does nothing else, so it cannot freeze with the app: it waits on its pipe alone.
+
+The app writes lines to the warden's stdin: ``renewed``, ``watch <pid> <start marker>``,
+``release <pid>``, ``bye`` (the app quits: leave the jobs to it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import IO
+
+import psutil
+
+from domi_desktop.actions import identity
+
+log = logging.getLogger(__name__)
+
+MARGIN = 0.75
+"""Of the lease: a renewal this late means the lease may lapse before the next; the jobs stop.
+Renewals come every third of the lease, so a healthy app is never nearer than two thirds."""
+POLL = 0.2
+"""Seconds between two looks at the pipe and the deadline."""
+
+
+class Warden:
+    """The app's end: a pipe to the warden process. Never raises: a warden that died is logged
+    once, and the jobs then run as they would without one."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self._process = process
+        self._lock = threading.Lock()
+        self._broken = False
+
+    @classmethod
+    def start(cls, lease: float) -> Warden:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "domi_desktop.actions.warden", str(lease)],
+            stdin=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            # Its own group: a signal meant for a job's group, or the terminal's ^C, is not its.
+            start_new_session=sys.platform != "win32",
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+        )
+        return cls(process)
+
+    def renewed(self) -> None:
+        self._send("renewed")
+
+    def watch(self, pid: int) -> None:
+        self._send(f"watch {pid} {identity.start_marker(pid) or '-'}")
+
+    def release(self, pid: int) -> None:
+        self._send(f"release {pid}")
+
+    def close(self) -> None:
+        self._send("bye")
+        with contextlib.suppress(OSError):
+            if self._process.stdin is not None:
+                self._process.stdin.close()
+        try:
+            self._process.wait(5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+    def _send(self, line: str) -> None:
+        with self._lock:
+            if self._broken or self._process.stdin is None:
+                return
+            try:
+                self._process.stdin.write(line + "\n")
+            except (OSError, ValueError) as error:
+                self._broken = True
+                log.warning(
+                    "the warden is gone (%s): jobs are no longer stopped for a lease", error
+                )
+
+
+_current: Warden | None = None
+
+
+def install(warden: Warden | None) -> None:
+    """The warden of every job this process starts from now on (None: none)."""
+    global _current
+    _current = warden
+
+
+def watch(pid: int) -> None:
+    if _current is not None:
+        _current.watch(pid)
+
+
+def release(pid: int) -> None:
+    if _current is not None:
+        _current.release(pid)
+
+
+def kill_tree(pid: int, marker: str | None) -> bool:
+    """Kill ``pid``'s tree if ``pid`` is still the process that was watched."""
+    if marker is not None and identity.start_marker(pid) != marker:
+        return False
+    if sys.platform == "win32":
+        with contextlib.suppress(psutil.Error):
+            root = psutil.Process(pid)
+            for process in [*root.children(recursive=True), root]:
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
+        return True
+    try:
+        os.killpg(pid, signal.SIGKILL)  # the job leads its own session (``ProcessTree``)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def guard(
+    lines: Callable[[float], str | None],
+    lease: float,
+    kill: Callable[[int, str | None], bool] = kill_tree,
+    clock: Callable[[], float] = time.monotonic,
+) -> str:
+    """The warden's loop: ``lines(timeout)`` gives the next line (None: nothing yet, ``""``: the
+    app is gone). Returns why it ended."""
+    watched: dict[int, str | None] = {}
+    deadline: float | None = None
+    while True:
+        line = lines(POLL)
+        if line == "":
+            _stop(watched, kill, "the app is gone")
+            return "eof"
+        words = (line or "").split()
+        if words == ["bye"]:
+            return "bye"
+        if words == ["renewed"]:
+            deadline = clock() + lease * MARGIN
+        elif len(words) == 3 and words[0] == "watch" and words[1].isdigit():
+            watched[int(words[1])] = None if words[2] == "-" else words[2]
+            if deadline is None:
+                deadline = clock() + lease * MARGIN
+        elif len(words) == 2 and words[0] == "release" and words[1].isdigit():
+            watched.pop(int(words[1]), None)
+        if deadline is not None and clock() >= deadline:
+            _stop(watched, kill, "the app did not renew its leases in time")
+            deadline = None
+
+
+def _stop(
+    watched: dict[int, str | None], kill: Callable[[int, str | None], bool], why: str
+) -> None:
+    stopped = [pid for pid, marker in sorted(watched.items()) if kill(pid, marker)]
+    if stopped:
+        print(f"domi-desktop warden: {why}: killed jobs {stopped}", file=sys.stderr, flush=True)
+    watched.clear()
+
+
+def _reader(stream: IO[str]) -> Callable[[float], str | None]:
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put("")
+
+    # A thread, not select(): a pipe cannot be waited on with a timeout on Windows.
+    threading.Thread(target=pump, daemon=True).start()
+
+    def next_line(timeout: float) -> str | None:
+        # A sleep, not ``get(timeout=)``: a timed wait on a lock never returned under a clock
+        # that libfaketime speeds up (the tests' fleets), and then nothing was ever killed.
+        for attempt in range(2):
+            try:
+                return lines.get_nowait()
+            except queue.Empty:
+                if attempt == 0:
+                    time.sleep(timeout)
+        return None
+
+    return next_line
+
+
+def main(argv: list[str]) -> int:
+    # ^C in the app's terminal is for the app: the warden ends with its pipe.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    guard(_reader(sys.stdin), float(argv[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
