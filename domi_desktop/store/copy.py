@@ -20,6 +20,10 @@ from domi_desktop.store.models import RunRow, ScheduleRow
 
 _TABLES: tuple[type[Model], ...] = (ScheduleRow, RunRow)
 """In foreign-key order: schedules before the runs that point at them."""
+SPANS = "machine_spans"
+_SPAN_COLUMNS = "machine, kind, started_at, ended_at, source, is_open"
+"""The machine's story (version 7), copied without its ids: a target where an app already ran
+keeps its own spans beside the copy's, and no sequence needs moving."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,8 @@ def dump(db: Database) -> Snapshot:
         table = model._meta.table_name
         cursor = db.execute_sql(f"SELECT {_quoted(model)} FROM {table} ORDER BY id")  # type: ignore[no-untyped-call]
         rows[table] = [tuple(row) for row in cursor.fetchall()]
+    cursor = db.execute_sql(f"SELECT {_SPAN_COLUMNS} FROM {SPANS} ORDER BY id")  # type: ignore[no-untyped-call]
+    rows[SPANS] = [(*row[:5], bool(row[5])) for row in cursor.fetchall()]
     return Snapshot(rows)
 
 
@@ -69,6 +75,8 @@ def load(db: Database, snapshot: Snapshot, *, replace: bool, label: str) -> None
                 "copied. Use --force to replace them"
             )
         # Runs first: the foreign key of runs on schedules.
+        if replace:
+            cursor.execute(f"DELETE FROM {SPANS}")
         for model in reversed(_TABLES):
             cursor.execute(f"DELETE FROM {model._meta.table_name}")
         for model in _TABLES:
@@ -79,6 +87,10 @@ def load(db: Database, snapshot: Snapshot, *, replace: bool, label: str) -> None
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                     f"COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM {table}"
                 )
+        spans = snapshot.rows.get(SPANS, [])
+        if spans:
+            marks = ", ".join([db.param] * 6)
+            cursor.executemany(f"INSERT INTO {SPANS} ({_SPAN_COLUMNS}) VALUES ({marks})", spans)
 
 
 def _count(cursor: Any, model: type[Model]) -> int:

@@ -10,8 +10,9 @@ import pytest
 
 from domi_desktop.cli import main
 from domi_desktop.model import CommandAction, FireClaim
-from domi_desktop.store import Store
+from domi_desktop.store import Store, spans
 from domi_desktop.store.backend import STORE_ENV
+from domi_desktop.store.copy import SPANS
 
 BACKENDS = ("postgresql",)
 
@@ -26,7 +27,12 @@ def test_a_laptops_store_goes_into_postgresql_and_back_with_its_history_and_last
             "a", "* * * * *", "UTC", CommandAction(), notes="why:\tcall Ana", now=now
         )
         laptop.claim_fire(FireClaim(schedule.id, expected_last_due=now, due=due, fired_at=due))
+        writer = laptop.writer()  # the machine's story, as the app's diary writes it
+        writer.transact(lambda cursor: spans.started(cursor, laptop.machine, now))
+        writer.transact(lambda cursor: spans.falling_asleep(cursor, laptop.machine, due))
+        writer.close()
         expected = laptop.dump()
+        assert [row[1] for row in expected.rows[SPANS]] == ["awake", "asleep"]
 
     assert main(["--data-dir", str(data_dir), "store", "migrate", "--to", url]) == 0
     assert "copied 1 schedules and 1 runs" in capsys.readouterr().out
