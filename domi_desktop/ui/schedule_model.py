@@ -31,6 +31,7 @@ from domi_desktop.model import Run, RunStatus, Schedule
 from domi_desktop.ports import RunReader
 from domi_desktop.ui.history.texts import reason_words
 from domi_desktop.ui.i18n import cron_language, register, tr, weekdays, zone_name
+from domi_desktop.ui.sentence import schedule_sentence
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 _NO_PARENT = QModelIndex()
@@ -276,6 +277,8 @@ class ScheduleModel(QAbstractTableModel):
             return None if status is None else QBrush(_COLORS[status])
         if role == Qt.ItemDataRole.ToolTipRole and column is Column.title:
             return notes_tooltip(schedule.notes)
+        if role == Qt.ItemDataRole.ToolTipRole and column is Column.meaning:
+            return schedule_sentence(schedule)
         if role == Qt.ItemDataRole.ToolTipRole and column is Column.result:
             last = self.last_run(schedule.id)
             return None if last is None or last.reason is None else reason_words(last.reason)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMenu
 from domi_desktop.model import Schedule
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import language, person_time, tr
+from domi_desktop.ui.sentence import schedule_sentence
 
 MENU_SCHEDULES = 20
 
@@ -126,6 +127,10 @@ class SchedulesMenu:
     def _fill(self, sub: QMenu, entry: _Entry) -> None:
         app, schedule_id = self._actions, entry.schedule.id
         sub.clear()
+        sentence = schedule_sentence(entry.schedule)
+        if sentence is not None:
+            sub.addAction(sentence).setEnabled(False)
+            sub.addSeparator()
         add(sub, tr("Run now"), partial(app.run_now, schedule_id))
         if entry.running:
             add(sub, tr("Stop"), partial(app.stop_schedule, schedule_id))

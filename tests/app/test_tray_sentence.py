@@ -1,0 +1,75 @@
+"""Issue 23 in the tray: a schedule that waits for a disk says so in one sentence at the top of
+its menu, and in the Schedules window's tooltip of its meaning; the others are unchanged."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from domi_desktop.app.gui import connect
+from domi_desktop.app.host import Host
+from domi_desktop.model import CommandAction, Conditions, Policies, Schedule, SessionTriggers
+from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.store import Store
+from domi_desktop.ui.schedule_model import Column
+from domi_desktop.ui.sentence import schedule_sentence
+from domi_desktop.ui.tray import TrayApp
+from tests.app.test_tray_menu import texts
+
+BACKUP = Policies(conditions=Conditions(volume="Backup", wait_at_most=timedelta(days=3)))
+SENTENCE = (
+    "At 00:00, every day, when the disk Backup is plugged in; waits at most 3 days, then runs "
+    "anyway."
+)
+
+
+@pytest.fixture
+def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrayApp]:
+    monkeypatch.setenv("TZ", "Europe/Riga")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    now = datetime.now(UTC)
+    action = CommandAction(argv=(sys.executable, "-c", "pass"))
+    with Store.open(tmp_path / "data", now=now) as store:
+        store.create_schedule("Backup", "0 0 * * *", "UTC", action, BACKUP, now=now)
+        store.create_schedule("Report", "0 9 * * *", "UTC", action, now=now)
+        host = Host(store, gui=True, secrets=MemorySecretStore())
+        host.runtime.driver.reload()
+        app = TrayApp(qapp, host)
+        connect(app, host)
+        yield app
+        host.runtime.stop()
+        app.close()
+
+
+def test_the_disk_s_schedule_says_it_in_one_sentence(tray: TrayApp) -> None:
+    tray.rebuild_menu()
+    by_name = {a.text().split(" · ")[0]: a.menu() for a in tray.menu.actions() if a.menu()}
+    backup, report = by_name["Backup"], by_name["Report"]
+    assert backup is not None and report is not None
+    assert texts(backup) == [SENTENCE, "Run now", "Pause", "Edit…", "History…"]
+    assert not backup.actions()[0].isEnabled()
+    assert texts(report) == ["Run now", "Pause", "Edit…", "History…"]
+    model = tray.main_window.model
+    model.load()
+    rows = {model.index(r, Column.title).data(): r for r in range(model.rowCount())}
+    tip = model.index(rows["Backup"], Column.meaning).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == SENTENCE
+    assert model.index(rows["Report"], Column.meaning).data(Qt.ItemDataRole.ToolTipRole) is None
+
+
+def test_moments_only_say_so() -> None:
+    action = CommandAction(argv=("true",))
+    only = Policies(session=SessionTriggers(at_login=True, only=True))
+    also = Policies(session=SessionTriggers(at_unlock=True))
+    assert schedule_sentence(Schedule(1, "a", "@yearly", "UTC", action, policies=only)) == (
+        "Only at login (not by its time)."
+    )
+    assert schedule_sentence(Schedule(2, "b", "@daily", "UTC", action, policies=also)) == (
+        "At 00:00, every day. Also at unlock."
+    )
