@@ -121,6 +121,7 @@ def laptop(tmp_path: Path, spawn: Spawn, fake_logind: FakeLogind) -> Iterator[La
     app.stop()
 
 
+@pytest.mark.slow
 def test_after_an_unattended_wake_the_woken_run_says_so_and_logind_is_asked_to_suspend(
     laptop: Laptop,
 ) -> None:
@@ -133,6 +134,7 @@ def test_after_an_unattended_wake_the_woken_run_says_so_and_logind_is_asked_to_s
     assert laptop.said("the machine wakes at 2026-03-03 02:59:30 UTC")
 
 
+@pytest.mark.slow
 def test_never_when_someone_used_the_machine_after_the_wake(laptop: Laptop) -> None:
     # A key pressed 5 s after the wake (said before it, so that the app's look at the end of the
     # job cannot come first on a loaded machine).
