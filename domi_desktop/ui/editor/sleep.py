@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLa
 
 from domi_desktop.cron import next_run, parse, prev_run, zone_for
 from domi_desktop.model import CatchUp, Policies, SystemState
-from domi_desktop.scheduler.conditions import Verdict, describe_gate, gate
+from domi_desktop.scheduler.conditions import RESOURCES, Verdict, describe_gate, gate
 from domi_desktop.scheduler.simulate import SimulatedWake, simulate
 from domi_desktop.ui.editor.conditions import condition_language
 from domi_desktop.ui.editor.waking import this_machine, wake_sentence
@@ -115,6 +115,9 @@ def gate_lines(wakes: list[SimulatedWake], policies: Policies, kind: str) -> tup
                     reason=describe_gate(later, lang) or "",
                 )
             )
+    elif any(item.need in RESOURCES for item in first.unmet):
+        # A disk, a network's name or a path: the sentence names them.
+        lines.append(tr("It starts as soon as all it waits for is there."))
     else:
         lines.append(tr("It starts as soon as the charger is plugged in."))
     return tr("Does not run yet: {reason}.", reason=reason), lines
@@ -284,6 +287,7 @@ register(
         "{at}: the run due {due} waits: {reason}.": "{at}：{due} 的运行在等待：{reason}。",
         "{at}: still on battery: {reason}.": "{at}：仍在使用电池：{reason}。",
         "It starts as soon as the charger is plugged in.": "一接上充电器就开始运行。",
+        "It starts as soon as all it waits for is there.": "所等待的条件全部就绪后立即开始运行。",
         "Does not run yet: {reason}.": "暂不运行：{reason}。",
         "Last run {last}. The laptop is opened at {wake}, before the next due time ({due}), "
         "and stays on.": "上次运行 {last}。笔记本在 {wake} 打开，早于下次到期时间（{due}），之后一直开着。",

@@ -16,7 +16,7 @@ from domi_desktop.frontdoor.wire import parse_policies
 from domi_desktop.model import Conditions, SessionTriggers
 from domi_desktop.ui import i18n
 from tests.ui.editor import test_editor_conditions as conditions_tests
-from tests.ui.editor.test_editor_conditions import child, editor, sentence
+from tests.ui.editor.test_editor_conditions import child, editor, on_battery, sentence
 
 # The Conditions box's own tests' fixtures: a service on a real store, English, a zone.
 service = conditions_tests.service
@@ -88,3 +88,12 @@ def test_in_chinese_too(qtbot: QtBot, service: Service) -> None:
     backup_daily(dialog, qtbot)
     qtbot.waitUntil(lambda: sentence(dialog).startswith("每天"))
     assert sentence(dialog) == "每天 00:00，插入磁盘 Backup 时；最多等待 3 天，之后照常运行。"
+
+
+def test_the_sleep_panel_says_a_disk_is_waited_for(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    child(dialog, QLineEdit, "command").setText("backup")
+    child(dialog, QLineEdit, "volume").setText("Backup")
+    result, details = on_battery(dialog)
+    assert result == "Does not run yet: waiting for the disk Backup."
+    assert "It starts as soon as all it waits for is there." in details
