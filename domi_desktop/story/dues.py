@@ -86,6 +86,15 @@ TEMPLATES = (
 """Every template ``due_line`` may use (the zh catalog covers each: a test checks)."""
 WAITED_FOR = ("the charger", "the network", "an unmetered network", "its conditions")
 """What the condition gates make a run wait for (``runtime.gates``)."""
+CAUSES: dict[tuple[DueKind, SpanKind | None], str] = {
+    (DueKind.missed, SpanKind.asleep): "missed: the laptop was asleep {span}",
+    (DueKind.missed, SpanKind.off): "missed: domi-desktop was not running {span}",
+    (DueKind.missed, None): "missed: the computer was asleep or off",
+    (DueKind.late, SpanKind.asleep): "late: the laptop was asleep {span}",
+    (DueKind.late, SpanKind.off): "late: domi-desktop was not running {span}",
+    (DueKind.late, None): "late",
+}
+"""Why a due did not run on time, by what the machine was doing then (``cause_of``)."""
 
 
 def has_due(run: Run) -> bool:
@@ -186,29 +195,19 @@ def due_line(story: DueStory, voice: Voice) -> str:
     run, words, clock = story.run, voice.words, voice.clock
     parts: list[str] = []
     span = story.cause
-    where = (
-        None
-        if span is None
-        else words("{start}-{end}", start=clock(span.start), end=clock(span.end))
-    )
-    asleep = span is not None and span.kind is SpanKind.asleep
     match story.kind:
-        case DueKind.missed:
-            if where is None:
-                parts.append(words("missed: the computer was asleep or off"))
-            elif asleep:
-                parts.append(words("missed: the laptop was asleep {span}", span=where))
+        case DueKind.missed | DueKind.late:
+            kind = None if span is None else span.kind
+            template = CAUSES[(story.kind, kind)]
+            if span is None:
+                parts.append(words(template))
             else:
-                parts.append(words("missed: domi-desktop was not running {span}", span=where))
-            parts.append(_served(story.served_by, voice))
-        case DueKind.late:
-            if where is None:
-                parts.append(words("late"))
-            elif asleep:
-                parts.append(words("late: the laptop was asleep {span}", span=where))
+                where = words("{start}-{end}", start=clock(span.start), end=clock(span.end))
+                parts.append(words(template, span=where))
+            if story.kind is DueKind.missed:
+                parts.append(_served(story.served_by, voice))
             else:
-                parts.append(words("late: domi-desktop was not running {span}", span=where))
-            parts.append(_ran(run, voice))
+                parts.append(_ran(run, voice))
         case DueKind.skipped:
             parts.append(words("skipped: {reason}", reason=voice.reason(run.reason or "")))
         case DueKind.waiting:

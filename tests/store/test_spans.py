@@ -62,16 +62,22 @@ def minutes(n: float) -> timedelta:
     return timedelta(minutes=n)
 
 
+def sleep_once(app: App, clock: FakeClock, awake: timedelta, asleep: timedelta) -> App:
+    """The app starts, the machine is awake for ``awake``, then sleeps ``asleep`` between the
+    OS's two signals."""
+    app.diary.start()
+    clock.advance(awake)
+    app.diary.tick()
+    app.diary.sleeping()
+    clock.sleep_machine(asleep)
+    app.diary.resumed()
+    return app
+
+
 def test_a_sleep_the_os_announced_runs_from_its_signal_to_the_wake(
     clock: FakeClock, app_on: Callable[..., App]
 ) -> None:
-    app = app_on(clock)
-    app.diary.start()
-    clock.advance(minutes(30))
-    app.diary.tick()
-    app.diary.sleeping()
-    clock.sleep_machine(timedelta(hours=8))
-    app.diary.resumed()
+    app = sleep_once(app_on(clock), clock, minutes(30), timedelta(hours=8))
     app.diary.tick()  # the clock gap the resume signal already told: no second sleep
 
     slept = NOW + minutes(30)
@@ -195,12 +201,7 @@ def test_each_machine_of_a_shared_store_keeps_its_own_story(
 def test_the_os_back_fill_adds_only_the_sleeps_the_app_did_not_record(
     clock: FakeClock, app_on: Callable[..., App]
 ) -> None:
-    app = app_on(clock)
-    app.diary.start()
-    clock.advance(minutes(1))
-    app.diary.sleeping()
-    clock.sleep_machine(timedelta(hours=1))
-    app.diary.resumed()
+    app = sleep_once(app_on(clock), clock, minutes(1), timedelta(hours=1))
     own = Sleep(
         NOW
         + minutes(
@@ -235,13 +236,7 @@ def test_spans_older_than_the_runs_kept_are_pruned_but_not_the_open_one(
 def test_the_timeline_reads_runs_spans_and_dues_alike_on_both_backends(
     clock: FakeClock, app_on: Callable[..., App]
 ) -> None:
-    app = app_on(clock)
-    app.diary.start()
-    clock.advance(minutes(1))
-    app.diary.sleeping()
-    clock.sleep_machine(timedelta(hours=3))
-    app.diary.resumed()
-    store = app.store
+    store = sleep_once(app_on(clock), clock, minutes(1), timedelta(hours=3)).store
     schedule = store.create_schedule(
         "hourly", "0 * * * *", "UTC", CommandAction(argv=("true",)), now=NOW - timedelta(hours=1)
     )

@@ -7,7 +7,6 @@ stored render again after a deliberate change of the picture: look at it before 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -16,36 +15,17 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QColor, QImage
 from pytestqt.qtbot import QtBot
 
-from domi_desktop.cron import set_local_resolver
 from domi_desktop.store import Store
 from domi_desktop.ui.palette import DARK, LIGHT, dark_palette
 from domi_desktop.ui.timeline.view import HEADER, MACHINE_ROW, NAMES_WIDTH, ROW, TimelineView
 from domi_desktop.ui.timeline.window import TimelineWindow
-from tests.timeline_week import ASLEEP, CHARGER_WAIT, NOW, QUIT, RIGA, START, Week, build_week
+from tests.timeline_week import ASLEEP, CHARGER_WAIT, NOW, QUIT, START, Week
 
 GOLDEN = Path(__file__).with_name("golden") / "week-dark.png"
 TOLERANCE = 48
 """Per channel: antialiasing and blending may differ a little between Qt builds."""
 MOST_DIFFERENT = 0.005
 """The share of the strip's pixels that may differ beyond the tolerance."""
-
-
-@pytest.fixture(autouse=True)
-def riga() -> Iterator[None]:
-    set_local_resolver(lambda: RIGA)
-    yield
-    set_local_resolver(None)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "data", now=NOW, machine="laptop") as opened:
-        yield opened
-
-
-@pytest.fixture
-def week(store: Store) -> Week:
-    return build_week(store)
 
 
 def render(qtbot: QtBot, store: Store, *, dark: bool) -> tuple[TimelineView, QImage]:

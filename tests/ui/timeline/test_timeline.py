@@ -5,40 +5,20 @@ failures where they happened (golden_test.py compares whole renders)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from domi_desktop.cron import next_run, parse, set_local_resolver
+from domi_desktop.cron import next_run, parse
 from domi_desktop.store import Store
-from domi_desktop.story.dues import DueKind
+from domi_desktop.story.dues import CAUSES, TEMPLATES, WAITED_FOR, DueKind
 from domi_desktop.ui import i18n
 from domi_desktop.ui.history.window import HistoryWindow
 from domi_desktop.ui.timeline.window import TimelineWindow
-from tests.timeline_week import NOW, RIGA, START, Week, build_week
-
-
-@pytest.fixture(autouse=True)
-def riga() -> Iterator[None]:
-    set_local_resolver(lambda: RIGA)
-    yield
-    set_local_resolver(None)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "data", now=NOW, machine="laptop") as opened:
-        yield opened
-
-
-@pytest.fixture
-def week(store: Store) -> Week:
-    return build_week(store)
+from tests.timeline_week import NOW, RIGA, START, Week
 
 
 @pytest.fixture
@@ -183,3 +163,15 @@ def test_a_day_shows_one_day_and_earlier_and_later_move_by_it(timeline: Timeline
     timeline.earlier.click()
     timeline.earlier.click()
     assert first - timeline.view._data.start == timedelta(days=1)  # type: ignore[union-attr]
+
+
+def test_every_template_of_a_due_line_has_its_chinese() -> None:
+    i18n.set_language("zh")
+    try:
+        i18n.reset_missing()
+        for template in (*TEMPLATES, *WAITED_FOR):
+            assert i18n.tr(template) != template
+        assert i18n.missing() == set()
+        assert set(CAUSES.values()) <= set(TEMPLATES)
+    finally:
+        i18n.set_language("en")
