@@ -14,6 +14,13 @@ from domi_desktop.story.oslog import parse_events_xml, parse_journal, parse_pmse
 
 FIXTURES = Path(__file__).with_name("fixtures")
 CET = timezone(timedelta(hours=1))
+JOURNAL_SLEEPS = (
+    Sleep(
+        datetime(2026, 11, 30, 23, 10, 5, 412311, UTC), datetime(2026, 12, 1, 7, 2, 11, 80455, UTC)
+    ),
+    Sleep(datetime(2026, 12, 1, 12, 30, 0, 250000, UTC), datetime(2026, 12, 1, 13, 15, 42, 1, UTC)),
+)
+"""The two sleeps of fixtures/journal.jsonl that woke in the boot they began in."""
 
 
 def fixture(name: str) -> str:
@@ -23,15 +30,7 @@ def fixture(name: str) -> str:
 def test_the_journal_gives_each_sleep_with_its_wake_of_the_same_boot() -> None:
     parsed = parse_journal(fixture("journal.jsonl"))
 
-    assert parsed.sleeps == (
-        Sleep(
-            datetime(2026, 11, 30, 23, 10, 5, 412311, UTC),
-            datetime(2026, 12, 1, 7, 2, 11, 80455, UTC),
-        ),
-        Sleep(
-            datetime(2026, 12, 1, 12, 30, 0, 250000, UTC), datetime(2026, 12, 1, 13, 15, 42, 1, UTC)
-        ),
-    )
+    assert parsed.sleeps == JOURNAL_SLEEPS
     # The line that is not JSON, the entry with no readable time, the sleep whose battery died
     # (its "wake" is the next boot's) and that boot's wake with no sleep: each noted, none raised.
     assert len(parsed.notes) == 4
