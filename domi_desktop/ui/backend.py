@@ -3,7 +3,7 @@ imports the app floor, and a test can hand the windows anything of this shape.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Protocol
 
@@ -28,11 +28,36 @@ class Planner(Protocol):
         ...
 
 
+class WaitingRun(Protocol):
+    """A run held back by its conditions (``runtime.gates.Held``)."""
+
+    @property
+    def run_id(self) -> int: ...
+
+    @property
+    def schedule_id(self) -> int: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+class Waiting(Protocol):
+    @property
+    def held(self) -> Mapping[int, WaitingRun]:
+        """Run id -> the run that waits."""
+        ...
+
+
 class Engine(Protocol):
     """The running engine, as the windows use it (``runtime.engine.Runtime``)."""
 
     @property
     def driver(self) -> Planner: ...
+
+    @property
+    def keeper(self) -> Waiting: ...
+
+    def known_schedules(self) -> dict[int, Schedule]: ...
 
     def running_runs(self) -> list[int]: ...
 

@@ -9,7 +9,10 @@ from domi_desktop.errors import DomiError
 from domi_desktop.model import Schedule
 from domi_desktop.scheduler.conditions import RESOURCES, describe_conditions
 from domi_desktop.scheduler.session import describe_session
+from domi_desktop.ui.backend import Engine
 from domi_desktop.ui.editor.conditions import condition_language
+from domi_desktop.ui.history.texts import reason_words
+from domi_desktop.ui.i18n import register, tr
 
 
 def schedule_sentence(schedule: Schedule) -> str | None:
@@ -31,3 +34,26 @@ def schedule_sentence(schedule: Schedule) -> str | None:
     else:
         text = when + ("。" if lang == "zh" else ".")
     return f"{text} {moments}" if moments else text
+
+
+WAITING_SHOWN = 3
+"""Waiting runs the tray's tooltip names; more are counted."""
+
+
+def waiting_lines(runtime: Engine) -> list[str]:
+    """The tray tooltip's lines for the runs that wait: "Backup: waiting for the disk Backup"."""
+    held = sorted(runtime.keeper.held.values(), key=lambda h: h.run_id)
+    known = runtime.known_schedules()
+    lines = [
+        tr("{name}: {reason}", name=known[h.schedule_id].name, reason=reason_words(h.reason))
+        for h in held[:WAITING_SHOWN]
+        if h.schedule_id in known
+    ]
+    if len(held) > WAITING_SHOWN:
+        lines.append(tr("{count} more waiting", count=len(held) - WAITING_SHOWN))
+    return lines
+
+
+register(
+    "zh", {"{name}: {reason}": "{name}：{reason}", "{count} more waiting": "另有 {count} 个在等待"}
+)

@@ -27,6 +27,7 @@ from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.main_window import MainWindow
+from domi_desktop.ui.sentence import waiting_lines
 from domi_desktop.ui.tray_host import TrayHost
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
@@ -201,6 +202,7 @@ class TrayApp(QObject):
             lines.append(tr("Nothing scheduled"))
         if running:
             lines.append(tr("{count} running", count=len(running)))
+        lines += waiting_lines(self.host.runtime)
         if self.attention:
             lines.append(tr("Attention: {what}", what=tr("a late or failed run")))
         self.tray.setToolTip("\n".join(lines))

@@ -14,7 +14,15 @@ from PySide6.QtWidgets import QApplication
 
 from domi_desktop.app.gui import connect
 from domi_desktop.app.host import Host
-from domi_desktop.model import CommandAction, Conditions, Policies, Schedule, SessionTriggers
+from domi_desktop.model import (
+    CommandAction,
+    Conditions,
+    Policies,
+    Schedule,
+    SessionTriggers,
+    Trigger,
+)
+from domi_desktop.runtime.gates import Held
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui.schedule_model import Column
@@ -73,3 +81,21 @@ def test_moments_only_say_so() -> None:
     assert schedule_sentence(Schedule(2, "b", "@daily", "UTC", action, policies=also)) == (
         "At 00:00, every day. Also at unlock."
     )
+
+
+def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(tray: TrayApp) -> None:
+    known = {s.name: s for s in tray.host.runtime.known_schedules().values()}
+    now = datetime.now(UTC)
+    held = tray.host.runtime.keeper.held
+    held[41] = Held(
+        41, known["Backup"].id, now, now, Trigger.scheduled, "waiting for the disk Backup"
+    )
+    tray.update_look()
+    assert "Backup: waiting for the disk Backup" in tray.tray.toolTip().splitlines()
+    for run_id in range(42, 46):
+        held[run_id] = Held(run_id, known["Report"].id, now, now, Trigger.scheduled, "busy")
+    tray.update_look()
+    assert tray.tray.toolTip().splitlines()[-1] == "2 more waiting"
+    held.clear()
+    tray.update_look()
+    assert "waiting" not in tray.tray.toolTip()
