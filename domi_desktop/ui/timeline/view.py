@@ -56,9 +56,6 @@ register(
     "zh",
     {
         "This machine": "本机",
-        "awake": "唤醒",
-        "asleep": "睡眠",
-        "domi-desktop not running": "domi-desktop 未运行",
         "No schedules.": "没有计划。",
     },
 )

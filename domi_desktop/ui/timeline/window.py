@@ -42,9 +42,8 @@ register(
         "Arrows move between dues; Enter opens the run in History.": (
             "方向键在各次应运行之间移动；回车在历史中打开该次运行。"
         ),
-        "Blue: asleep · hatched: domi-desktop not running · ticks: dues · bars: runs": (
-            "蓝色：睡眠 · 斜线：domi-desktop 未运行 · 刻度：应运行时间 · 条：运行"
-        ),
+        "Green: awake · blue: asleep · hatched: domi-desktop not running · ticks: dues · bars: "
+        "runs": "绿色：唤醒 · 蓝色：睡眠 · 斜线：domi-desktop 未运行 · 刻度：应运行时间 · 条：运行",
     },
 )
 
@@ -147,7 +146,10 @@ class TimelineWindow(QWidget):
         self.today.setText(tr("Today"))
         self.later.setText(tr("Later"))
         self.legend.setText(
-            tr("Blue: asleep · hatched: domi-desktop not running · ticks: dues · bars: runs")
+            tr(
+                "Green: awake · blue: asleep · hatched: domi-desktop not running · ticks: dues · "
+                "bars: runs"
+            )
         )
         story = self.view.focused()
         self.view.texts_changed()
