@@ -295,3 +295,44 @@ def test_a_wake_to_run_schedule_arms_the_apps_waitable_timer_and_disabling_it_ca
     app.json("schedule", "disable", str(schedule["id"]))
     wait_until(lambda: wake().get("at") is None, CLI_TIMEOUT, "the wake cancelled")
     assert wake()["alarm"] == "not armed"
+
+
+WM_WTSSESSION_CHANGE = 0x02B1
+WTS_SESSION_LOCK = 0x7
+WTS_SESSION_UNLOCK = 0x8
+SESSION_WINDOW_TITLE = "domi-desktop session"
+
+
+def test_an_unlock_posted_to_the_apps_session_window_runs_the_at_unlock_schedule_once(
+    app: App,
+) -> None:
+    """Issue 23's unlock trigger, Windows' half: the app's own hidden window, found as another
+    program would find it, given what Windows sends it; at most once per --min-interval."""
+    running(app)
+    schedule = add_schedule(app, "at unlock", "--at-unlock", "--min-interval", "3600", "--shell",
+                            "--", "echo unlocked")  # fmt: skip
+    (hwnd,) = wait_until(
+        lambda: windows_of(app.process.pid, SESSION_WINDOW_TITLE), START_TIMEOUT, "its window"
+    )
+
+    def runs() -> list[dict[str, Any]]:
+        shown: list[dict[str, Any]] = app.json("runs", "--schedule", str(schedule), "--limit", "5")
+        return shown
+
+    post_message(hwnd, WM_WTSSESSION_CHANGE, WTS_SESSION_LOCK, 1)
+    post_message(hwnd, WM_WTSSESSION_CHANGE, WTS_SESSION_UNLOCK, 1)
+    (run,) = wait_until(
+        lambda: [r for r in runs() if r["status"] == "succeeded"], CLI_TIMEOUT, "the unlock's run"
+    )
+    assert run["trigger"] == "unlock" and "unlocked" in run["output_tail"]
+    # A second unlock within the hour: nothing more. Told apart from a slow one by a resume
+    # posted after it, which the app handles only once it has handled the unlock.
+    post_message(hwnd, WM_WTSSESSION_CHANGE, WTS_SESSION_UNLOCK, 1)
+    for power in windows_of(app.process.pid, POWER_WINDOW_TITLE):
+        post_message(power, WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC, 0)
+    wait_until(
+        lambda: ((app.status() or {}).get("last_wake") or {}).get("reason") == "resume",
+        CLI_TIMEOUT,
+        "the resume after the second unlock",
+    )
+    assert [r["id"] for r in runs()] == [run["id"]]
