@@ -91,6 +91,8 @@ class Host(QObject):
         # Read once here for the runtime's defaults (alerts, the catch-up burst); the tray reads
         # the same file for what it shows.
         settings = load_settings(settings_path(store.data_dir))
+        self.inhibitor = inhibitor or sleep_inhibitor_for_platform()
+        """Held while a job with keep_awake runs, and through the runs of a wake the app caused."""
         self.runtime = Runtime(
             store,
             self.clock,
@@ -100,7 +102,7 @@ class Host(QObject):
             recorder=Recorder(store, self.loop),
             slice_budget=SLICE_BUDGET,
             conditions=conditions or condition_source_for_platform(),
-            inhibitor=inhibitor or sleep_inhibitor_for_platform(),
+            inhibitor=self.inhibitor,
             alerts=settings.alerts(),
             burst=settings.catch_up_burst,
         )

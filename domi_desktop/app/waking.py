@@ -21,6 +21,7 @@ def start_waking(host: Host) -> WakeKeeper:
         paused=lambda: runtime.driver.paused,
         notes=runtime.keeper,
         last_wake=lambda: runtime.driver.last_wake,
+        inhibitor=host.inhibitor,
     )
     runtime.subscribe(keeper.observe)
     host.woke.connect(keeper.woke)

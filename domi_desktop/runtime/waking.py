@@ -24,7 +24,16 @@ from typing import Protocol
 
 from domi_desktop.events import Event, FireEvent, RunFinished, RunWaiting
 from domi_desktop.model import Schedule, SystemState, WakeReason
-from domi_desktop.ports import Clock, InputWatch, Loop, Sleeper, TimerHandle, WakeAlarm
+from domi_desktop.ports import (
+    Clock,
+    InhibitorHandle,
+    InputWatch,
+    Loop,
+    Sleeper,
+    SleepInhibitor,
+    TimerHandle,
+    WakeAlarm,
+)
 from domi_desktop.runtime.alerts import NOTE_END
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.scheduler.driver import WakeRecord
@@ -43,6 +52,7 @@ MIN_NAP = timedelta(minutes=2)
 """The next wake sooner than this: stay awake for it rather than sleep and wake again."""
 SETTLE = 5.0
 """Seconds between the last woken run's end and the sleep: its record is written meanwhile."""
+HOLD_WHY = "the computer was woken to run a schedule"
 
 _SLEPT = (WakeReason.resume, WakeReason.clock_jump)
 
@@ -118,10 +128,13 @@ class WakeKeeper:
         paused: Callable[[], bool],
         notes: Notes,
         last_wake: Callable[[], WakeRecord | None] = lambda: None,
+        inhibitor: SleepInhibitor | None = None,
         lead: timedelta = LEAD,
     ) -> None:
         """``tools`` are made when a schedule first asks for a wake (finding them asks the OS);
-        ``state`` reads the machine's power and network for the plan."""
+        ``state`` reads the machine's power and network for the plan; ``inhibitor`` (the
+        runtime's: one execution state per thread on Windows) holds the woken machine awake
+        until its runs end, as the OS would otherwise sleep an unattended machine again."""
         self._host = host
         self._make_tools = tools
         self._tools: WakeTools | None = None
@@ -129,6 +142,8 @@ class WakeKeeper:
         self._paused = paused
         self._notes = notes
         self._last_wake = last_wake
+        self._inhibitor = inhibitor
+        self._held: InhibitorHandle | None = None
         self._lead = lead
         self.armed: WakeTarget | None = None
         self._alarm_at: datetime | None = None
@@ -191,6 +206,7 @@ class WakeKeeper:
         ):
             return False
         self.woken = _Woken(armed, now)
+        self._hold()
         log.info(
             "the machine woke at %s for the wake armed at %s (schedules %s)",
             now.isoformat(), armed.at.isoformat(), list(armed.schedule_ids),
@@ -230,7 +246,17 @@ class WakeKeeper:
             log.warning("cannot wake the machine: %s", alarm.status)
         self._alarm_at = None if target is None else target.at
 
+    def _hold(self) -> None:
+        if self._inhibitor is not None and self._held is None:
+            self._held = self._inhibitor.acquire(HOLD_WHY)
+
+    def _let_go(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.release()
+
     def close(self) -> None:
+        self._let_go()
         if self._settling is not None:
             self._settling.cancel()
             self._settling = None
@@ -279,6 +305,9 @@ class WakeKeeper:
         waited_out = now > woken.target.due + GIVE_UP
         if not waited_out and not woken.fired.issuperset(woken.target.schedule_ids):
             return
+        # Let go now: the OS's own idle sleep may act (Windows, macOS), and logind refuses a
+        # Suspend while an inhibitor of ours is still open.
+        self._let_go()
         self._settling = self._host.loop.call_later(SETTLE, self._settle)
 
     def _settle(self) -> None:
@@ -300,6 +329,7 @@ class WakeKeeper:
         if upcoming is not None and upcoming.at - now < MIN_NAP:
             log.info("the next wake (%s) is too near to sleep before it", upcoming.at.isoformat())
             self.woken = _Woken(upcoming, woken.resumed_at, noted=False)
+            self._hold()
             return
         self.woken = None
         watch, sleeper = self.tools.watch, self.tools.sleeper

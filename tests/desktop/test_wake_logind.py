@@ -16,7 +16,7 @@ import pytest
 from domi_desktop.model import CommandAction, Policies, RunStatus
 from domi_desktop.platform.wake.presence import LogindInputWatch, linux_input_watch
 from domi_desktop.platform.wake.sleeper import LogindSleeper, linux_sleeper
-from domi_desktop.runtime.waking import WOKE_NOTE
+from domi_desktop.runtime.waking import HOLD_WHY, WOKE_NOTE
 from domi_desktop.store import Store
 from tests import faketime
 from tests.desktop.harness import Child, FakeLogind, Spawn
@@ -130,6 +130,12 @@ def test_after_an_unattended_wake_the_woken_run_says_so_and_logind_is_asked_to_s
     wait_for(lambda: laptop.logind.calls("Suspend"), WAIT, "the app asking logind to suspend")
     assert [call["args"] for call in laptop.logind.calls("Suspend")] == [[False]]
     assert laptop.runs() == [(RunStatus.succeeded, WOKE_NOTE)]
+    # Held awake through the woken run (an unattended machine is slept again by the OS), and
+    # let go before the Suspend (logind refuses one while an inhibitor of ours is open).
+    inhibits = [c["args"] for c in laptop.logind.calls("Inhibit") if HOLD_WHY in c["args"]]
+    assert inhibits == [["sleep", "domi-desktop", HOLD_WHY, "block"]]
+    log = laptop.app.stderr()
+    assert log.index(f"sleep allowed again ({HOLD_WHY})") < log.index("back to sleep")
     # The alarm moved on to the next night's run after the fire.
     assert laptop.said("the machine wakes at 2026-03-03 02:59:30 UTC")
 

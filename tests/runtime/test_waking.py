@@ -27,11 +27,12 @@ from domi_desktop.model import (
     WakeReason,
 )
 from domi_desktop.runtime.engine import Runtime
-from domi_desktop.runtime.waking import SETTLE, WOKE_NOTE, WakeKeeper, WakeTools
+from domi_desktop.runtime.waking import HOLD_WHY, SETTLE, WOKE_NOTE, WakeKeeper, WakeTools
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from tests.fakes import FakeClock, FakeLoop
+from tests.runtime.test_conditions_runtime import FakeInhibitor
 
 START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
 MAINS = SystemState()
@@ -109,6 +110,7 @@ class Harness:
         self.source = FakeSource(state)
         self.alarm, self.watch, self.sleeper = FakeAlarm(), FakeWatch(), FakeSleeper()
         self.sleeper.clock = self.clock
+        self.inhibitor = FakeInhibitor()
         self.runtime = Runtime(
             store, self.clock, self.loop, MemorySecretStore({}), on_wake=self._woke,
             conditions=self.source,
@@ -120,6 +122,7 @@ class Harness:
             paused=lambda: self.runtime.driver.paused,
             notes=self.runtime.keeper,
             last_wake=lambda: self.runtime.driver.last_wake,
+            inhibitor=self.inhibitor,
         )
         self.events: list[Event] = []
         self.runtime.subscribe(self.events.append)
@@ -230,6 +233,7 @@ def test_a_woken_run_says_so_the_alarm_moves_on_and_the_machine_sleeps_again(
     h.runtime.start()
     h.sleep_until(at(10, 59, 31))  # the alarm rang
     assert h.keeper.woken is not None
+    assert (h.inhibitor.held, h.inhibitor.acquired) == (1, [HOLD_WHY])  # the OS may not sleep it
     # The due is still ahead: should it sleep again before, the alarm wakes it at the due.
     assert h.alarm.armed == at(11)
     h.loop.advance(timedelta(seconds=29))  # 11:00: the due
@@ -239,6 +243,7 @@ def test_a_woken_run_says_so_the_alarm_moves_on_and_the_machine_sleeps_again(
     assert run.reason == WOKE_NOTE
     assert h.alarm.armed == at(10, 59, 30, day=6)  # tomorrow's, after the fire
     assert h.sleeper.slept == []
+    assert h.inhibitor.held == 0  # let go with the run's end: before logind is asked
     h.loop.advance(timedelta(seconds=SETTLE))
     assert len(h.sleeper.slept) == 1
     assert h.keeper.woken is None
@@ -315,6 +320,7 @@ def test_a_next_wake_minutes_away_keeps_the_machine_up_for_it(
     h.loop.drain(lambda: len(h.finished()) == 1, timeout=60)
     h.loop.advance(timedelta(seconds=SETTLE))
     assert h.sleeper.slept == []  # 11:00:30 is the next wake: too near to sleep before it
+    assert h.inhibitor.held == 1  # held again for it
     h.loop.advance(timedelta(seconds=55))  # 11:01
     h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
     h.loop.advance(timedelta(seconds=SETTLE))
