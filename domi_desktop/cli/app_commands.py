@@ -59,6 +59,9 @@ def status(args: argparse.Namespace) -> int:
     print(f"  schedules  {schedules}, running runs {state['running_runs'] or 'none'}")
     print(f"  last wake  {when(last.get('at'))} ({last.get('reason', '-')})")
     print(f"  next wake  {when(state['next_wake'])}")
+    wake = state.get("wake") or {}
+    if wake.get("at"):
+        print(f"  wakes the computer {when(wake['at'])}: {wake.get('alarm') or '-'}")
     problem = (state.get("store") or {}).get("problem")
     if problem:
         print(f"  store      {problem}")

@@ -1,0 +1,60 @@
+"""Wake to run in the real headless daemon with no bus at all (as in the sleep lab's guest): root
+here holds CAP_WAKE_ALARM, so the app arms its own CLOCK_REALTIME_ALARM timer, says so in
+``status``, and moves it when the schedule is edited through the socket."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domi_desktop.cron import next_run, parse
+from tests import test_headless as headless
+from tests.fakes import wait_for
+from tests.test_headless import Daemon, cli, run_cli
+
+data = headless.data  # the fixture: a data dir whose jobs and app are killed at the end
+
+pytestmark = [pytest.mark.slow, pytest.mark.linux_only]
+
+
+def wake(data: Path) -> dict[str, Any]:
+    """The status's wake, or nothing while the daemon is not answering yet."""
+    done = run_cli(data, "status", "--json")
+    if done.returncode != 0:
+        return {}
+    return json.loads(done.stdout).get("wake") or {}  # type: ignore[no-any-return]
+
+
+def alarm_at(expr: str) -> str:
+    due = next_run(parse(expr), datetime.now().astimezone(), "UTC")
+    assert due is not None
+    return (due - timedelta(seconds=30)).isoformat()
+
+
+@pytest.fixture
+def daemon(data: Path) -> Iterator[Daemon]:
+    running = Daemon(data)
+    yield running
+    running.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the alarm timer needs CAP_WAKE_ALARM (root here)")
+def test_the_daemon_arms_its_alarm_timer_and_moves_it_on_an_edit(
+    data: Path,
+    daemon: Daemon,
+) -> None:
+    cli(data, "schedule", "add", "backup", "--cron", "0 3 * * *", "--tz", "UTC", "--wake",
+        "--", "true")  # fmt: skip
+    wait_for(lambda: wake(data).get("at") == alarm_at("0 3 * * *"), 60, "the alarm armed")
+    assert wake(data)["alarm"].endswith("(a CLOCK_REALTIME_ALARM timer)")
+    assert "wakes the computer " in cli(data, "status")
+    cli(data, "schedule", "edit", "1", "--cron", "30 4 * * *")
+    wait_for(lambda: wake(data).get("at") == alarm_at("30 4 * * *"), 60, "the alarm moved")
+    cli(data, "schedule", "edit", "1", "--no-wake")
+    wait_for(lambda: wake(data).get("at") is None, 60, "the alarm cancelled")
