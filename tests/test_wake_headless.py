@@ -37,6 +37,25 @@ def alarm_at(expr: str) -> str:
     return (due - timedelta(seconds=30)).isoformat()
 
 
+def alarm_timers(pid: int) -> list[dict[str, Any]]:
+    """The CLOCK_REALTIME_ALARM timerfds of process ``pid``, from /proc: flags, seconds left."""
+    found = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            if os.readlink(fd) != "anon_inode:[timerfd]":
+                continue
+            info = dict(
+                line.split(":", 1)
+                for line in (fd.parent.parent / "fdinfo" / fd.name).read_text().splitlines()
+            )
+        except OSError:  # closed meanwhile
+            continue
+        if info["clockid"].strip() == "8":
+            seconds, _ = info["it_value"].strip(" ()").split(",")
+            found.append({"flags": info["settime flags"].strip(), "left": int(seconds)})
+    return found
+
+
 @pytest.fixture
 def daemon(data: Path) -> Iterator[Daemon]:
     running = Daemon(data)
@@ -53,6 +72,12 @@ def test_the_daemon_arms_its_alarm_timer_and_moves_it_on_an_edit(
         "--", "true")  # fmt: skip
     wait_for(lambda: wake(data).get("at") == alarm_at("0 3 * * *"), 60, "the alarm armed")
     assert wake(data)["alarm"].endswith("(a CLOCK_REALTIME_ALARM timer)")
+    # The kernel's word: the daemon holds a timerfd on CLOCK_REALTIME_ALARM (8), set absolute,
+    # due when the status says.
+    (timer,) = alarm_timers(daemon.process.pid)
+    assert timer["flags"] == "01"  # TFD_TIMER_ABSTIME: a wall-clock instant, moved with the clock
+    left = datetime.fromisoformat(alarm_at("0 3 * * *")) - datetime.now().astimezone()
+    assert abs(timer["left"] - left.total_seconds()) < 60
     assert "wakes the computer " in cli(data, "status")
     cli(data, "schedule", "edit", "1", "--cron", "30 4 * * *")
     wait_for(lambda: wake(data).get("at") == alarm_at("30 4 * * *"), 60, "the alarm moved")
