@@ -219,4 +219,4 @@ def linux_wake_alarm(
             log.info("waking the machine through %s", alarm.via)
             return alarm  # type: ignore[no-any-return]
         reasons.append(f"{name}: {why}")
-    return NoWakeAlarm("cannot wake this machine: " + "; ".join(reasons))
+    return NoWakeAlarm("; ".join(reasons))
