@@ -134,13 +134,13 @@ class Monitoring:
 
         def wait() -> None:
             if not self.worker.drained(budget):
-                log.warning("the checks could not all be paused before sleep; sent after the wake")
+                log.warning("the checks could not all be paused before the sleep")
             done()
 
         threading.Thread(target=wait, name="domi-monitor-sleep", daemon=True).start()
 
     def woke(self) -> None:
-        self.worker.kick()
+        self.worker.drop_pauses()
         self.heartbeat()
 
     def tick(self) -> None:

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from domi_desktop.monitor.intents import Intent
@@ -56,6 +57,15 @@ class Spool:
             log.warning("the monitor spool is full: the %s oldest pings are dropped", dropped)
             del self.items[:dropped]
         self._write()
+
+    def drop(self, unwanted: Callable[[Intent], bool]) -> int:
+        """Remove the intents ``unwanted`` says; how many went."""
+        kept = [item for item in self.items if not unwanted(item)]
+        dropped = len(self.items) - len(kept)
+        if dropped:
+            self.items = kept
+            self._write()
+        return dropped
 
     def done(self, intent: Intent) -> None:
         if self.items and self.items[0] is intent:

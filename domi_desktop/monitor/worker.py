@@ -3,7 +3,7 @@
 Nothing here runs on the loop (GUI) thread or a job's: ``submit`` only appends to a list under a
 lock. A monitor that cannot be reached holds the queue (order matters: a pause must not overtake
 the pings before it), and is tried again after 1 s, 2 s, 4 s... up to 5 minutes, or at once after
-``kick`` (a wake, the network back).
+a wake.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ class Worker:
         self._lock = threading.Condition()
         self._stopping = False
         self._kicked = False
+        self._dropping = False
         self._idle = False
         """Nothing left to send; False until the worker has read the spool a previous run left."""
         self._thread: threading.Thread | None = None
@@ -81,9 +82,11 @@ class Worker:
             self._idle = False
             self._lock.notify_all()
 
-    def kick(self) -> None:
-        """Try now what waits for a retry."""
+    def drop_pauses(self) -> None:
+        """The machine is awake again: what waits for a retry is tried now, and pauses not sent
+        before the sleep go (they would only silence their checks until each one's next run)."""
         with self._lock:
+            self._dropping = True
             self._kicked = True
             self._lock.notify_all()
 
@@ -106,8 +109,13 @@ class Worker:
                 if self._stopping:
                     return
                 incoming, self._incoming = self._incoming, []
+                dropping, self._dropping = self._dropping, False
             if incoming:
                 spool.add([self._with_output(intent) for intent in incoming])
+            if dropping and spool.drop(lambda item: item.kind is Kind.pause):
+                log.info("pauses not sent before the sleep are dropped: the machine is awake")
+            if not spool.items:
+                continue
             intent = spool.items[0]
             try:
                 self._deliver(intent)

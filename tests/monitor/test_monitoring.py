@@ -348,3 +348,30 @@ def test_a_damaged_spool_or_check_list_never_stops_the_monitor(
     finally:
         monitoring.stop()
     assert [p.kind for p in hc.by_name("Backup (domi #7)").pings] == ["start"]
+
+
+def test_pauses_that_could_not_go_before_the_sleep_are_dropped_at_the_wake(
+    tmp_path: Path, hc: FakeHealthchecks, clock: FakeClock
+) -> None:
+    monitoring = _monitoring(tmp_path, clock)
+    monitoring.start()
+    released: list[bool] = []
+    try:
+        schedule = _schedule(hc)
+        monitoring.observe(_fire(1), schedule)
+        monitoring.observe(_finished(1), schedule)
+        assert monitoring.worker.drained(10)
+        hc.unreachable = True  # the Wi-Fi went first
+        monitoring.going_to_sleep([schedule], lambda: released.append(True), budget=0.5)
+        wait_for(lambda: released, 10, "the delay lock let go after its budget")
+        hc.unreachable = False
+        monitoring.woke()
+        monitoring.observe(_fire(2), schedule)
+        monitoring.observe(_finished(2), schedule)
+        assert monitoring.worker.drained(10)
+    finally:
+        monitoring.stop()
+    check = hc.by_name("Backup (domi #7)")
+    assert check.status == "up"
+    assert "paused" not in [flip.new for flip in check.flips]
+    assert [p.kind for p in check.pings] == ["start", "success", "start", "success"]
