@@ -7,7 +7,12 @@ import sys
 import pytest
 
 from domi_desktop.platform.resume import resume_source_for_platform
-from domi_desktop.platform.resume.base import PowerCallbacks, UnsupportedResumeSource
+from domi_desktop.platform.resume.base import (
+    EitherResumeSource,
+    PowerCallbacks,
+    UnsupportedResumeSource,
+)
+from domi_desktop.platform.resume.kernel import KernelResumeSource
 from domi_desktop.platform.resume.linux import LogindResumeSource
 from domi_desktop.platform.resume.macos import WorkspaceWakeResumeSource
 from domi_desktop.platform.resume.windows import PowerWindowResumeSource
@@ -16,7 +21,7 @@ from domi_desktop.platform.resume.windows import PowerWindowResumeSource
 @pytest.mark.parametrize(
     ("platform", "kind"),
     [
-        ("linux", LogindResumeSource),
+        ("linux", EitherResumeSource),
         ("win32", PowerWindowResumeSource),
         ("darwin", WorkspaceWakeResumeSource),
         ("freebsd14", UnsupportedResumeSource),
@@ -24,6 +29,13 @@ from domi_desktop.platform.resume.windows import PowerWindowResumeSource
 )
 def test_each_os_gets_its_own_source(platform: str, kind: type) -> None:
     assert isinstance(resume_source_for_platform(platform), kind)
+
+
+def test_linux_asks_logind_first_then_the_kernel() -> None:
+    source = resume_source_for_platform("linux")
+    assert isinstance(source, EitherResumeSource)
+    first, second = source.sources
+    assert isinstance(first, LogindResumeSource) and isinstance(second, KernelResumeSource)
 
 
 def test_an_os_without_a_source_says_so_and_starts_nothing() -> None:

@@ -15,9 +15,13 @@ from domi_desktop.ports import ResumeSource
 def resume_source_for_platform(platform: str = sys.platform) -> ResumeSource:
     """The source of ``platform``; each is imported only here, so no OS loads another's modules."""
     if platform.startswith("linux"):
+        from domi_desktop.platform.resume.base import EitherResumeSource
+        from domi_desktop.platform.resume.kernel import KernelResumeSource
         from domi_desktop.platform.resume.linux import LogindResumeSource
 
-        return LogindResumeSource()
+        # Without logind the kernel's clock-set timer tells the resume as it happens; the gap
+        # detector alone would see it only at the driver's next tick (up to a minute later).
+        return EitherResumeSource(LogindResumeSource(), KernelResumeSource())
     if platform == "win32":
         from domi_desktop.platform.resume.windows import PowerWindowResumeSource
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from domi_desktop.ports import PowerEvent
+from domi_desktop.ports import PowerEvent, ResumeSource
 
 _log = logging.getLogger("domi_desktop.platform.resume")
 
@@ -45,3 +45,30 @@ class UnsupportedResumeSource:
 
     def stop(self) -> None:
         pass
+
+
+class EitherResumeSource:
+    """The first of two sources that starts (Linux: logind where it runs, else the kernel)."""
+
+    def __init__(self, first: ResumeSource, second: ResumeSource) -> None:
+        self.sources = (first, second)
+        self.status = "not started"
+        self._running: ResumeSource | None = None
+
+    def start(
+        self, on_resume: Callable[[], None], on_sleep: Callable[[], None] | None = None
+    ) -> bool:
+        self.stop()
+        first, second = self.sources
+        if first.start(on_resume, on_sleep):
+            self._running, self.status = first, first.status
+            return True
+        started = second.start(on_resume, on_sleep)
+        self._running = second if started else None
+        self.status = f"{first.status}; {second.status}"
+        return started
+
+    def stop(self) -> None:
+        if self._running is not None:
+            self._running.stop()
+        self._running = None
