@@ -70,16 +70,15 @@ def test_the_timeline_opens_from_the_menu_and_the_schedules_window(tray: TrayApp
 
     tray.rebuild_menu()
     action(tray.menu, "Timeline…").trigger()
-    opened = [w for w in QApplication.topLevelWidgets() if isinstance(w, TimelineWindow)]
-    assert len(opened) == 1 and opened[0].isVisible()
-    assert [lane.name for lane in opened[0].view._data.lanes] == [  # type: ignore[union-attr]
+    opened = tray._windows["timeline"]
+    assert isinstance(opened, TimelineWindow) and opened.isVisible()
+    assert [lane.name for lane in opened.view._data.lanes] == [  # type: ignore[union-attr]
         "Rate-limit report", "Every minute",
     ]  # fmt: skip
-    opened[0].close()
+    opened.close()
     tray.main_window.acts["timeline"].trigger()  # the Schedules window's button: the same one
-    again = [w for w in QApplication.topLevelWidgets() if isinstance(w, TimelineWindow)]
-    assert again == opened and opened[0].isVisible()
-    opened[0].close()
+    assert tray._windows["timeline"] is opened and opened.isVisible()
+    opened.close()
 
 
 def test_pause_and_resume_from_the_menu(tray: TrayApp) -> None:
