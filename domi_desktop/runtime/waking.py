@@ -47,7 +47,11 @@ EARLY = timedelta(seconds=5)
 """A resume this much before the armed instant still counts as ours (the RTC has whole seconds)."""
 GIVE_UP = timedelta(minutes=10)
 """After the due by this much, a woken schedule that did not fire (edited, paused) is not waited
-for; and a resume noticed later than this after the due is not taken for ours."""
+for."""
+NOTICE = timedelta(minutes=2)
+"""A resume noticed up to this long after the alarm rang is ours (without logind the scheduler
+sees it at its next tick, a minute at most); a later one was a person's (the alarm did not ring),
+and its runs do not say the app woke the computer."""
 MIN_NAP = timedelta(minutes=2)
 """The next wake sooner than this: stay awake for it rather than sleep and wake again."""
 SETTLE = 5.0
@@ -198,12 +202,12 @@ class WakeKeeper:
     def _begin(self, now: datetime, reason: WakeReason) -> bool:
         """A woken session starts when the machine slept and woke at the armed instant."""
         armed = self.armed
-        if (
-            reason not in _SLEPT
-            or armed is None
-            or self.woken is not None
-            or not armed.at - EARLY <= now <= armed.due + GIVE_UP
-        ):
+        if reason not in _SLEPT or armed is None or self.woken is not None:
+            return False
+        # The alarm rang at the armed instant, or at the due when it was moved there (the machine
+        # slept again in between).
+        rang = [armed.at] if self._alarm_at is None else [armed.at, self._alarm_at]
+        if not any(at - EARLY <= now <= at + NOTICE for at in rang):
             return False
         self.woken = _Woken(armed, now)
         self._hold()

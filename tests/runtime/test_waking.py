@@ -428,3 +428,33 @@ def test_an_os_that_fails_to_give_its_tools_never_stops_the_scheduler(
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert [r.getMessage() for r in errors] == ["cannot tell how to wake this machine"]  # once
     assert h.keeper.describe()["alarm"] == "cannot tell how to wake this machine: no /proc here"
+
+
+def test_a_resume_long_after_the_alarm_is_a_person_s_and_its_run_does_not_say_woken(
+    make: Callable[..., Harness],
+) -> None:
+    # The alarm did not ring (wake timers off, a dead battery); the lid opened at 11:05.
+    h = make()
+    job = h.add("0 11 * * *")
+    h.runtime.start()
+    h.sleep_until(at(11, 5))
+    assert h.keeper.woken is None
+    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    (run,) = h.store.runs(schedule_id=job.id)
+    assert run.late and run.reason is None
+
+
+def test_a_machine_that_slept_again_before_the_due_is_woken_at_the_due_and_that_is_ours(
+    make: Callable[..., Harness],
+) -> None:
+    h = make()
+    job = h.add("0 11 * * *")
+    h.runtime.start()
+    h.clock.sleep_machine(at(10, 59, 40) - h.clock.now())
+    h.runtime.driver.wake(WakeReason.timer)  # awake past the instant, with no resume told...
+    assert h.alarm.armed == at(11)
+    h.clock.sleep_machine(at(11, 1, 30) - h.clock.now())  # ...asleep again; the due's alarm rang
+    h.runtime.driver.wake(WakeReason.clock_jump)
+    assert h.keeper.woken is not None
+    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    assert h.store.runs(schedule_id=job.id)[0].reason == WOKE_NOTE
