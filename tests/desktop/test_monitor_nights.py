@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,8 @@ START = datetime(2026, 3, 2, 7, 0, tzinfo=UTC)  # a Monday morning
 SLEEP_AT, WAKE_AT = 23, 7
 NIGHT_HOURS = 24 - (SLEEP_AT - WAKE_AT)
 NIGHTS = 30
+HANG_SECONDS = 8
+"""Real seconds a hanging job takes, while the test moves the app's clock past the grace."""
 PING_WAIT = 30.0
 """Real seconds a run's pings may take on a loaded machine (they take well under one)."""
 
@@ -72,8 +75,11 @@ class Laptop:
         self.clock.set_offset(when - datetime.now(UTC))
 
     def ends(self, name: str) -> int:
+        return self.pings(name, "success", "fail")
+
+    def pings(self, name: str, *kinds: str) -> int:
         with self.hc.lock:
-            return sum(p.kind in ("success", "fail") for p in self.hc.by_name(check(name)).pings)
+            return sum(p.kind in kinds for p in self.hc.by_name(check(name)).pings)
 
     def sleep(self, hours: float) -> None:
         """PrepareForSleep(true); the sleep starts once the app let go of its delay lock (as
@@ -108,9 +114,14 @@ def laptop(
         monitor = Monitor(healthchecks_key="hc-key", healthchecks_api=hc.url, grace=GRACE)
         with Store.open(data, now=START) as store:
             for name, expr in SCHEDULES.items():
-                # A flag file named after the schedule makes its next run fail (exit code 3);
-                # each job prints its secret, which no ping may carry.
-                command = f"echo token=$TOKEN; test ! -e {flags / name.replace(' ', '-')} || exit 3"
+                # A flag file named after the schedule makes its next run fail (exit code 3),
+                # one ending in .hang makes it hang a while (past the grace, on the app's
+                # clock); each job prints its secret, which no ping may carry.
+                flag = flags / name.replace(" ", "-")
+                command = (
+                    f"echo token=$TOKEN; test ! -e {flag} || exit 3; "
+                    f"test ! -e {flag}.hang || sleep {HANG_SECONDS}"
+                )
                 action = CommandAction(shell=command, secret_env=(("TOKEN", "job-token"),))
                 store.create_schedule(name, expr, "UTC", action, Policies(monitor=monitor),
                                       now=START)  # fmt: skip
@@ -144,6 +155,18 @@ def _step_to(laptop: Laptop, due: datetime, name: str) -> None:
     wait_for(lambda: laptop.ends(name) > before, PING_WAIT, f"the end ping of {name} at {due}")
 
 
+def _hang_past_the_grace(laptop: Laptop, flag: Path, due: datetime, name: str) -> None:
+    """The run starts at its due and hangs; the app's clock moves on past the grace while it
+    does (no other due on the way), and only then does it end, successfully."""
+    flag.touch()
+    started, ended = laptop.pings(name, "start"), laptop.ends(name)
+    laptop.set_time(due + timedelta(seconds=2))
+    wait_for(lambda: laptop.pings(name, "start") > started, PING_WAIT, f"{name} started")
+    laptop.set_time(due + GRACE + timedelta(seconds=30))
+    wait_for(lambda: laptop.ends(name) > ended, PING_WAIT, f"the end ping of {name} at {due}")
+    flag.unlink()
+
+
 def test_thirty_nights_asleep_no_sleep_caused_down_and_every_failure_flagged(
     laptop: Laptop,
 ) -> None:
@@ -156,20 +179,34 @@ def test_thirty_nights_asleep_no_sleep_caused_down_and_every_failure_flagged(
     failing = {awake[i] for i in range(3, len(awake), len(awake) // 20)}
     failing = set(sorted(failing)[:20])
     assert len(failing) == 20
-    flagged: list[timedelta] = []
+    # Five of them hang instead of failing: Healthchecks can tell only by the start ping and
+    # the grace. Each is one with no other due in the half hour its hang is moved through.
+    after = dict(pairwise(awake))
+    hanging = {
+        d for d in failing
+        if after[d][0] - d[0] > GRACE + timedelta(minutes=1) and d[0].hour < SLEEP_AT - 1
+    }  # fmt: skip
+    hanging = set(sorted(hanging)[::2][:5])
+    assert len(hanging) == 5
+    flagged: dict[str, list[timedelta]] = {"failed": [], "hung": []}
     for night, dues in enumerate(day_dues):
         for due, name in dues:
             flag = laptop.flags / name.replace(" ", "-")
-            if (due, name) in failing:
+            if (due, name) in hanging:
+                flag = flag.with_name(flag.name + ".hang")
+                _hang_past_the_grace(laptop, flag, due, name)
+            elif (due, name) in failing:
                 flag.touch()
-            _step_to(laptop, due, name)
-            if (due, name) in failing:
+                _step_to(laptop, due, name)
                 flag.unlink()
+            else:
+                _step_to(laptop, due, name)
+            if (due, name) in failing:
                 [down] = [
                     f for f in laptop.hc.by_name(check(name)).flips
                     if f.new == "down" and f.at >= due
                 ]  # fmt: skip
-                flagged.append(down.at - due)
+                flagged["hung" if (due, name) in hanging else "failed"].append(down.at - due)
         night_start = START + timedelta(days=night, hours=SLEEP_AT - WAKE_AT)
         laptop.set_time(night_start + timedelta(seconds=1))
         before = {name: laptop.ends(name) for name in ("every 4 hours", "night")}
@@ -181,14 +218,16 @@ def test_thirty_nights_asleep_no_sleep_caused_down_and_every_failure_flagged(
     downs = laptop.hc.downs()
     caused_by_failures = [d for d in downs if _failure_of(d, failing)]
     sleep_caused = [d for d in downs if not _failure_of(d, failing)]
+    delays = [*flagged["failed"], *flagged["hung"]]
     print(
         f"nights {NIGHTS}, dues run {len(awake)}, downs {len(downs)}: "
         f"{len(caused_by_failures)} for the 20 injected failures, {len(sleep_caused)} else; "
-        f"flagged within {max(flagged)} of the due (grace {GRACE})"
+        f"{len(flagged['failed'])} failed runs flagged within {max(flagged['failed'])} of the "
+        f"due, {len(flagged['hung'])} hung ones within {max(flagged['hung'])} (grace {GRACE})"
     )
     assert sleep_caused == []
-    assert len(caused_by_failures) == len(flagged) == 20
-    assert max(flagged) <= GRACE + timedelta(seconds=60)
+    assert len(caused_by_failures) == len(delays) == 20
+    assert max(delays) <= GRACE + timedelta(seconds=60)
     assert laptop.hc.by_name("domi heartbeat: " + _machine(laptop)).flips[-1].new == "up"
     _no_secret_went_out(laptop)
 
