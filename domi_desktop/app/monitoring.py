@@ -4,6 +4,7 @@ runs, and the OS's sleep signal under a delay lock, so the checks are paused bef
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +61,9 @@ class HostMonitoring:
         )
         self._delay = delay_inhibitor_for_platform()
         self._held: InhibitorHandle | None = None
+        self._holding = threading.Lock()
+        self._pausing = False
+        """Some schedule here has checks to pause: only then is sleep held back for them."""
         self._resume: Any = resume_source_for_platform()
         self._unsubscribe = host.runtime.subscribe(self._event)
         host.woke.connect(self._woke)
@@ -71,7 +75,6 @@ class HostMonitoring:
             log.info(
                 "monitors: no sleep signal here (%s); checks are not paused", self._resume.status
             )
-        self._hold()
 
     def stop(self) -> None:
         self._resume.stop()
@@ -94,7 +97,13 @@ class HostMonitoring:
 
     def _woke(self, _plan: object, reason: str) -> None:
         if reason in (WakeReason.start, WakeReason.edit, WakeReason.tz_change):
-            self.monitoring.sync(self._here())
+            here = self._here()
+            self.monitoring.sync(here)
+            self._pausing = any(s.policies.monitor.healthchecks_key for s in here)
+            if self._pausing:
+                self._hold()
+            else:
+                self._release()
         self.monitoring.tick()
 
     def _sleeping(self) -> None:
@@ -105,12 +114,15 @@ class HostMonitoring:
         self.monitoring.woke()
 
     def _hold(self) -> None:
-        if self._delay is not None and self._held is None:
-            self._held = self._delay.acquire(DELAY_WHY)
+        if self._pausing and self._delay is not None and self._held is None:
+            held = self._delay.acquire(DELAY_WHY)
+            with self._holding:
+                self._held = held
 
     def _release(self) -> None:
-        """From the sleep's waiting thread, or at stop: closing the lock's fd is thread-safe."""
-        held, self._held = self._held, None
+        """Also from the sleep's waiting thread: closing the lock's fd is thread-safe."""
+        with self._holding:
+            held, self._held = self._held, None
         if held is not None:
             held.release()
 
