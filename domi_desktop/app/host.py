@@ -34,6 +34,7 @@ from domi_desktop.platform.conditions import condition_source_for_platform
 from domi_desktop.platform.filewatch import FileWatch
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
 from domi_desktop.platform.memory import give_back
+from domi_desktop.platform.sleeplog import boot_clock
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
 from domi_desktop.runtime.diary import BACK_FILL, Diary
 from domi_desktop.runtime.engine import Runtime
@@ -129,7 +130,7 @@ class Host(QObject):
             self,
         )
         self.runtime.subscribe(self._on_event)
-        self.diary = Diary(store, self.clock, self.runtime.recorder)
+        self.diary = Diary(store, self.clock, self.runtime.recorder, boot_clock=boot_clock())
         """The machine's own story: awake, asleep, off (the Timeline's)."""
         self._give_back = QTimer(self)
         self._give_back.setSingleShot(True)

@@ -19,8 +19,10 @@ import logging
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from domi_desktop.story import Parsed, SpanSource
@@ -38,6 +40,14 @@ log = logging.getLogger(__name__)
 TIMEOUT = 30.0
 MOST_EVENTS = 2000
 """Windows events read at most (the newest): two sleeps a day for years."""
+
+
+def boot_clock(platform: str = sys.platform) -> Callable[[], float] | None:
+    """Linux's ``CLOCK_BOOTTIME``: monotonic, but it runs on while the machine sleeps (the
+    diary tells a sleep from a wall clock set forward by it); None elsewhere."""
+    if not platform.startswith("linux") or not hasattr(time, "CLOCK_BOOTTIME"):
+        return None
+    return partial(time.clock_gettime, time.CLOCK_BOOTTIME)
 
 
 def journal_command(since: datetime, files: Sequence[Path] = ()) -> list[str]:

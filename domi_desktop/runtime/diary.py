@@ -37,8 +37,20 @@ BACK_FILL = timedelta(days=30)
 
 
 class Diary:
-    def __init__(self, store: Store, clock: Clock, recorder: Recorder) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        recorder: Recorder,
+        *,
+        boot_clock: Callable[[], float] | None = None,
+    ) -> None:
+        """``boot_clock``: seconds on a clock that runs on while the machine sleeps (Linux's
+        ``CLOCK_BOOTTIME``), where there is one: it tells a sleep from a wall clock set forward,
+        which look the same to the wall and monotonic clocks alone."""
         self._store = store
+        self._boot_clock = boot_clock
+        self._boot: float | None = None
         self._clock = clock
         self._recorder = recorder
         self._machine = store.machine
@@ -65,9 +77,10 @@ class Diary:
             self.resumed()
             return
         last_wall, last_mono = self._seen
+        last_boot = self._boot
         now, mono = self._look()
         if (now - last_wall).total_seconds() - (mono - last_mono) > GAP:
-            if self._recent_wake(mono):
+            if self._recent_wake(mono) or not self._slept(last_boot, mono - last_mono):
                 return
             self._wake(now, mono, last_wall, SpanSource.gap)
             return
@@ -114,7 +127,16 @@ class Diary:
 
     def _look(self) -> tuple[datetime, float]:
         self._seen = (self._clock.now(), self._clock.monotonic())
+        if self._boot_clock is not None:
+            self._boot = self._boot_clock()
         return self._seen
+
+    def _slept(self, last_boot: float | None, awake_for: float) -> bool:
+        """Whether the gap just seen was a sleep: the boot clock ran on through it (it is a
+        sleep too where there is no boot clock to ask)."""
+        if last_boot is None or self._boot is None:
+            return True
+        return (self._boot - last_boot) - awake_for > GAP
 
     def _recent_wake(self, mono: float) -> bool:
         return self._woke is not None and mono - self._woke < ONE_WAKE

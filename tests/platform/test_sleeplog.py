@@ -7,12 +7,19 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from domi_desktop.platform.sleeplog import event_log_command, journal_command, read_os_sleeps
+from domi_desktop.platform.sleeplog import (
+    boot_clock,
+    event_log_command,
+    journal_command,
+    read_os_sleeps,
+)
 from domi_desktop.story import SpanSource
 from tests.story.test_oslog import JOURNAL_SLEEPS
 
@@ -90,3 +97,15 @@ def test_the_commands_ask_only_for_the_sleep_events() -> None:
         and "EventID=42" in query
         and "EventID=107" in query
     )
+
+
+def test_the_boot_clock_is_linuxs_and_counts_what_the_monotonic_one_leaves_out() -> None:
+    assert boot_clock("win32") is None and boot_clock("darwin") is None
+    clock = boot_clock()
+    if sys.platform != "linux":
+        assert clock is None
+        return
+    assert clock is not None
+    # CLOCK_BOOTTIME is CLOCK_MONOTONIC plus the time spent asleep: never behind it.
+    awake = time.monotonic()
+    assert clock() >= awake

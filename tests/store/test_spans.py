@@ -110,6 +110,35 @@ def test_with_no_signal_the_clock_gap_dates_the_sleep_from_the_last_heartbeat(
     assert [kind for kind, *_ in kinds] == [SpanKind.awake, SpanKind.asleep, SpanKind.awake]
 
 
+def test_with_a_boot_clock_a_wall_clock_set_forward_is_no_sleep(
+    clock: FakeClock, data_dir: Path
+) -> None:
+    """Linux's CLOCK_BOOTTIME runs on through a sleep, not through a clock set forward."""
+    slept = [0.0]
+    store = Store.open(data_dir, now=clock.now(), machine="laptop")
+    recorder = Recorder(store, FakeLoop(clock), threaded=False)
+    diary = Diary(store, clock, recorder, boot_clock=lambda: clock.monotonic() + slept[0])
+    try:
+        diary.start()
+        clock.advance(minutes(1))
+        diary.tick()
+        clock.set_wall(clock.now() + timedelta(hours=2))  # NTP, or the user: no sleep
+        clock.advance(minutes(1))
+        diary.tick()
+        clock.sleep_machine(timedelta(hours=1))  # a real sleep: the boot clock ran on
+        slept[0] += 3600
+        clock.advance(minutes(1))
+        diary.tick()
+        found = store.machine_spans(NOW - WEEK, NOW + WEEK)
+        asleep = [span for span in found if span.kind is SpanKind.asleep]
+        assert [(span.source, span.end - span.start) for span in asleep] == [
+            (SpanSource.gap, timedelta(hours=1, minutes=1))
+        ]
+    finally:
+        recorder.close()
+        store.close()
+
+
 def test_a_lost_wake_signal_is_the_next_wake_of_the_scheduler(
     clock: FakeClock, app_on: Callable[..., App]
 ) -> None:
