@@ -40,14 +40,17 @@ class Spool:
         except (OSError, UnicodeDecodeError) as error:
             log.warning("cannot read the monitor spool %s (%s): starting empty", self.path, error)
             return []
-        items: list[Intent] = []
         try:
-            for data in json.loads(text):
-                items.append(Intent.from_json(data))
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
-            log.warning(
-                "the monitor spool %s is damaged (%s): kept %s", self.path, error, len(items)
-            )
+            entries = json.loads(text)
+        except ValueError as error:
+            log.warning("the monitor spool %s is damaged (%s): starting empty", self.path, error)
+            return []
+        items: list[Intent] = []
+        for entry in entries if isinstance(entries, list) else [entries]:
+            try:
+                items.append(Intent.from_json(entry))
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                log.warning("the monitor spool %s: an entry is damaged (%s)", self.path, error)
         return items
 
     def add(self, intents: list[Intent]) -> None:

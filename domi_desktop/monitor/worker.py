@@ -131,6 +131,9 @@ class Worker:
                 self.refused += 1
                 log.warning("%s: the monitor refused %s (%s); dropped", intent.what or
                             intent.kind.value, intent.signal or intent.kind.value, error)  # fmt: skip
+            except Exception:  # a damaged spool entry: the thread must go on with the others
+                self.refused += 1
+                log.exception("%s cannot be sent; dropped", intent.what or intent.kind.value)
             else:
                 self.delivered += 1
             backoff = FIRST_BACKOFF
@@ -155,7 +158,8 @@ class Worker:
         # Every API key read so far, in every body: a job that prints one must not send it out.
         masker = Masker(self._keys)
         if intent.kind is Kind.webhook:
-            assert intent.url is not None
+            if intent.url is None:
+                raise Refused("a webhook without its URL")
             body = json.dumps(_masked(intent.payload, masker)).encode()
             send("POST", intent.url, body=body, headers={"Content-Type": "application/json"})
             return

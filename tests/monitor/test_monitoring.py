@@ -337,7 +337,10 @@ def test_a_damaged_spool_or_check_list_never_stops_the_monitor(
 ) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    (data / "monitor-spool.json").write_text('[{"kind": "ping", "signal": "0"}, {"kind": 3}, 7')
+    (data / "monitor-spool.json").write_text(
+        '[{"kind": "ping", "signal": "0"}, {"kind": "webhook"}, {"kind": "pause"},'
+        ' {"kind": "sync", "check": {"api": 1}}, {"kind": 3}, 7, null, "x"]'
+    )
     (data / "monitor-checks.json").write_text('{"x": {"ping_url": 1}}')
     monitoring = _monitoring(tmp_path, clock)
     monitoring.start()
