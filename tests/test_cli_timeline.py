@@ -96,3 +96,11 @@ def test_a_bad_span_of_days_or_schedule_is_refused_with_a_message(data: Path) ->
     assert too_long.returncode != 0 and "days" in too_long.stderr
     unknown = domi(data, "--schedule", "99")
     assert unknown.returncode != 0 and "99" in unknown.stderr
+
+
+def test_a_machine_with_no_story_yet_says_so_rather_than_awake(tmp_path: Path) -> None:
+    done = domi(tmp_path / "fresh", "--days", "3")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1] == (
+        "  nothing on record: domi-desktop has not run on this machine in that time"
+    )

@@ -26,8 +26,10 @@ def timeline(args: argparse.Namespace) -> int:
     for span in away:
         what = "asleep" if span["kind"] == "asleep" else "domi-desktop not running"
         print(f"  {what}: {when(span['start'])} – {when(span['end'])} ({span['source']})")
-    if not away:
-        print("  awake, with domi-desktop running, all along")
+    if not story["spans"]:
+        print("  nothing on record: domi-desktop has not run on this machine in that time")
+    elif not away:
+        print("  no sleep and no time without domi-desktop on record")
     for schedule in story["schedules"]:
         print()
         print(printable(schedule["name"]))
