@@ -6,7 +6,9 @@ machine whose app is frozen (stopped in a debugger, a SIGSTOP, a hung loop) or k
 its own jobs, which run on: two live copies of one schedule. The warden is told each job's process
 as it starts and each lease renewal; when a renewal is late by ``MARGIN`` of the lease (before any
 other machine may take the run over) or the app is gone (its pipe closed), it kills the trees it
-watches. It does nothing else, so it cannot freeze with the app: it waits on its pipe alone.
+watches, and every process tagged with the app's token (``identity.job_tags``): an app frozen
+between starting a job and telling the warden leaves that job tagged all the same. It does nothing
+else, so it cannot freeze with the app: it waits on its pipe alone.
 
 The app writes lines to the warden's stdin: ``renewed``, ``watch <pid> <start marker>``,
 ``release <pid>``, ``bye`` (the app quits: leave the jobs to it).
@@ -51,7 +53,13 @@ class Warden:
     @classmethod
     def start(cls, lease: float) -> Warden:
         process = subprocess.Popen(
-            [sys.executable, "-m", "domi_desktop.actions.warden", str(lease)],
+            [
+                sys.executable,
+                "-m",
+                "domi_desktop.actions.warden",
+                str(lease),
+                identity.this_process().token,
+            ],
             stdin=subprocess.PIPE,
             text=True,
             bufsize=1,
@@ -131,20 +139,33 @@ def kill_tree(pid: int, marker: str | None) -> bool:
     return True
 
 
+def kill_tagged(token: str) -> list[int]:
+    """Kill every process whose environment names ``token`` as its owner; their pids."""
+    me = os.getpid()
+    killed = []
+    for process in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, OSError):
+            if process.pid != me and process.environ().get(identity.OWNER_VARIABLE) == token:
+                process.kill()
+                killed.append(process.pid)
+    return killed
+
+
 def guard(
     lines: Callable[[float], str | None],
     lease: float,
     kill: Callable[[int, str | None], bool] = kill_tree,
     clock: Callable[[], float] = time.monotonic,
+    strays: Callable[[], list[int]] = list,
 ) -> str:
     """The warden's loop: ``lines(timeout)`` gives the next line (None: nothing yet, ``""``: the
-    app is gone). Returns why it ended."""
+    app is gone); ``strays()`` kills the app's tagged processes. Returns why it ended."""
     watched: dict[int, str | None] = {}
     deadline: float | None = None
     while True:
         line = lines(POLL)
         if line == "":
-            _stop(watched, kill, "the app is gone")
+            _stop(watched, kill, strays, "the app is gone")
             return "eof"
         words = (line or "").split()
         if words == ["bye"]:
@@ -158,14 +179,18 @@ def guard(
         elif len(words) == 2 and words[0] == "release" and words[1].isdigit():
             watched.pop(int(words[1]), None)
         if deadline is not None and clock() >= deadline:
-            _stop(watched, kill, "the app did not renew its leases in time")
+            _stop(watched, kill, strays, "the app did not renew its leases in time")
             deadline = None
 
 
 def _stop(
-    watched: dict[int, str | None], kill: Callable[[int, str | None], bool], why: str
+    watched: dict[int, str | None],
+    kill: Callable[[int, str | None], bool],
+    strays: Callable[[], list[int]],
+    why: str,
 ) -> None:
     stopped = [pid for pid, marker in sorted(watched.items()) if kill(pid, marker)]
+    stopped += strays()
     if stopped:
         print(f"domi-desktop warden: {why}: killed jobs {stopped}", file=sys.stderr, flush=True)
     watched.clear()
@@ -199,7 +224,8 @@ def _reader(stream: IO[str]) -> Callable[[float], str | None]:
 def main(argv: list[str]) -> int:
     # ^C in the app's terminal is for the app: the warden ends with its pipe.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    guard(_reader(sys.stdin), float(argv[0]))
+    token = argv[1]
+    guard(_reader(sys.stdin), float(argv[0]), strays=lambda: kill_tagged(token))
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -9,7 +10,7 @@ from collections.abc import Callable, Iterator
 import psutil
 import pytest
 
-from domi_desktop.actions import warden
+from domi_desktop.actions import identity, warden
 from tests.fakes import wait_for
 
 
@@ -60,6 +61,32 @@ def test_the_app_gone_kills_at_once_and_a_quit_leaves_the_jobs_to_the_app() -> N
         script = Script([(0.0, "watch 7 m"), (1.0, last)])
         warden.guard(script.lines, 60.0, _killer(killed), script.clock)
         assert killed == expected
+
+
+def test_a_lapse_kills_the_apps_tagged_processes_too() -> None:
+    strays: list[str] = []
+
+    def kill_strays() -> list[int]:
+        strays.append("killed")
+        return [99]
+
+    script = Script([(0.0, "renewed"), (50.0, None), (51.0, "bye")])
+    warden.guard(script.lines, 60.0, _killer([]), script.clock, kill_strays)
+    assert strays == ["killed"]
+
+
+def test_a_job_the_warden_was_never_told_of_is_found_by_its_tag() -> None:
+    # The app froze between starting the job and telling the warden: the job's tag names it.
+    token = identity.this_process().token
+    env = {**os.environ, **identity.job_tags(7)}
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], env=env) as job:
+        try:
+            wait_for(lambda: token in psutil.Process(job.pid).environ().values(), 30, "its env")
+            assert warden.kill_tagged(token) == [job.pid]
+            assert job.wait(30) != 0
+            assert warden.kill_tagged(token) == []
+        finally:
+            job.kill()
 
 
 def test_nonsense_on_the_pipe_is_ignored() -> None:
