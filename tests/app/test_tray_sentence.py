@@ -4,16 +4,11 @@ its menu, and in the Schedules window's tooltip of its meaning; the others are u
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
-from domi_desktop.app.gui import connect
-from domi_desktop.app.host import Host
 from domi_desktop.model import (
     CommandAction,
     Conditions,
@@ -23,11 +18,10 @@ from domi_desktop.model import (
     Trigger,
 )
 from domi_desktop.runtime.gates import Held
-from domi_desktop.secrets import MemorySecretStore
-from domi_desktop.store import Store
 from domi_desktop.ui.schedule_model import Column
 from domi_desktop.ui.sentence import schedule_sentence
 from domi_desktop.ui.tray import TrayApp
+from tests.app import test_tray_menu as tray_menu_tests
 from tests.app.test_tray_menu import texts
 
 BACKUP = Policies(conditions=Conditions(volume="Backup", wait_at_most=timedelta(days=3)))
@@ -37,28 +31,25 @@ SENTENCE = (
 )
 
 
+tray = tray_menu_tests.tray
+"""The tray menu tests' own app: "Rate-limit report" and "Every minute", plain schedules."""
+
+
 @pytest.fixture
-def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrayApp]:
-    monkeypatch.setenv("TZ", "Europe/Riga")
-    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
-    now = datetime.now(UTC)
+def with_backup(tray: TrayApp) -> TrayApp:
     action = CommandAction(argv=(sys.executable, "-c", "pass"))
-    with Store.open(tmp_path / "data", now=now) as store:
-        store.create_schedule("Backup", "0 0 * * *", "UTC", action, BACKUP, now=now)
-        store.create_schedule("Report", "0 9 * * *", "UTC", action, now=now)
-        host = Host(store, gui=True, secrets=MemorySecretStore())
-        host.runtime.driver.reload()
-        app = TrayApp(qapp, host)
-        connect(app, host)
-        yield app
-        host.runtime.stop()
-        app.close()
+    tray.host.store.create_schedule(
+        "Backup", "0 0 * * *", "UTC", action, BACKUP, now=datetime.now(UTC)
+    )
+    tray.host.runtime.driver.reload()
+    return tray
 
 
-def test_the_disk_s_schedule_says_it_in_one_sentence(tray: TrayApp) -> None:
+def test_the_disk_s_schedule_says_it_in_one_sentence(with_backup: TrayApp) -> None:
+    tray = with_backup
     tray.rebuild_menu()
     by_name = {a.text().split(" · ")[0]: a.menu() for a in tray.menu.actions() if a.menu()}
-    backup, report = by_name["Backup"], by_name["Report"]
+    backup, report = by_name["Backup"], by_name["Rate-limit report"]
     assert backup is not None and report is not None
     assert texts(backup) == [SENTENCE, "Run now", "Pause", "Edit…", "History…"]
     assert not backup.actions()[0].isEnabled()
@@ -68,7 +59,10 @@ def test_the_disk_s_schedule_says_it_in_one_sentence(tray: TrayApp) -> None:
     rows = {model.index(r, Column.title).data(): r for r in range(model.rowCount())}
     tip = model.index(rows["Backup"], Column.meaning).data(Qt.ItemDataRole.ToolTipRole)
     assert tip == SENTENCE
-    assert model.index(rows["Report"], Column.meaning).data(Qt.ItemDataRole.ToolTipRole) is None
+    assert (
+        model.index(rows["Rate-limit report"], Column.meaning).data(Qt.ItemDataRole.ToolTipRole)
+        is None
+    )
 
 
 def test_moments_only_say_so() -> None:
@@ -83,7 +77,8 @@ def test_moments_only_say_so() -> None:
     )
 
 
-def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(tray: TrayApp) -> None:
+def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(with_backup: TrayApp) -> None:
+    tray = with_backup
     known = {s.name: s for s in tray.host.runtime.known_schedules().values()}
     now = datetime.now(UTC)
     held = tray.host.runtime.keeper.held
@@ -93,7 +88,7 @@ def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(tray: TrayApp) -> N
     tray.update_look()
     assert "Backup: waiting for the disk Backup" in tray.tray.toolTip().splitlines()
     for run_id in range(42, 46):
-        held[run_id] = Held(run_id, known["Report"].id, now, now, Trigger.scheduled, "busy")
+        held[run_id] = Held(run_id, known["Every minute"].id, now, now, Trigger.scheduled, "busy")
     tray.update_look()
     assert tray.tray.toolTip().splitlines()[-1] == "2 more waiting"
     held.clear()
