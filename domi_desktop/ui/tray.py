@@ -33,6 +33,7 @@ from domi_desktop.ui.tray_menu import SchedulesMenu
 
 if TYPE_CHECKING:
     from domi_desktop.ui.history.window import HistoryWindow
+    from domi_desktop.ui.timeline.window import TimelineWindow
 
 log = logging.getLogger("domi_desktop")
 
@@ -87,6 +88,7 @@ class TrayApp(QObject):
         """What the icon shows: idle, running, paused, or attention (a late or failed run)."""
         self._windows: dict[str, QWidget] = {}
         self._history: HistoryWindow | None = None
+        self._timeline: TimelineWindow | None = None
         self.icons = {
             name: load_icon(name) for name in ("idle", "running", "paused", "attention", "template")
         }
@@ -314,12 +316,11 @@ class TrayApp(QObject):
         from domi_desktop.ui.timeline.data import TimelineReader
         from domi_desktop.ui.timeline.window import TimelineWindow
 
-        window = self._windows.get("timeline")
         store = self.host.store
-        if window is None and isinstance(store, TimelineReader):
-            window = TimelineWindow(store, self.open_run)
-        if window is not None:
-            self._keep("timeline", window)
+        if self._timeline is None and isinstance(store, TimelineReader):
+            self._timeline = TimelineWindow(store, self.open_run)
+        if self._timeline is not None:
+            self._keep("timeline", self._timeline)
 
     def open_run(self, run_id: int | None) -> None:
         """A notification was clicked: History on that run, its log one click away."""
@@ -412,6 +413,8 @@ class TrayApp(QObject):
                 self._history.run_changed(event.run_id)
             if self._main_window is not None:
                 self._main_window.on_event(event)
+            if self._timeline is not None:
+                self._timeline.runs_changed()
             self.menu_changed()
         self.look_changed()
 

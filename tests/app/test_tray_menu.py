@@ -78,6 +78,12 @@ def test_the_timeline_opens_from_the_menu_and_the_schedules_window(tray: TrayApp
     opened.close()
     tray.main_window.acts["timeline"].trigger()  # the Schedules window's button: the same one
     assert tray._windows["timeline"] is opened and opened.isVisible()
+    due = datetime.now(UTC)
+    tray.on_event(
+        FireEvent(schedule_id=1, run_id=1, name="Rate-limit report", tz="Europe/Riga", due=due,
+                  fired_at=due, trigger=Trigger.scheduled, late=False, missed_count=0)
+    )  # fmt: skip
+    assert opened._soon.isActive()  # an open Timeline reads again shortly
     opened.close()
 
 

@@ -29,6 +29,8 @@ from domi_desktop.ui.timeline.view import TimelineView
 
 REFRESH_MS = 60_000
 """How often an open Timeline reads the store again (the scheduler wakes a minute apart too)."""
+CHANGED_MS = 1_000
+"""How long after a run changed an open Timeline reads again: a catch-up's burst is one read."""
 
 register(
     "zh",
@@ -112,6 +114,10 @@ class TimelineWindow(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.setInterval(CHANGED_MS)
+        self._soon.timeout.connect(self.refresh)
         self.retranslate()
         self.refresh()
 
@@ -132,6 +138,12 @@ class TimelineWindow(QWidget):
     def go_today(self) -> None:
         self._start = self._period_start(self._now())
         self.refresh()
+
+    def runs_changed(self) -> None:
+        """Runs started, ended or were skipped: read again shortly, once for a whole burst, and
+        only while the window is shown (its next showing reads anyway)."""
+        if self.isVisible() and not self._soon.isActive():
+            self._soon.start()
 
     def refresh(self) -> None:
         end = day_start(self._start + timedelta(days=self._days, hours=12))
@@ -168,6 +180,7 @@ class TimelineWindow(QWidget):
 
     def hideEvent(self, event: QHideEvent) -> None:
         self._timer.stop()
+        self._soon.stop()  # a hidden window reads nothing (its store may be closing)
         super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:

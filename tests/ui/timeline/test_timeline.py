@@ -175,3 +175,20 @@ def test_every_template_of_a_due_line_has_its_chinese() -> None:
         assert set(CAUSES.values()) <= set(TEMPLATES)
     finally:
         i18n.set_language("en")
+
+
+def test_an_open_timeline_reads_again_once_after_runs_change(
+    qtbot: QtBot, store: Store, week: Week, timeline: TimelineWindow
+) -> None:
+    timeline.show()
+    before = len(timeline.view._data.lanes[0].runs)  # type: ignore[union-attr]
+    store.record_manual_run(week.schedules[0].id, NOW - timedelta(hours=1))
+    timeline.runs_changed()
+    timeline.runs_changed()  # a burst: one read
+    qtbot.waitUntil(
+        lambda: len(timeline.view._data.lanes[0].runs) == before + 1,  # type: ignore[union-attr]
+        timeout=10_000,
+    )
+    timeline.hide()
+    timeline.runs_changed()  # hidden: nothing read until it shows again
+    assert not timeline._soon.isActive()
