@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domi_desktop.model import Volume
+from domi_desktop.platform.conditions.macvolumes import DID_MOUNT, DID_UNMOUNT, MacVolumeReader
 from domi_desktop.platform.conditions.winvolumes import (
     DBT_DEVICEARRIVAL,
     DBT_DEVICEREMOVECOMPLETE,
@@ -183,3 +184,31 @@ def test_each_platform_has_its_unlock_source() -> None:
     assert type(unlock_source_for_platform("darwin")).__name__ == "ScreenUnlockSource"
     other = unlock_source_for_platform("sunos5")
     assert not other.start(lambda: None) and "sunos5" in other.status
+
+
+def test_the_macos_disks_under_volumes_and_their_mount_notices() -> None:
+    listed = [
+        ("Macintosh HD", "0F1E2D3C-0000-4000-8000-000000000001", "/"),
+        ("Backup", "6B29FC40-CA47-1067-B31D-00DD010662DA", "/Volumes/Backup"),
+    ]
+    center = FakeCenter()
+    reader = MacVolumeReader(lambda: listed, center)
+    assert reader.read() == (
+        Volume("Backup", "6B29FC40-CA47-1067-B31D-00DD010662DA", "/Volumes/Backup"),
+    )
+    changes: list[str] = []
+    assert reader.start(lambda: changes.append("changed"))
+    center.postNotificationName_object_(DID_MOUNT, None)
+    center.postNotificationName_object_(DID_UNMOUNT, None)
+    assert changes == ["changed", "changed"]
+    reader.stop()
+    assert center.blocks == {}
+
+
+def test_a_listing_that_fails_is_no_disk_and_says_why() -> None:
+    def broken() -> list[tuple[str, str, str]]:
+        raise ImportError("No module named 'Foundation'")
+
+    reader = MacVolumeReader(broken)
+    assert reader.read() == ()
+    assert reader.status == "cannot list the disks: No module named 'Foundation'"

@@ -84,4 +84,8 @@ def resource_readers_for_platform(platform: str = sys.platform) -> ResourceReade
         from domi_desktop.platform.conditions.winvolumes import WindowsVolumeReader
 
         return ResourceReaders(WindowsVolumeReader(), None, PathWatcher())
+    if platform == "darwin":
+        from domi_desktop.platform.conditions.macvolumes import MacVolumeReader
+
+        return ResourceReaders(MacVolumeReader(), None, PathWatcher())
     return ResourceReaders(None, None, PathWatcher())
