@@ -3,7 +3,11 @@ the whole source told to watch disks only while a job waits for one."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QCoreApplication
@@ -12,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from domi_desktop.model import Volume, Wanted
 from domi_desktop.platform.conditions.resources import ResourceReaders
 from domi_desktop.platform.conditions.udisks import UDisks2Reader
+from tests.desktop.harness import FakeNetworkManager, child_env
 from tests.desktop.udisks import FakeUDisks2
 
 pytestmark = pytest.mark.gui
@@ -86,3 +91,23 @@ def test_disks_are_watched_only_while_a_job_waits_for_one(
     qtbot.wait(300)
     assert len(changes) == count
     readers.stop()
+
+
+def test_the_conditions_command_lists_the_disks_and_network_names(
+    fake_udisks2: FakeUDisks2, fake_networkmanager: FakeNetworkManager, tmp_path: Path
+) -> None:
+    fake_udisks2.plug("sdb1", "Backup", "1234-ABCD")
+    fake_udisks2.mount("sdb1", "/media/me/Backup")
+    done = subprocess.run(
+        [sys.executable, "-m", "domi_desktop", "conditions"],
+        env={**child_env(tmp_path), "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()
+    state = json.loads(line)
+    assert state["volumes"] == [
+        ["root", "0000-ROOT", "/"],
+        ["Backup", "1234-ABCD", "/media/me/Backup"],
+    ]
+    assert state["network_names"] == ["ethernet"]

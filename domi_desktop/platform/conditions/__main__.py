@@ -31,9 +31,21 @@ def emit(event: str, source: SystemConditions) -> None:
         "metered": state.metered,
         "on_ac": state.on_ac,
         "battery_percent": state.battery_percent,
+        **resources(source),
         "status": source.status,
     }
     print(json.dumps(line), flush=True)
+
+
+def resources(source: SystemConditions) -> dict[str, object]:
+    """The disks and network names a job could wait for (``null``: no reader on this OS)."""
+    readers = source.resources
+    volumes = readers.volumes.read() if readers.volumes is not None else None
+    names = readers.names.read() if readers.names is not None else None
+    return {
+        "volumes": None if volumes is None else [[v.label, v.uuid, v.mount_point] for v in volumes],
+        "network_names": None if names is None else sorted(names),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
