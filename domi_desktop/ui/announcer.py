@@ -131,6 +131,13 @@ class Announcer(QObject):
             self._notify(
                 Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
             )
+        elif waited_in_vain(event) and wishes.notify_failures:
+            # A wait that ran out (a disk that never came): told once, as the schedule promised.
+            self._attend()
+            self._notify(
+                Notice(tr("Did not run: {name}", name=event.name), event.reason or "",
+                       warning=True, run_id=event.run_id)
+            )  # fmt: skip
 
     def _alert(self, event: AlertEvent) -> None:
         """One notification per piece of news (``scheduler.alerts``); a new failure reads as
@@ -149,3 +156,10 @@ class Announcer(QObject):
             title, body = alert_texts(notice, event.name, event.schedule_id)
         warning = kind is not NoticeKind.recovered
         self._notify(Notice(title, body, warning=warning, run_id=event.run_id))
+
+
+def waited_in_vain(event: RunFinished) -> bool:
+    """A run skipped when its ``wait_at_most`` ran out (``scheduler.conditions.describe_gate``)."""
+    return event.status is RunStatus.skipped and (event.reason or "").startswith(
+        "skipped after waiting "
+    )

@@ -55,5 +55,10 @@ def waiting_lines(runtime: Engine) -> list[str]:
 
 
 register(
-    "zh", {"{name}: {reason}": "{name}：{reason}", "{count} more waiting": "另有 {count} 个在等待"}
+    "zh",
+    {
+        "{name}: {reason}": "{name}：{reason}",
+        "{count} more waiting": "另有 {count} 个在等待",
+        "Did not run: {name}": "未运行：{name}",
+    },
 )

@@ -9,10 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from PySide6.QtCore import Qt
 
+from domi_desktop.events import RunFinished
 from domi_desktop.model import (
     CommandAction,
     Conditions,
     Policies,
+    RunStatus,
     Schedule,
     SessionTriggers,
     Trigger,
@@ -22,7 +24,7 @@ from domi_desktop.ui.schedule_model import Column
 from domi_desktop.ui.sentence import schedule_sentence
 from domi_desktop.ui.tray import TrayApp
 from tests.app import test_tray_menu as tray_menu_tests
-from tests.app.test_tray_menu import texts
+from tests.app.test_tray_menu import Recorded, texts
 
 BACKUP = Policies(conditions=Conditions(volume="Backup", wait_at_most=timedelta(days=3)))
 SENTENCE = (
@@ -94,3 +96,13 @@ def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(with_backup: TrayAp
     held.clear()
     tray.update_look()
     assert "waiting" not in tray.tray.toolTip()
+
+
+def test_a_wait_that_ran_out_is_told_once(tray: TrayApp) -> None:
+    recorded = Recorded()
+    tray.notifier = recorded
+    reason = "skipped after waiting 3 days for the disk Backup"
+    tray.on_event(RunFinished(9, 1, "Backup", RunStatus.skipped, reason, None, timedelta(0)))
+    tray.on_event(RunFinished(8, 1, "Backup", RunStatus.skipped, "busy", None, timedelta(0)))
+    (notice,) = recorded.notices
+    assert (notice.title, notice.body, notice.run_id) == ("Did not run: Backup", reason, 9)
