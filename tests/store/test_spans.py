@@ -288,3 +288,19 @@ def test_the_timeline_reads_runs_spans_and_dues_alike_on_both_backends(
     assert missed.served_by is not None and missed.served_by.id == run_id
     assert lane.stories[2].run.late is True  # a bool on both backends
     assert store.due_story(missed.run, clock.now()) == missed  # History's read tells the same
+
+
+def test_a_hand_edited_span_that_cannot_be_read_is_passed_over(
+    clock: FakeClock, app_on: Callable[..., App], sql: Callable[..., list[tuple[object, ...]]]
+) -> None:
+    app = app_on(clock)
+    app.diary.start()
+    stamp = int(NOW.timestamp() * 1_000_000)
+    sql(
+        "INSERT INTO machine_spans (machine, kind, started_at, ended_at, source, is_open) "
+        "VALUES ('laptop', 'hibernating', ?, ?, 'app', ?)",
+        stamp - 10,
+        stamp + 10,
+        False,
+    )
+    assert [kind for kind, *_ in app.story()] == [SpanKind.awake]
