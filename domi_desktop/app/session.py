@@ -6,13 +6,16 @@ Before sleep the jobs run under a delay lock (logind's ``delay`` inhibitor, take
 schedule asks for ``before_sleep``): the lock is given back once they have ended, or once they
 have been stopped when they would outlast ``SLEEP_BUDGET`` (logind lets a delay lock hold a
 sleep back ``InhibitDelayMaxSec``, 5 s by default). Windows gives about 2 s after
-``PBT_APMSUSPEND`` and macOS about 30 s after its will-sleep notice, without a lock: the jobs
-get the same budget there, and what is still running then is stopped.
+``PBT_APMSUSPEND``, without a lock: the jobs get 1.5 s there. macOS waits for the answer to
+``NSWorkspaceWillSleepNotification`` about 30 s, but with no way to hold it (that needs IOKit's
+``IORegisterForSystemPower`` and ``IOAllowPowerChange``, not written): the jobs get the Linux
+budget, and what is still running then is stopped.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SLEEP_BUDGET_MS = 3500
+SLEEP_BUDGET_MS = 1500 if sys.platform == "win32" else 3500
 """How long jobs that run before sleep may take before they are stopped."""
 STOP_GRACE_MS = 1000
 """After the stop, how long their ends are waited for before the sleep goes ahead anyway."""
