@@ -4,13 +4,14 @@ app can no longer vouch for them.
 Another machine takes a run over once its lease expired (``store.leases``), and re-runs it. A
 machine whose app is frozen (stopped in a debugger, a SIGSTOP, a hung loop) or killed cannot stop
 its own jobs, which run on: two live copies of one schedule. The warden is told each job's process
-as it starts and each lease renewal; when a renewal is late by ``MARGIN`` of the lease (before any
-other machine may take the run over) or the app is gone (its pipe closed), it kills the trees it
+as it starts and, at each renewal, how long its leases now hold; when they are a quarter of a lease
+from lapsing unrenewed (before any other machine may take a run over) or the app is gone (its pipe
+closed), it kills the trees it
 watches, and every process tagged with the app's token (``identity.job_tags``): an app frozen
 between starting a job and telling the warden leaves that job tagged all the same. It does nothing
 else, so it cannot freeze with the app: it waits on its pipe alone.
 
-The app writes lines to the warden's stdin: ``renewed``, ``watch <pid> <start marker>``,
+The app writes lines to the warden's stdin: ``held <seconds>``, ``watch <pid> <start marker>``,
 ``release <pid>``, ``bye`` (the app quits: leave the jobs to it).
 """
 
@@ -35,8 +36,8 @@ from domi_desktop.actions import identity
 log = logging.getLogger(__name__)
 
 MARGIN = 0.75
-"""Of the lease: a renewal this late means the lease may lapse before the next; the jobs stop.
-Renewals come every third of the lease, so a healthy app is never nearer than two thirds."""
+"""Of the lease: the jobs stop once their leases have less than the rest left. Renewals come every
+third of the lease, so a healthy app never gets that near."""
 POLL = 0.2
 """Seconds between two looks at the pipe and the deadline."""
 
@@ -69,8 +70,10 @@ class Warden:
         )
         return cls(process)
 
-    def renewed(self) -> None:
-        self._send("renewed")
+    def held(self, seconds: float) -> None:
+        """The leases renewed last hold ``seconds`` more, from now (the renewal's own time was
+        spent before: a slow database must not make the warden later than the lease)."""
+        self._send(f"held {seconds:.3f}")
 
     def watch(self, pid: int) -> None:
         self._send(f"watch {pid} {identity.start_marker(pid) or '-'}")
@@ -170,8 +173,8 @@ def guard(
         words = (line or "").split()
         if words == ["bye"]:
             return "bye"
-        if words == ["renewed"]:
-            deadline = clock() + lease * MARGIN
+        if len(words) == 2 and words[0] == "held" and _is_number(words[1]):
+            deadline = clock() + float(words[1]) - lease * (1 - MARGIN)
         elif len(words) == 3 and words[0] == "watch" and words[1].isdigit():
             watched[int(words[1])] = None if words[2] == "-" else words[2]
             if deadline is None:
@@ -181,6 +184,13 @@ def guard(
         if deadline is not None and clock() >= deadline:
             _stop(watched, kill, strays, "the app did not renew its leases in time")
             deadline = None
+
+
+def _is_number(word: str) -> bool:
+    try:
+        return float(word) >= 0
+    except ValueError:
+        return False
 
 
 def _stop(

@@ -70,7 +70,8 @@ class LeaseKeeper:
         try:
             lost = self._store.renew_leases(set(self._running()), now)
             if self._warden is not None:
-                self._warden.renewed()
+                spent = self._clock.now() - now
+                self._warden.held((self._store.holder.lease - spent).total_seconds())
             for run_id in sorted(lost):
                 why = SUPERSEDED.format(machine=self._store.superseded_by(run_id) or "another")
                 log.warning("run %s: %s", run_id, why)

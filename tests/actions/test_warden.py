@@ -42,12 +42,12 @@ def test_a_late_renewal_kills_what_is_watched_and_a_timely_one_never_does() -> N
     script = Script(
         [
             (0.0, "watch 11 m11"),
-            (20.0, "renewed"),  # on time: a third of the lease
-            (40.0, "renewed"),
+            (20.0, "held 60"),  # on time: a third of the lease
+            (40.0, "held 55"),  # a renewal that took 5 s
             (40.0, "watch 12 -"),
             (60.0, "release 11"),
-            (69.0, None),  # 29 s after the last renewal: 0.48 of the lease
-            (85.0, None),  # 45 s: past three quarters
+            (69.0, None),  # 29 s after the last renewal
+            (81.0, None),  # 41 s: 14 s left on the lease, less than a quarter
             (90.0, "bye"),
         ]
     )
@@ -70,7 +70,7 @@ def test_a_lapse_kills_the_apps_tagged_processes_too() -> None:
         strays.append("killed")
         return [99]
 
-    script = Script([(0.0, "renewed"), (50.0, None), (51.0, "bye")])
+    script = Script([(0.0, "held 60"), (50.0, None), (51.0, "bye")])
     warden.guard(script.lines, 60.0, _killer([]), script.clock, kill_strays)
     assert strays == ["killed"]
 
@@ -91,7 +91,9 @@ def test_a_job_the_warden_was_never_told_of_is_found_by_its_tag() -> None:
 
 def test_nonsense_on_the_pipe_is_ignored() -> None:
     killed: list[int] = []
-    script = Script([(0.0, "watch x y"), (0.0, "release"), (0.0, "renewed now"), (100.0, "bye")])
+    script = Script(
+        [(0.0, "watch x y"), (0.0, "release"), (0.0, "held soon"), (0.0, "held -5"), (100.0, "bye")]
+    )
     assert warden.guard(script.lines, 1.0, _killer(killed), script.clock) == "bye"
     assert killed == []
 
@@ -135,10 +137,11 @@ def test_the_warden_process_kills_a_job_tree_of_an_app_that_froze_or_died(
 ) -> None:
     wait_for(lambda: len(_tree(job.pid)) == 2, 30, "the job and its child")
     tree = _tree(job.pid)
-    keeper = warden.Warden.start(lease=2.0 if ending == "frozen" else 3600.0)
+    lease = 2.0 if ending == "frozen" else 3600.0
+    keeper = warden.Warden.start(lease)
     try:
         keeper.watch(job.pid)
-        keeper.renewed()
+        keeper.held(lease)
         if ending == "killed":
             keeper._process.stdin.close()  # type: ignore[union-attr]  # as when the app dies
         wait_for(lambda: job.poll() is not None, 60, "the warden to kill the job")
@@ -150,7 +153,7 @@ def test_the_warden_process_kills_a_job_tree_of_an_app_that_froze_or_died(
 def test_a_quitting_app_keeps_its_jobs(job: subprocess.Popen[bytes]) -> None:
     keeper = warden.Warden.start(lease=3600.0)
     keeper.watch(job.pid)
-    keeper.renewed()
+    keeper.held(3600.0)
     keeper.close()  # bye: the app stops its jobs itself, or leaves them on purpose
     assert keeper._process.returncode == 0
     assert job.poll() is None
