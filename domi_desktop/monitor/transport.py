@@ -130,9 +130,9 @@ class CheckBook:
         if not isinstance(ping_url, str) or not isinstance(update_url, str):
             raise Refused("Healthchecks answered without the check's ping URL")
         uuid = update_url.rstrip("/").rsplit("/", 1)[-1]
-        if known is None:
-            # A new check alerts through every integration of the project: a check with none
-            # would never tell anyone (the web UI does the same for checks made there).
+        if not answer.get("channels"):
+            # A check without integrations would never tell anyone: it gets the project's (as
+            # one made in the web UI does). Integrations the user chose are left as they are.
             send("POST", f"{api}/api/v3/checks/{uuid}", body=_dumps({"channels": "*"}),
                  headers=headers)  # fmt: skip
         found = Known(ping_url, uuid, spec)

@@ -130,6 +130,21 @@ def test_the_check_is_made_from_the_schedule_and_kept_equal_to_it(
         monitoring.stop()
 
 
+def test_a_check_already_there_keeps_the_integrations_its_user_chose(
+    tmp_path: Path, hc: FakeHealthchecks, clock: FakeClock
+) -> None:
+    mine = hc.add_check("Backup (domi #7)", schedule="0 1 * * *", channels="abc-email-only")
+    monitoring = _monitoring(tmp_path, clock)
+    monitoring.start()
+    try:
+        monitoring.sync([_schedule(hc)])
+        assert monitoring.worker.drained(10)
+    finally:
+        monitoring.stop()
+    assert list(hc.checks.values()) == [mine]
+    assert (mine.schedule, mine.channels) == ("0 9 * * 1-5", "abc-email-only")
+
+
 def test_a_run_pings_start_and_its_exit_code_with_its_rid_and_masked_output(
     tmp_path: Path, hc: FakeHealthchecks, clock: FakeClock, caplog: pytest.LogCaptureFixture
 ) -> None:
