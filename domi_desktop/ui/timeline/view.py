@@ -10,7 +10,6 @@ nearest due of the next row); Enter or a click opens its run in History (``run_a
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRect, QRectF, QSize, Qt, Signal
@@ -30,13 +29,14 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QToolTip, QWidget
 
-from domi_desktop.model import Run, RunStatus
+from domi_desktop.model import RunStatus
 from domi_desktop.story import SpanKind
 from domi_desktop.story.dues import DueKind, DueStory, Timeline
 from domi_desktop.ui.history.dues import due_words
 from domi_desktop.ui.history.texts import FAILURES
 from domi_desktop.ui.i18n import register, tr, weekdays
 from domi_desktop.ui.palette import colors
+from domi_desktop.ui.timeline.layout import Shapes, merged, place_dues, place_runs
 
 NAMES_WIDTH = 170
 HEADER = 34
@@ -48,8 +48,6 @@ HIT = 7.0
 """Pixels around a due within which the pointer is on it."""
 
 ASLEEP = QColor(70, 96, 200, 110)
-_WAITED = "started after waiting"
-"""How the gates' words on a run that waited begin (``runtime.gates``)."""
 OFF = QColor(150, 150, 150, 150)
 
 register(
@@ -59,22 +57,6 @@ register(
         "No schedules.": "没有计划。",
     },
 )
-
-
-@dataclass
-class _Shapes:
-    """What a paint draws, built by ``_layout``: whole pixels, one shape per pixel column and
-    colour however many runs fall on it (a week of 10,000 runs is a few thousand rectangles)."""
-
-    bars: dict[str, set[tuple[int, int, int]]] = field(default_factory=dict)
-    """Colour -> (lane, left, right) in pixels."""
-    waits: set[tuple[int, int, int]] = field(default_factory=set)
-    ticks: dict[str, set[tuple[int, int, int]]] = field(default_factory=dict)
-    """Colour -> (lane, left, right): two pixels wide each, side by side merged."""
-    dues: list[list[tuple[float, DueStory]]] = field(default_factory=list)
-    """Per lane, its dues' x positions in order (hit tests and keyboard moves)."""
-    picture: QPixmap | None = None
-    """Everything but the focus, painted once per layout."""
 
 
 class TimelineView(QWidget):
@@ -91,7 +73,7 @@ class TimelineView(QWidget):
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.Base)
         self._data: Timeline | None = None
-        self._shapes: _Shapes | None = None
+        self._shapes: Shapes | None = None
         self._focus: tuple[int, int] | None = None
         self._words: dict[int, str] = {}
         """Run id -> its due's line, worded once per language (``texts_changed`` clears it)."""
@@ -273,15 +255,15 @@ class TimelineView(QWidget):
         lane = int((y - self.lane_top(0)) // ROW)
         return lane if lane < len(self._data.lanes) else None
 
-    def _laid_out(self) -> _Shapes | None:
+    def _laid_out(self) -> Shapes | None:
         if self._data is None:
             return None
         if self._shapes is None:
             self._shapes = self._layout(self._data)
         return self._shapes
 
-    def _layout(self, data: Timeline) -> _Shapes:
-        shapes = _Shapes()
+    def _layout(self, data: Timeline) -> Shapes:
+        shapes = Shapes()
         shades, palette = colors(self.palette()), self.palette()
         width = max(1.0, self.width() - NAMES_WIDTH - 8.0)
         first, scale = data.start.timestamp(), width / (data.end - data.start).total_seconds()
@@ -301,19 +283,19 @@ class TimelineView(QWidget):
         ticks: dict[tuple[int, str], list[tuple[int, int]]] = {}
         origin = NAMES_WIDTH - first * scale  # x = origin + timestamp * scale
         for index, lane in enumerate(data.lanes):
-            _place_runs(lane.runs, index, origin, scale, now, status_key, late, bars, shapes.waits)
-            row = _place_dues(lane.stories, index, origin, scale, kind_key, plain, error, ticks)
+            place_runs(lane.runs, index, origin, scale, now, status_key, late, bars, shapes.waits)
+            row = place_dues(lane.stories, index, origin, scale, kind_key, plain, error, ticks)
             shapes.dues.append(row)
         for (index, key), spans in bars.items():
-            merged = _merged(spans, low, high)
-            shapes.bars.setdefault(key, set()).update((index, x0, x1) for x0, x1 in merged)
+            joined = merged(spans, low, high)
+            shapes.bars.setdefault(key, set()).update((index, x0, x1) for x0, x1 in joined)
         for (index, key), spans in ticks.items():
-            merged = _merged(spans, low, high)
-            shapes.ticks.setdefault(key, set()).update((index, x0, x1) for x0, x1 in merged)
+            joined = merged(spans, low, high)
+            shapes.ticks.setdefault(key, set()).update((index, x0, x1) for x0, x1 in joined)
         shapes.picture = self._picture(data, shapes)
         return shapes
 
-    def _picture(self, data: Timeline, shapes: _Shapes) -> QPixmap:
+    def _picture(self, data: Timeline, shapes: Shapes) -> QPixmap:
         ratio = self.devicePixelRatioF()
         picture = QPixmap(int(self.width() * ratio), int(self.height() * ratio))
         picture.setDevicePixelRatio(ratio)
@@ -342,7 +324,7 @@ class TimelineView(QWidget):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(QRectF(at - 5, top + 1, 10, ROW - 2))
 
-    def _paint_static(self, painter: QPainter, data: Timeline, shapes: _Shapes) -> None:
+    def _paint_static(self, painter: QPainter, data: Timeline, shapes: Shapes) -> None:
         text = self.palette().color(QPalette.ColorRole.WindowText)
         shades = colors(self.palette())
         bottom = self.lane_top(len(data.lanes))
@@ -441,82 +423,3 @@ class TimelineView(QWidget):
                 Qt.AlignmentFlag.AlignVCenter,
                 name,
             )
-
-
-def _place_runs(
-    runs: tuple[Run, ...],
-    lane: int,
-    origin: float,
-    scale: float,
-    now: float,
-    status_key: dict[RunStatus, str],
-    late: str,
-    bars: dict[tuple[int, str], list[tuple[int, int]]],
-    waits: set[tuple[int, int, int]],
-) -> None:
-    """Each run's bar (and wait) in pixels: every run of the stretch passes here, so the
-    arithmetic is plain and local (a week of 10,000 runs is the budget's bulk)."""
-    waiting = RunStatus.waiting
-    for run in runs:
-        start, reason = run.started_at, run.reason
-        if run.status is waiting or (reason is not None and reason.startswith(_WAITED)):
-            since = run.fired_at or run.due
-            if since is not None:
-                x0 = int(origin + since.timestamp() * scale)
-                until = start.timestamp() if start is not None else now
-                waits.add((lane, x0, max(x0 + 2, int(origin + until * scale))))
-        if start is None:
-            continue
-        end = run.finished_at
-        x0 = int(origin + start.timestamp() * scale)
-        x1 = int(origin + (end.timestamp() if end is not None else now) * scale)
-        key = late if run.late else status_key[run.status]
-        spans = bars.get((lane, key))
-        if spans is None:
-            spans = bars[(lane, key)] = []
-        spans.append((x0, x1 if x1 > x0 + 3 else x0 + 3))
-
-
-def _place_dues(
-    stories: tuple[DueStory, ...],
-    lane: int,
-    origin: float,
-    scale: float,
-    kind_key: dict[DueKind, str],
-    plain: str,
-    error: str,
-    ticks: dict[tuple[int, str], list[tuple[int, int]]],
-) -> list[tuple[float, DueStory]]:
-    """Each due's tick in pixels, and the row's positions for hit tests and the keyboard."""
-    row: list[tuple[float, DueStory]] = []
-    for story in stories:
-        run = story.run
-        due = run.due
-        assert due is not None
-        at = int(origin + due.timestamp() * scale)
-        row.append((float(at), story))
-        key = kind_key[story.kind]
-        if key is plain and run.status in FAILURES:
-            key = error
-        spans = ticks.get((lane, key))
-        if spans is None:
-            spans = ticks[(lane, key)] = []
-        spans.append((at - 1, at + 1))
-    return row
-
-
-def _merged(spans: list[tuple[int, int]], low: int, high: int) -> list[tuple[int, int]]:
-    """Pixel intervals that touch, overlap or lie a pixel apart, as one, kept between ``low``
-    and ``high``: runs a minute apart on a week's strip are one bar, painted once (a one-pixel
-    gap between them would not be seen, only paid for)."""
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted(spans):
-        left, right = max(first, low), min(last, high)
-        if right <= left:
-            continue
-        if merged and left <= merged[-1][1] + 1:
-            if right > merged[-1][1]:
-                merged[-1] = (merged[-1][0], right)
-        else:
-            merged.append((left, right))
-    return merged
