@@ -57,8 +57,10 @@ class HostMonitoring:
             clock=host.clock,
             output_of=lambda run_id: store.get_run(run_id).output_tail,
             local_zone=_zone_name,
-            settings=monitor_settings(load_settings(settings_path(store.data_dir))),
         )
+        self._settings_path = settings_path(store.data_dir)
+        self._settings_seen: float | None = -1.0  # not read yet
+        self._read_settings()
         self._delay = delay_inhibitor_for_platform()
         self._held: InhibitorHandle | None = None
         self._holding = threading.Lock()
@@ -104,7 +106,19 @@ class HostMonitoring:
                 self._hold()
             else:
                 self._release()
+        self._read_settings()
         self.monitoring.tick()
+
+    def _read_settings(self) -> None:
+        """The heartbeat's settings, again whenever the file changed (the Settings window saves
+        it): one stat a wake, at most a minute apart."""
+        try:
+            seen: float | None = self._settings_path.stat().st_mtime
+        except OSError:
+            seen = None
+        if seen != self._settings_seen:
+            self._settings_seen = seen
+            self.monitoring.settings = monitor_settings(load_settings(self._settings_path))
 
     def _sleeping(self) -> None:
         self.monitoring.going_to_sleep(self._here(), self._release)
