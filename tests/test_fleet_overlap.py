@@ -107,7 +107,6 @@ def test_a_job_still_running_on_one_machine_is_never_started_on_another(fleet: F
             apps[stopped].send_signal(signal.SIGSTOP)
             time.sleep(3 * LEASE / SPEED)
             apps[stopped].send_signal(signal.SIGCONT)
-            wait_for(lambda: _running_on(fleet) not in (None, stopped), 60, "a copy elsewhere")
             victim = wait_for(lambda: _running_on(fleet, just_started=True), 30, "a new copy")
             assert isinstance(victim, str)
             apps[victim].send_signal(signal.SIGKILL)
