@@ -50,6 +50,22 @@ class Losses:
         if what not in self.items:
             self.items.append(what)
 
+    def drop_the_world(self) -> None:
+        """What no server scheduler has: waiting for a disk, a network or a path, and running
+        at the moments of a desktop session (issue 23)."""
+        c, session = self.schedule.policies.conditions, self.schedule.policies.session
+        for what, value in (
+            ("disk", c.volume),
+            ("network", c.network_name),
+            ("path", c.path_exists),
+        ):
+            if value is not None:
+                self.drop(f"the wait for the {what} {value}")
+        moments = [name for name in _MOMENTS if getattr(session, name)]
+        if moments:
+            only = " (it runs at no time of its own: the export would run it by its expression)"
+            self.drop(f"the session triggers {', '.join(moments)}" + (only if session.only else ""))
+
     def refuse(self, what: str) -> ExportError:
         """An error for something no approximation can stand in for, even with ``--lossy``."""
         return ExportError(f"{self._subject()}: {what}")
@@ -79,8 +95,12 @@ class Job:
     stdin: str | None
 
 
+_MOMENTS = ("at_login", "at_unlock", "on_resume", "before_sleep")
+
+
 def job_for(schedule: Schedule, losses: Losses) -> Job:
     """The command the target runs: argv as is, a shell line through /bin/sh -c, HTTP via curl."""
+    losses.drop_the_world()
     action = schedule.action
     if isinstance(action, CommandAction):
         if action.shell is not None:
