@@ -409,7 +409,10 @@ class ConditionKeeper:
         return held + [watched.schedule for watched in self._watched.values()]
 
     def action_for(self, schedule: Schedule) -> Action:
-        """The action as its job starts now (``DOMI_VOLUME_PATH`` for a disk it waited for)."""
+        """The action as its job starts now (``DOMI_VOLUME_PATH`` for its disk): a manual run
+        too, which waited for nothing, so its disk is looked for now."""
+        if self._wants.tell([*self._needing(), schedule]):
+            self._read = None
         return job_action(schedule, self.state())
 
     def _listen(self) -> None:

@@ -34,6 +34,11 @@ class WatchingSource(FakeSource):
     def want(self, wanted: Wanted) -> None:
         self.wanted.append(wanted)
 
+    def current(self) -> SystemState:
+        """Disks only when told to look for one, as the platform's source."""
+        looking = bool(self.wanted and self.wanted[-1].volumes)
+        return self.state if looking else replace(self.state, volumes=())
+
 
 @pytest.fixture
 def make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Harness]]:
@@ -133,3 +138,15 @@ def test_a_disk_pulled_mid_run_stops_the_job_and_it_runs_once_more_when_back(
     h.drain_until(lambda: len(h.kinds("run.finished")) >= 2)
     assert h.store.get_run(again.id).status is RunStatus.succeeded
     assert count.read_text() == "2" and len(h.store.runs(schedule_id=job.id)) == 2
+
+
+def test_a_manual_run_is_told_where_its_disk_is_too(
+    make: Callable[..., Harness], tmp_path: Path
+) -> None:
+    h = make(PLUGGED)
+    out = tmp_path / "where"
+    job = h.add("0 0 1 1 *", env_job(out), conditions=Conditions(volume="Backup"))
+    h.runtime.start()
+    h.runtime.run_now(job.id)
+    h.drain_until(lambda: bool(h.kinds("run.finished")))
+    assert out.read_text() == "/media/me/Backup"
