@@ -19,6 +19,7 @@ from domi_desktop.platform.conditions.winvolumes import (
     DBT_DEVICEARRIVAL,
     DBT_DEVICEREMOVECOMPLETE,
     DBT_DEVTYP_VOLUME,
+    DEV_BROADCAST_HDR,
     WM_DEVICECHANGE,
     WindowsVolumeReader,
 )
@@ -41,17 +42,15 @@ class DEV_BROADCAST_VOLUME(ctypes.Structure):
     """dbt.h: what Windows points ``lparam`` at for a volume's arrival or removal."""
 
     _fields_ = (
-        ("dbcv_size", ctypes.c_uint32),
-        ("dbcv_devicetype", ctypes.c_uint32),
-        ("dbcv_reserved", ctypes.c_uint32),
+        ("header", DEV_BROADCAST_HDR),
         ("dbcv_unitmask", ctypes.c_uint32),
         ("dbcv_flags", ctypes.c_uint16),
     )
 
 
 def broadcast(device_type: int, drive: str = "Q") -> DEV_BROADCAST_VOLUME:
-    unit = 1 << (ord(drive) - ord("A"))
-    return DEV_BROADCAST_VOLUME(ctypes.sizeof(DEV_BROADCAST_VOLUME), device_type, 0, unit, 0)
+    header = DEV_BROADCAST_HDR(ctypes.sizeof(DEV_BROADCAST_VOLUME), device_type, 0)
+    return DEV_BROADCAST_VOLUME(header, 1 << (ord(drive) - ord("A")), 0)
 
 
 def send_from_another_thread(hwnd: int, wparam: int, header: DEV_BROADCAST_VOLUME) -> list[int]:
