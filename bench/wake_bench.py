@@ -20,8 +20,14 @@ Then ``domi-desktop status`` with no app against ``python -c pass`` (<= 2x), bes
 
 Then the same with the History window open (``--history-sizes``, default 1,000).
 
+With ``--slow-disk-ms D`` every size runs twice in this one run, on the normal disk and on a disk
+whose every ``fsync``/``fdatasync`` of the app (and only the app: the raw baseline keeps the real
+disk) takes D ms more (``tests/slowdisk``, a preloaded shim built with the C compiler), and
+``slow_disk`` in the summary tells them apart (issue 25: the notification and the GUI loop must
+not wait for the disk).
+
 Usage: python bench/wake_bench.py [--sizes 20,100,1000,10000] [--history-sizes 1000]
-       [--repeat N] [--json]
+       [--repeat N] [--slow-disk-ms D] [--json]
 Needs dbus-daemon, Xvfb and libfaketime (Debian: dbus, xvfb, libfaketime); without a display
 and a session bus it re-runs itself under ``dbus-run-session -- xvfb-run``.
 """
@@ -50,6 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 from jeepney.io.blocking import open_dbus_connection
 
+from tests import slowdisk
 from tests.desktop.harness import (
     FAKE_DESKTOP,
     FAKE_LOGIND,
@@ -215,7 +222,13 @@ def status_ms(data: Path) -> float:
 
 
 def one_size(
-    count: int, work: Path, bus: str, desktop: FakeDesktop, logind: FakeLogind, history: bool
+    count: int,
+    work: Path,
+    bus: str,
+    desktop: FakeDesktop,
+    logind: FakeLogind,
+    history: bool,
+    slow_disk: float = 0.0,
 ) -> dict[str, Any]:
     name = f"{count}{'-history' if history else ''}-{time.monotonic_ns()}"
     data = work / f"data-{name}"
@@ -231,6 +244,10 @@ def one_size(
         "DBUS_SYSTEM_BUS_ADDRESS": bus, "PYTHONPATH": str(ROOT),
         **({"BENCH_HISTORY": "1"} if history else {}),
     }  # fmt: skip
+    if slow_disk:
+        library = slowdisk.build(work / "slowdisk")
+        assert library is not None, "--slow-disk-ms needs a C compiler (cc)"
+        env.update(slowdisk.environment(library, slow_disk, env.get("LD_PRELOAD", "")))
     log = data / "domi-desktop.log"
     app = subprocess.Popen(
         [sys.executable, str(launcher), str(beat)], env=env, cwd=ROOT,
@@ -303,7 +320,8 @@ def one_size(
     raw = raw_rows_per_s(data, work)
     write = int(rows) / float(seconds)
     return {
-        "schedules": count, "history_open": history, "gap_ms": round(gap * 1000, 1),
+        "schedules": count, "history_open": history, "slow_disk_ms": slow_disk,
+        "gap_ms": round(gap * 1000, 1),
         "first_job_s": None if first_job is None else round(first_job, 3),
         "notify_s": None if notify is None else round(notify, 3),
         "fires": int(fires), "rows": int(rows), "write_rows_per_s": round(write),
@@ -345,18 +363,20 @@ def cli_status(data: Path) -> dict[str, float]:
 
 def summary(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per size (and History open or not): the median and the worst of the repeated runs."""
-    groups: dict[tuple[int, bool], list[dict[str, Any]]] = {}
+    groups: dict[tuple[int, bool, float], list[dict[str, Any]]] = {}
     for result in results:
-        groups.setdefault((result["schedules"], result["history_open"]), []).append(result)
+        key = (result["schedules"], result["history_open"], result["slow_disk_ms"])
+        groups.setdefault(key, []).append(result)
     return [
         {
-            "schedules": size, "history_open": history, "runs": len(runs),
+            "schedules": size, "history_open": history, "slow_disk_ms": slow, "runs": len(runs),
             "gap_ms_median": statistics.median(r["gap_ms"] for r in runs),
             "gap_ms_worst": max(r["gap_ms"] for r in runs),
             "notify_s_median": statistics.median(r["notify_s"] or 0 for r in runs),
             "write_ratio_median": statistics.median(r["write_ratio"] for r in runs),
+            "status_ms_median": statistics.median(r["status_ms"] for r in runs),
         }
-        for (size, history), runs in groups.items()
+        for (size, history, slow), runs in groups.items()
     ]  # fmt: skip
 
 
@@ -365,6 +385,10 @@ def main() -> int:
     options.add_argument("--sizes", default="20,100,1000,10000")
     options.add_argument("--history-sizes", default="1000", help="the same with History open")
     options.add_argument("--repeat", type=int, default=1, help="runs of each size (median, worst)")
+    options.add_argument(
+        "--slow-disk-ms", type=float, default=0.0,
+        help="also run each size with every sync of the app this much slower",
+    )  # fmt: skip
     options.add_argument("--json", action="store_true")
     args = options.parse_args()
     if not os.environ.get("DISPLAY") or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
@@ -393,9 +417,10 @@ def main() -> int:
     try:
         runs = [(int(s), False) for s in args.sizes.split(",") if s]
         runs += [(int(s), True) for s in args.history_sizes.split(",") if s]
+        disks = [0.0, args.slow_disk_ms] if args.slow_disk_ms else [0.0]
         for size, history in runs:
-            for _ in range(args.repeat):
-                results.append(one_size(size, work, bus, desktop, logind, history))
+            for _, slow in ((r, d) for r in range(args.repeat) for d in disks):
+                results.append(one_size(size, work, bus, desktop, logind, history, slow))
                 if not args.json:
                     print(results[-1], flush=True)
         cli = cli_status(next(work.glob(f"data-{results[0]['schedules']}-*")))
