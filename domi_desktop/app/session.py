@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
@@ -60,16 +61,8 @@ class HostSessionTriggers:
         self._sleep_timer.timeout.connect(self._sleep_progress)
         self._sleeping_since = 0.0
         self._stopped = False
+        self._listening: set[str] = set()
         host.woke.connect(self._woke)
-
-    def start(self) -> None:
-        # A source of its own beside the host's: it reports the same signals to us alone.
-        if not self._resume.start(self._resumed, self._sleeping):
-            log.info("session triggers: no sleep signal (%s)", self._resume.status)
-        if self._unlock.start(self._unlocked):
-            log.info("session triggers: %s", self._unlock.status)
-        else:
-            log.info("session triggers: no unlock signal (%s)", self._unlock.status)
 
     def stop(self) -> None:
         self._host.woke.disconnect(self._woke)
@@ -77,6 +70,33 @@ class HostSessionTriggers:
         self._resume.stop()
         self._unlock.stop()
         self._release()
+
+    def _listen_if_asked(self) -> None:
+        asked = {
+            trigger
+            for s in self._host.runtime.known_schedules().values()
+            if s.enabled
+            for trigger in (Trigger.unlock, Trigger.resume, Trigger.before_sleep)
+            if wants(s.policies.session, trigger)
+        }
+        self._switch("unlock", self._unlock, Trigger.unlock in asked, self._start_unlock)
+        # A resume source of its own beside the host's: it reports the same signals to us alone.
+        self._switch("sleep", self._resume, bool(asked - {Trigger.unlock}), self._start_resume)
+
+    def _switch(self, name: str, source: Any, needed: bool, start: Callable[[], bool]) -> None:
+        if needed and name not in self._listening:
+            self._listening.add(name)
+            started = start()
+            log.info("session triggers: %s%s", "" if started else "no signal: ", source.status)
+        elif not needed and name in self._listening:
+            self._listening.discard(name)
+            source.stop()
+
+    def _start_unlock(self) -> bool:
+        return self._unlock.start(self._unlocked)
+
+    def _start_resume(self) -> bool:
+        return bool(self._resume.start(self._resumed, self._sleeping))
 
     def _unlocked(self) -> None:
         self._fire(Trigger.unlock)
@@ -92,6 +112,7 @@ class HostSessionTriggers:
             # The first wake has read the schedules: the app's start in this session.
             self._logged_in = True
             self._fire(Trigger.login)
+        self._listen_if_asked()
         self._hold_if_asked()
 
     def _resumed(self) -> None:
@@ -146,6 +167,6 @@ class HostSessionTriggers:
 
 
 def start_session_triggers(host: Host) -> HostSessionTriggers:
-    triggers = HostSessionTriggers(host)
-    triggers.start()
-    return triggers
+    """Its sources start at the first wake, when the schedules that ask for them are known,
+    and each is listened to only while some schedule asks for its moment."""
+    return HostSessionTriggers(host)
