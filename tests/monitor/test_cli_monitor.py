@@ -11,6 +11,7 @@ from tests.fakes import FakeClock, wait_for
 from tests.monitor.fake_healthchecks import FakeHealthchecks
 from tests.monitor.test_monitoring import (  # noqa: F401 (fixtures)
     API_KEY,
+    WAIT,
     _finished,
     _fire,
     _monitoring,
@@ -74,12 +75,12 @@ def test_monitor_says_what_waits_to_be_sent_and_which_checks_domi_made(
     try:
         schedule = _schedule(hc)
         monitoring.sync([schedule])
-        assert monitoring.worker.drained(10)
+        assert monitoring.worker.drained(WAIT)
         hc.unreachable = True
         monitoring.observe(_fire(3), schedule)
         monitoring.observe(_finished(3), schedule)
         wait_for(
-            lambda: len(json.loads(ok(data, "monitor", "--json"))["waiting"]) == 2, 10, "spool"
+            lambda: len(json.loads(ok(data, "monitor", "--json"))["waiting"]) == 2, WAIT, "spool"
         )
     finally:
         monitoring.stop()

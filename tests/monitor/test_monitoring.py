@@ -138,7 +138,7 @@ def test_a_check_already_there_keeps_the_integrations_its_user_chose(
     monitoring.start()
     try:
         monitoring.sync([_schedule(hc)])
-        assert monitoring.worker.drained(10)
+        assert monitoring.worker.drained(WAIT)
     finally:
         monitoring.stop()
     assert list(hc.checks.values()) == [mine]
