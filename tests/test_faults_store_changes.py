@@ -215,3 +215,41 @@ def test_names_cannot_drive_the_terminal(data: Path) -> None:
         shown = ok(data, *args)
         assert "\x1b" not in shown and "\u202e" not in shown
         assert "a\\nb\\x1b[31m\\u202eexe.txt" in shown
+
+
+def test_a_database_file_restored_under_the_running_app_is_left_as_restored(
+    data: Path, daemon: subprocess.Popen[bytes]
+) -> None:
+    # Issue 26 §6: a restore moves a backup over domi.sqlite3 while the app runs. Writing on to
+    # the file it has open (its log meeting the new file at the next start) undid the restore.
+    kept = add(data, "in the backup")
+    backup = data.parent / "backup.sqlite3"
+    with (
+        closing(sqlite3.connect(data / "domi.sqlite3")) as live,
+        closing(sqlite3.connect(backup)) as copy,
+    ):
+        live.backup(copy)
+    lost = add(data, "added after the backup")
+    os.replace(backup, data / "domi.sqlite3")
+
+    def said() -> str | None:
+        problem = ok(data, "status", "--json")["store"]["problem"]
+        return problem if problem and "replaced" in problem else None
+
+    problem = wait_for(said, 60, "the app to see its file replaced")
+    assert "quit and start domi-desktop" in str(problem)
+    # Written through the app now: refused, never into the file it had open.
+    done = cli(data, "schedule", "add", "refused", "--cron", "* * * * *", "--", "true")
+    assert done.returncode != 0
+    assert stop_daemon(daemon) == 0
+    # The restore stands: the backup's schedules, not the one added after it; the file whole.
+    assert sql(data, "PRAGMA integrity_check") == [("ok",)]
+    assert [row[0] for row in sql(data, "SELECT id FROM schedules ORDER BY id")] == [kept]
+    restarted = start_daemon(data)
+    try:
+        wait_for(lambda: reachable(data), 60, "the app on the restored file")
+        assert ok(data, "status", "--json")["store"]["problem"] is None
+        assert [s["id"] for s in ok(data, "schedule", "list", "--json")] == [kept]
+    finally:
+        assert stop_daemon(restarted) == 0
+    assert lost != kept

@@ -150,6 +150,8 @@ class Host(QObject):
         self._listener = store.listener(self._heard_change, self._link_status)
         self._file_watch: FileWatch | None = None
         self._seen_elsewhere = 0
+        self._replaced: str | None = None
+        """Why nothing more is written: the SQLite file was replaced under the app."""
 
     # -- start and stop ------------------------------------------------------------------------
 
@@ -266,7 +268,7 @@ class Host(QObject):
         keeps the store from being read (``problem``)."""
         if self.store.shared and (problem is not None or self.runtime.link_problem is not None):
             problem = UNREACHABLE
-        problem = problem or self.runtime.store_problem
+        problem = problem or self._replaced or self.runtime.store_problem
         return {
             "machine": self.store.machine,
             "store": {
@@ -307,7 +309,14 @@ class Host(QObject):
 
     def _look_at_file(self) -> None:
         """The database file changed: if another process changed a schedule, plan again now
-        (the planner's re-read tells the windows), not at the next wake."""
+        (the planner's re-read tells the windows), not at the next wake. If another file took
+        its place (a restore), write nothing more to the one open here, and say so."""
+        if self._replaced is not None:
+            return
+        replaced = self.store.replaced()
+        if replaced is not None:
+            self._seal(replaced)
+            return
         try:
             elsewhere = self.store.changes_elsewhere()
         except DomiError as error:
@@ -316,6 +325,18 @@ class Host(QObject):
         if elsewhere != self._seen_elsewhere:
             self._seen_elsewhere = elsewhere
             self._wake(WakeReason.edit)
+
+    def _seal(self, why: str) -> None:
+        """Writing on to the file open here would undo the restore: its log would meet the new
+        file at the next start. The user asks for the new file by starting the app again."""
+        self._replaced = why
+        self.runtime.recorder.halt(why)
+        self.runtime.link_lost(why)
+        try:
+            self.store.seal()
+        except DomiError as error:
+            log.warning("the replaced database file could not be sealed: %s", error)
+        self._on_event(StoreProblem(why, 0))
 
     def _heard_change(self) -> None:
         """From the listener's thread: another instance changed a schedule; re-read them all."""

@@ -25,7 +25,7 @@ from functools import partial
 from typing import TypeVar
 
 from domi_desktop.actions import identity
-from domi_desktop.errors import StoreUnavailable
+from domi_desktop.errors import StoreError, StoreUnavailable
 from domi_desktop.ports import Loop
 from domi_desktop.store import Store
 from domi_desktop.store.claims import Writer
@@ -72,6 +72,7 @@ class Recorder:
         self._closing = threading.Event()
         self._give_up_at: float | None = None
         self._troubled = False
+        self._halted: str | None = None
         self.on_trouble: Trouble = _ignore
 
     def submit(self, task: Task[T], done: Done[T] = _ignore) -> None:
@@ -104,6 +105,11 @@ class Recorder:
                 return
             self._pids_queued = True
         self.submit(self._write_pids, self._pids_written)
+
+    def halt(self, reason: str) -> None:
+        """Write nothing more, ever (the database file was replaced): each task handed over
+        from now on fails with ``reason``; the writer's connection is closed."""
+        self._halted = reason
 
     def close(self, patience: float = CLOSE_PATIENCE) -> None:
         """Write what was handed over, trying ``patience`` seconds at most, then close."""
@@ -140,6 +146,11 @@ class Recorder:
             self._loop.call_soon(partial(done, outcome))
 
     def _run(self, task: Callable[[Writer], T]) -> T | Exception:
+        if self._halted is not None:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+            return StoreError(self._halted)
         try:
             if self._writer is None:
                 self._writer = self._store.writer()
@@ -156,7 +167,7 @@ class Recorder:
     def _patience(self, error: StoreUnavailable, tries: int) -> bool:
         """On the recorder's thread: wait, and try the same transaction again."""
         give_up_at = self._give_up_at
-        if give_up_at is not None and time.monotonic() >= give_up_at:
+        if self._halted is not None or (give_up_at is not None and time.monotonic() >= give_up_at):
             return False
         if not self._troubled:
             self._troubled = True

@@ -7,6 +7,7 @@ writes in (see ``store`` for the threading and process rules).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -56,6 +57,9 @@ class StoreCore:
         self._log_dir_made = False
         self._own_changes = 0
         """The bumps of the database's schedule-change counter that this store's writes made."""
+        self._file = None if self.target.shared else _file_identity(self.path)
+        """The SQLite file open here, as the OS names it: a restore that moves another file to
+        its path leaves this one open under no name (``replaced``)."""
 
     def close(self) -> None:
         with self._lock:
@@ -90,6 +94,29 @@ class StoreCore:
     def shared(self) -> bool:
         """True on PostgreSQL: other machines may claim from the same schedules."""
         return self.target.shared
+
+    def replaced(self) -> str | None:
+        """Why the file at ``path`` is no longer the database open here (another file was moved
+        there, say a restore from a backup, or it was deleted); None while it is, and always on
+        PostgreSQL."""
+        if self._file is None:
+            return None
+        now = _file_identity(self.path)
+        if now == self._file:
+            return None
+        what = "replaced by another file" if now is not None else "deleted"
+        return (
+            f"the database file {self.path} was {what} while domi-desktop had it open: nothing "
+            "more is written to it; quit and start domi-desktop to use the file now there"
+        )
+
+    def seal(self) -> None:
+        """Write nothing more to the file open here (it was ``replaced``): its write-ahead log
+        emptied into it, so that the file now at the path never meets this one's log, and the
+        connection made read-only (a write fails; a read still answers)."""
+        with self._using():
+            self._db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[no-untyped-call]
+            self._db.execute_sql("PRAGMA query_only = 1")  # type: ignore[no-untyped-call]
 
     # -- logs ----------------------------------------------------------------------------------
 
@@ -187,3 +214,11 @@ class StoreCore:
             if not updated:
                 _rows.run_row(run_id)
             return bool(updated)
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
