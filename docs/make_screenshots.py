@@ -1,5 +1,7 @@
-"""Render the README's screenshots: tray menu, editor (an error, and the preview), history,
-timeline, settings. Run by ``make screenshots`` under Xvfb; writes PNGs next to this file."""
+"""Render the README's screenshots: tray menu, the Schedules window, a notification in dunst,
+editor (an error, and the preview), its Conditions box with a disk, history (and a run waiting
+for a disk), timeline, settings. Run by ``make screenshots`` under Xvfb; writes PNGs next to
+this file."""
 
 from __future__ import annotations
 
@@ -52,6 +54,8 @@ def populate(store: Store) -> None:
         CommandAction(
             argv=("report", "--endpoint", "/login"), secret_env=(("API_TOKEN", "login-api"),)
         ),
+        notes="Rate limits for the login endpoint, for the Monday review. If it fails, "
+        "ask Dana (platform team) before touching the quota.",
         now=NOW - 10 * day,
     )
     backup = store.create_schedule(
@@ -67,17 +71,17 @@ def populate(store: Store) -> None:
         "America/New_York",
         HttpAction(url="https://hooks.example.com/digest", method="POST"),
         Policies(),
-        now=NOW - 10 * day,
+        now=NOW,  # added today: its next run is ahead
     )
     store.create_schedule(
         "Invoice reminder",
         "0 10 1 * *",
         "Asia/Shanghai",
         CommandAction(argv=("remind", "invoices")),
-        now=NOW - 10 * day,
+        now=NOW,  # added today: its next run is ahead
     )
-    for offset in range(8, 0, -1):
-        due = (NOW - offset * day).replace(hour=7, minute=0)
+    for offset in range(7, -1, -1):  # up to this morning's 02:30
+        due = (NOW - offset * day).replace(hour=0, minute=30)  # 02:30 in Riga
         run_id = store.claim_fire(
             FireClaim(
                 backup.id,
@@ -274,6 +278,74 @@ def history_shot(store: Store) -> None:
     window.close()
 
 
+def conditions_disk_shot(service: Service) -> None:
+    """The editor's Conditions box with a disk, a wait and a moment (the README's example)."""
+    from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit, QSpinBox
+
+    from domi_desktop.ui.editor.dialog import EditorDialog
+
+    dialog = EditorDialog(service, now=lambda: NOW, confirm_discard=lambda _dialog: True)
+
+    def child(kind: type[Any], name: str) -> Any:
+        found = dialog.findChild(kind, name)
+        assert found is not None, name
+        return found
+
+    child(QPlainTextEdit, "cron").setPlainText("@daily")
+    child(QLineEdit, "name").setText("Backup")
+    child(QLineEdit, "command").setText("backup-to $DOMI_VOLUME_PATH")
+    child(QLineEdit, "volume").setText("Backup")
+    child(QSpinBox, "waitHours").setValue(72)
+    child(QCheckBox, "atUnlock").setChecked(True)
+    child(QSpinBox, "minInterval").setValue(60)
+    dialog.resize(760, dialog.height())  # the box at a usual width, not stretched
+    dialog.show()
+    QApplication.processEvents()
+    save(dialog.conditions, "editor-conditions-disk.png")
+    dialog.close()
+
+
+def history_waiting_disk_shot(data: Path) -> None:
+    """History in the README's worked example: a backup waiting for its disk, and the two days
+    it ran once the disk was plugged in (as tests/ui/history/test_history_waiting_disk.py)."""
+    from domi_desktop.model import Conditions
+    from domi_desktop.ui.history.window import HistoryWindow
+
+    now = datetime(2026, 3, 4, 9, 30, tzinfo=UTC)
+    with Store.open(data, now=now - timedelta(days=3)) as store:
+        policies = Policies(conditions=Conditions(volume="Backup", wait_at_most=timedelta(days=3)))
+        action = CommandAction(shell='rsync -a ~/Documents/ "$DOMI_VOLUME_PATH/documents/"')
+        backup = store.create_schedule(
+            "Backup to the USB disk", "@daily", "UTC", action, policies,
+            now=now - timedelta(days=3),
+        )  # fmt: skip
+        # Plugged in at 11:12 and 19:03 on this clock (Riga), as the README tells it.
+        for days_ago, plugged_at in ((2, 9 * 60 + 12), (1, 17 * 60 + 3)):
+            due = (now - timedelta(days=days_ago)).replace(hour=0, minute=0)
+            run_id = store.claim_fire(
+                FireClaim(backup.id, store.get_schedule(backup.id).last_due, due, due,
+                          status=RunStatus.waiting, reason="waiting for the disk Backup")
+            )  # fmt: skip
+            assert run_id is not None
+            started = due + timedelta(minutes=plugged_at)
+            waited = f"{plugged_at // 60} hours {plugged_at % 60} minutes"
+            store.start_waiting(run_id, started, store.log_path_for(run_id), late=True,
+                                reason=f"started after waiting {waited} for the disk Backup")  # fmt: skip
+            store.finish_run(run_id, status=RunStatus.succeeded,
+                             finished_at=started + timedelta(minutes=4), exit_code=0)  # fmt: skip
+        due = now.replace(hour=0, minute=0)
+        store.claim_fire(
+            FireClaim(backup.id, store.get_schedule(backup.id).last_due, due, due,
+                      status=RunStatus.waiting, reason="waiting for the disk Backup")
+        )  # fmt: skip
+        window = HistoryWindow(store)
+        window.resize(1200, 300)
+        window.show()
+        QApplication.processEvents()
+        save(window, "history-waiting-disk.png")
+        window.close()
+
+
 def timeline_shot(data: Path) -> None:
     """The fixture week of the Timeline's tests (tests/timeline_week.py): two nights asleep, an
     afternoon without the app, the catch-ups after them, a wait for the charger, failures."""
@@ -325,8 +397,10 @@ def main() -> int:
             service = Service(store, FixedClock())
             tray_menu_shot(app, store)
             editor_shots(service)
+            conditions_disk_shot(service)
             history_shot(store)
             settings_shot()
+        history_waiting_disk_shot(data / "disk")
         timeline_shot(data / "week")
     editor_at_2x_shot()
     return 0
