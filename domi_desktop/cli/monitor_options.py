@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing: the CLI's fast path must not
+if TYPE_CHECKING:
+    from typing import Any
 
 _OPTIONS = {
     "healthchecks": "healthchecks_url",

@@ -153,6 +153,7 @@ def test_an_open_settings_dialog_switches_language_with_the_app(qtbot: QtBot) ->
         "通知",
         "新计划",
         "语言",
+        "本机心跳（Healthchecks）",
     }
     i18n.set_language("en")
     assert dialog.windowTitle() == "Settings — domi-desktop"

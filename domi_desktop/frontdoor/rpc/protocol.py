@@ -47,6 +47,7 @@ POSITIONAL: Final[dict[str, tuple[str, ...]]] = {
     "schedule.enable": ("id",),
     "schedule.disable": ("id",),
     "schedule.runs": ("schedule_id", "status", "limit", "before_id"),
+    "schedule.timeline": ("schedule_id", "days"),
     "schedule.run_now": ("id", "wait"),
     "schedule.preview": ("expr", "tz", "count", "after", "lang"),
     "schedule.simulate": ("expr", "tz", "last_due", "wakes", "policies"),
