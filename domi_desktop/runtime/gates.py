@@ -389,6 +389,11 @@ class ConditionKeeper:
     def changed(self) -> None:
         """The OS said the network or the power changed."""
         self._read = None
+        if not (self._watched or self.held):
+            # Told after the source stopped listening (its last signals were still queued):
+            # nothing waits or is watched, and a read now would open a new bus connection
+            # right behind the one just closed (the app hung there, in QtDBus's connect).
+            return
         state = self.state()
         for run_id, watched in list(self._watched.items()):
             schedule = watched.schedule

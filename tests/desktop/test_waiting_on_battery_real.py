@@ -121,6 +121,10 @@ def due_of(run: dict[str, Any]) -> datetime:
     return datetime.fromisoformat(run["due"])
 
 
+def statuses(runs: list[dict[str, Any]]) -> list[str]:
+    return [run["status"] for run in runs]
+
+
 def test_five_dues_on_battery_then_the_charger_one_run_four_skipped_never_two_at_once(
     laptop: Laptop, fake_upower: FakeUPower, real_panel: RealPanel, real_dunst: RealDunst
 ) -> None:
@@ -141,14 +145,23 @@ def test_five_dues_on_battery_then_the_charger_one_run_four_skipped_never_two_at
 
     for passed, due in enumerate(dues, start=1):
         laptop.at(due - timedelta(seconds=1))  # real time carries the clock over the due
+        # This due's row waits, every older one is skipped: one waiting row, never a pile
+        # (a pile never settles into this, and the wait runs out).
+        pile_free = ["skipped"] * (passed - 1) + ["waiting"]
 
-        def recorded(due: datetime = due) -> bool:
-            return any(due_of(run) == due for run in laptop.runs(schedule))
+        def settled(due: datetime = due, expected: list[str] = pile_free) -> bool:
+            runs = laptop.runs(schedule)
+            return bool(runs) and due_of(runs[-1]) == due and statuses(runs) == expected
 
-        wait_for(recorded, WAIT, f"a row for the due {due:%H:%M}")
+        try:
+            wait_for(settled, WAIT, f"one waiting row, the due {due:%H:%M}")
+        except AssertionError:
+            raise AssertionError(
+                f"after {passed} due(s) on battery: {statuses(laptop.runs(schedule))}, "
+                f"wanted {pile_free}"
+            ) from None
         runs = laptop.runs(schedule)
-        statuses = [run["status"] for run in runs]
-        assert statuses == ["skipped"] * (passed - 1) + ["waiting"], runs  # never a pile
+        assert [due_of(run) for run in runs] == dues[:passed]  # one row per due
         assert runs[-1]["reason"] == "waiting for the charger"
         assert laptop.started_runs() == []
 
