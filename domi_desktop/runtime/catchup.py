@@ -9,10 +9,11 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, TypeVar
 
+from domi_desktop.actions import warden
 from domi_desktop.events import Event, FireEvent, LateFire, RunFinished, StoreProblem
 from domi_desktop.model import FireClaim, Overlap, RunStatus, Schedule, SkipReason
 from domi_desktop.ports import Clock, Loop
@@ -27,6 +28,9 @@ PRUNE_INTERVAL = 600.0
 """Seconds between two retention passes of the worker (after a wake, never inside a claim)."""
 
 T = TypeVar("T")
+
+SUPERSEDED_RESULT = "run %s: superseded: its result is not recorded (the run had already ended)"
+"""Its run was no longer ``running``: taken over by another machine while this one stood still."""
 
 EXCLUSIVE = (Overlap.skip, Overlap.queue)
 """On a shared store, these skip a fire while another machine runs the schedule: a queue cannot
@@ -61,8 +65,16 @@ class WakeWrite:
     rows: int
     seconds: float
     """Rows inserted and the worker's time writing them (the transactions, not the listing)."""
+    at: datetime
+    """When the runs that start at once were started (their leases count from then)."""
     listing: float = 0.0
     """The worker's time listing the skipped instants, before the write."""
+
+    def held(self, now: datetime, lease: timedelta) -> frozenset[int]:
+        """The runs started with the claims, if they may still be launched as they are: a loop
+        that stood still for most of a lease since (a frozen app) writes each start again, and
+        launches none that another machine took over meanwhile."""
+        return self.started if now - self.at < lease * warden.MARGIN else frozenset()
 
 
 class _Lanes:
@@ -161,6 +173,7 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
         tuple(pending),
         rows,
         time.perf_counter() - began,
+        now,
         began - listed,
     )
 
@@ -309,6 +322,10 @@ class Results:
             runs = ", ".join(str(finish.run_id) for finish, _ in batch)
             log.error("the results of runs %s are lost: %s", runs, outcome)
             self.problem(outcome)
+        else:
+            for (finish, _), written in zip(batch, outcome, strict=True):
+                if not written:
+                    log.warning(SUPERSEDED_RESULT, finish.run_id)
         # A batch holds the results of hundreds of jobs after a catch-up: announced in slices.
         if self._read_ahead is not None:
             try:

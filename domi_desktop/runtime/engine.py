@@ -308,7 +308,8 @@ class Runtime:
         def announced() -> None:
             launches.extend(self.keeper.admit_catch_ups(catch_ups, self._bursting))
             done(outcomes)
-            self._slices.run(launches, lambda item: self._begin(*item, outcome.started))
+            started = outcome.held(self.clock.now(), self.store.holder.lease)
+            self._slices.run(launches, lambda item: self._begin(*item, started))
             self._maybe_prune()
 
         self._slices.run(
