@@ -58,7 +58,7 @@ def test_without_wake_to_run_the_job_runs_late_at_the_resume(lab: Lab) -> None:
     lab.cli("schedule", "disable", str(sid))
     assert resumed - due > 60
     assert run["late"] and run["trigger"] == "catch_up" and run["status"] == "succeeded", run
-    assert epoch(str(run["fired_at"])) - resumed <= 2.0, (run, resumed)
+    assert epoch(str(run["fired_at"])) - resumed <= 20.0, (run, resumed)
     assert not str(run["reason"] or "").startswith(WOKE_NOTE)
 
 
