@@ -94,7 +94,7 @@ class Lab:
     def console(self) -> Path:
         return self.workdir / "console.log"
 
-    def boot(self, timeout: float = 240) -> Lab:
+    def boot(self, timeout: float = 600) -> Lab:
         started = time.monotonic()
         self.workdir.mkdir(parents=True, exist_ok=True)
         env_line = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env.items() if v)
@@ -348,7 +348,7 @@ class Lab:
     def app_log(self) -> str:
         return self.read(APP_LOG).decode(errors="replace")
 
-    def wait_app(self, timeout: float = 180) -> dict[str, Any]:
+    def wait_app(self, timeout: float = 600) -> dict[str, Any]:
         """Until the app in the guest answers ``status --json``; its answer."""
         deadline = time.monotonic() + timeout
         while True:
