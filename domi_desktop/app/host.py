@@ -142,7 +142,7 @@ class Host(QObject):
         self._wake_sources: list[Any] = []
         self._zones: Any = None
         self.runtime.changes.subscribe(self._schedules_moved)
-        self.waking = start_waking(self)
+        self.waking = start_waking(self.runtime, self.inhibitor, self.woke)
         """Wake to run: the OS's wake alarm, and the machine sent back to sleep after."""
         self.started_at: datetime | None = None
         # A shared (PostgreSQL) store tells of other machines' edits at once; on SQLite the

@@ -3,17 +3,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from PySide6.QtCore import SignalInstance
 
 from domi_desktop.platform.wake import wake_tools_for_platform
+from domi_desktop.ports import SleepInhibitor
+from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.waking import WakeKeeper
 
-if TYPE_CHECKING:
-    from domi_desktop.app.host import Host
 
-
-def start_waking(host: Host) -> WakeKeeper:
-    runtime = host.runtime
+def start_waking(runtime: Runtime, inhibitor: SleepInhibitor, woke: SignalInstance) -> WakeKeeper:
+    """The keeper of ``runtime``'s wake alarm, told of each driver wake by ``woke`` (the host's
+    signal): given the pieces, not the host, which starts it."""
     keeper = WakeKeeper(
         runtime,
         wake_tools_for_platform,
@@ -21,8 +21,8 @@ def start_waking(host: Host) -> WakeKeeper:
         paused=lambda: runtime.driver.paused,
         notes=runtime.keeper,
         last_wake=lambda: runtime.driver.last_wake,
-        inhibitor=host.inhibitor,
+        inhibitor=inhibitor,
     )
     runtime.subscribe(keeper.observe)
-    host.woke.connect(keeper.woke)
+    woke.connect(keeper.woke)
     return keeper
