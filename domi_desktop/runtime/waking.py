@@ -11,7 +11,7 @@ ran while the monotonic one stood) at or after the armed instant, before its due
 runs of the schedules due then are the woken runs ("woke the computer to run" on their row). When
 the last of them has ended, nothing else runs, and the next wake is not minutes away, the machine
 goes back to sleep after ``SETTLE``, unless input arrived since the last look before the sleep
-(``InputWatch``: logind's idle hint, or the input devices' interrupts where there is no logind).
+(``InputWatch``: logind's idle hint, or the input devices' events where there is no logind).
 """
 
 from __future__ import annotations
@@ -200,9 +200,10 @@ class WakeKeeper:
         self._maybe_sleep(now)
 
     def _begin(self, now: datetime, reason: WakeReason) -> bool:
-        """A woken session starts when the machine slept and woke at the armed instant."""
-        armed = self.armed
-        if reason not in _SLEPT or armed is None or self.woken is not None:
+        """A woken session starts when the machine slept and woke at the armed instant, also
+        when it had stayed up for that instant and was put to sleep before it all the same."""
+        armed, carried = self.armed, self.woken
+        if reason not in _SLEPT or armed is None or (carried is not None and carried.noted):
             return False
         # The alarm rang at the armed instant, or at the due when it was moved there (the machine
         # slept again in between).
@@ -210,6 +211,8 @@ class WakeKeeper:
         if not any(at - EARLY <= now <= at + NOTICE for at in rang):
             return False
         self.woken = _Woken(armed, now)
+        if carried is not None and carried.target.due == armed.due:
+            self.woken.fired, self.woken.runs = carried.fired, carried.runs
         self._hold()
         log.info(
             "the machine woke at %s for the wake armed at %s (schedules %s)",

@@ -8,10 +8,12 @@ from __future__ import annotations
 import ctypes
 import errno
 import json
+import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,15 @@ from domi_desktop.platform.wake.linux import (
     TimerfdWakeAlarm,
     linux_wake_alarm,
 )
-from domi_desktop.platform.wake.presence import InterruptInputWatch, linux_input_watch
+from domi_desktop.platform.wake.presence import (
+    EV_KEY,
+    EV_REL,
+    EV_SYN,
+    EVENT,
+    SYN_DROPPED,
+    EvdevInputWatch,
+    linux_input_watch,
+)
 from domi_desktop.platform.wake.sleeper import PowerStateSleeper, linux_sleeper
 from domi_desktop.platform.wake.systemd import calendar_text
 from domi_desktop.runtime.waking import NoWakeAlarm
@@ -230,48 +240,74 @@ def test_the_capability_bit_is_read_from_proc(tmp_path: Path) -> None:
 
 # -- input and sleep without logind ------------------------------------------------------------
 
-INTERRUPTS = """\
-           CPU0       CPU1
-  0:         40          0   IO-APIC   2-edge      timer
-  1:        {kbd}          3   IO-APIC   1-edge      i8042
-  4:        300          0   IO-APIC   4-edge      ttyS0
- 12:        {mouse}          0   IO-APIC  12-edge      i8042
- 24:        500        600   PCI-MSI 65536-edge      virtio0-requests
-NMI:          0          0   Non-maskable interrupts
-"""
+EV_MSC, EV_LED = 4, 17
 
 
-def test_input_is_told_by_the_input_devices_interrupts_only(tmp_path: Path) -> None:
-    interrupts = tmp_path / "interrupts"
-    interrupts.write_text(INTERRUPTS.format(kbd=10, mouse=20))
-    watch = InterruptInputWatch(interrupts)
-    assert watch.input_since_mark(SOON) is None  # never marked: cannot tell
-    watch.mark()
-    assert set(watch.counts()) == {"1 IO-APIC 1-edge i8042", "12 IO-APIC 12-edge i8042"}
-    # The serial console, the disk and the timer are busy: not a person.
-    interrupts.write_text(INTERRUPTS.format(kbd=10, mouse=20).replace("300", "900"))
-    assert watch.input_since_mark(SOON) is False
-    interrupts.write_text(INTERRUPTS.format(kbd=11, mouse=20))
-    assert watch.input_since_mark(SOON) is True
-    assert watch.status == "input interrupts since the mark: 1 IO-APIC 1-edge i8042"
+def event(kind: int, code: int = 0, value: int = 0) -> bytes:
+    return EVENT.pack(1_700_000_000, 0, kind, code, value)
 
 
-def test_the_real_interrupt_table_reads() -> None:
-    counts = InterruptInputWatch().counts()
-    assert all(isinstance(value, int) and value >= 0 for value in counts.values())
+@pytest.fixture
+def devices(tmp_path: Path) -> Path:
+    """Two event devices as FIFOs: a stream the kernel would queue for each reader."""
+    folder = tmp_path / "input"
+    folder.mkdir()
+    for name in ("event0", "event1", "mouse0"):
+        os.mkfifo(folder / name)
+    return folder
 
 
-def test_without_logind_input_is_counted_from_the_interrupts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.fixture
+def evdev(devices: Path) -> Iterator[EvdevInputWatch]:
+    watch = EvdevInputWatch(devices)
+    yield watch
+    watch.close()
+
+
+def send(device: Path, *events: bytes) -> None:
+    fd = os.open(device, os.O_WRONLY | os.O_NONBLOCK)  # the watch holds it open for reading
+    try:
+        os.write(fd, b"".join(events))
+    finally:
+        os.close(fd)
+
+
+def test_input_is_a_key_a_motion_or_a_touch_never_the_device_s_own_traffic(
+    devices: Path, evdev: EvdevInputWatch
+) -> None:
+    assert evdev.input_since_mark(SOON) is None  # never marked: cannot tell
+    evdev.mark()
+    assert evdev.status == f"watching 2 input device(s) in {devices}"
+    # What a resume's reset of the keyboard does: its LEDs and scan codes, no key.
+    send(devices / "event0", event(EV_LED, 0, 1), event(EV_MSC, 4, 0x1C), event(EV_SYN))
+    assert evdev.input_since_mark(SOON) is False
+    send(devices / "event1", event(EV_REL, 0, 3), event(EV_SYN))
+    assert evdev.input_since_mark(SOON) is True
+    assert evdev.input_since_mark(SOON) is True  # said until the next mark
+    assert evdev.status == "input since the mark: event1"
+    evdev.mark()
+    assert evdev.input_since_mark(SOON) is False
+
+
+def test_input_queued_before_the_mark_is_not_counted_and_an_overflow_is(
+    devices: Path, evdev: EvdevInputWatch
+) -> None:
+    evdev.mark()
+    send(devices / "event0", event(EV_KEY, 30, 1), event(EV_SYN))
+    evdev.mark()  # the last look before the sleep
+    assert evdev.input_since_mark(SOON) is False
+    send(devices / "event0", event(EV_SYN, SYN_DROPPED))  # the reader's queue overflowed
+    assert evdev.input_since_mark(SOON) is True
+
+
+def test_without_logind_input_is_read_from_the_input_devices(
+    tmp_path: Path, devices: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
-    interrupts = tmp_path / "interrupts"
-    interrupts.write_text(INTERRUPTS.format(kbd=1, mouse=2))
-    assert isinstance(linux_input_watch(interrupts), InterruptInputWatch)
-    interrupts.write_text(INTERRUPTS.splitlines()[0] + "\n")
-    watch = linux_input_watch(interrupts)
+    assert isinstance(linux_input_watch(devices), EvdevInputWatch)
+    watch = linux_input_watch(tmp_path / "nothing")
     assert watch.input_since_mark(SOON) is None
-    assert watch.status.startswith("no input device in ")
+    assert watch.status.startswith("no logind session, and no input device in ")
 
 
 def test_without_logind_a_root_machine_sleeps_by_writing_mem_to_power_state(

@@ -62,12 +62,6 @@ def test_without_wake_to_run_the_job_runs_late_at_the_resume(lab: Lab) -> None:
     assert not str(run["reason"] or "").startswith(WOKE_NOTE)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the S3 resume itself moves the i8042 interrupt counts (atkbd and the PS/2 mouse are"
-    " reset: IRQ 1 9 -> 24, IRQ 12 3 -> 5 with no key typed), and InterruptInputWatch marks"
-    " before the sleep, so every wake looks attended and the app never suspends the guest again",
-)
 def test_after_an_unattended_wake_the_app_suspends_the_guest_again(lab: Lab) -> None:
     offset = time.time() - lab.now()  # host clock minus the guest's
     sid, due, resumed = woken_run(lab, wake=True)

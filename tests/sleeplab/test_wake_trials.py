@@ -53,12 +53,6 @@ def test_a_wake_to_run_job_due_while_asleep_starts_within_a_minute_20_of_20(lab:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a woken session whose next due is near is carried on ('the next wake ... is too near"
-    " to sleep before it'), and _begin() starts no new one while it is: the runs of the later"
-    " wakes the alarm caused are not told 'woke the computer to run' (1 of 20 are)",
-)
 def test_each_run_the_alarm_woke_the_guest_for_says_so() -> None:
     """Of the trials above (run first, in this module's order)."""
     assert len(NOTES) == TRIALS and all(NOTES), NOTES

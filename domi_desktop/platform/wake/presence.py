@@ -2,18 +2,18 @@
 
 * ``LogindInputWatch``: logind's session ``IdleHint``/``IdleSinceHint`` (set by the desktop): no
   input when the session is idle since before the wake.
-* ``InterruptInputWatch``: without logind (a headless box, the sleep lab), the interrupt counts of
-  the input devices in ``/proc/interrupts`` (the PS/2 controller ``i8042``, the USB host
-  controllers, anything named like a keyboard, a mouse or a touchpad): no input when they did not
-  move since the mark. USB disks share the controllers' lines; their traffic counts as input, which
-  errs on the side of staying awake.
+* ``EvdevInputWatch``: without logind (a headless box, the sleep lab), the input devices' own
+  events in ``/dev/input/event*`` (root or the ``input`` group may read them): no key, button,
+  motion or touch since the mark. Their interrupt counts in ``/proc/interrupts`` cannot tell: a
+  resume resets the PS/2 keyboard and mouse, and their counts move with no key typed.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
+import struct
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,8 +26,12 @@ LOGIN1 = "org.freedesktop.login1"
 LOGIN1_PATH = "/org/freedesktop/login1"
 MANAGER = "org.freedesktop.login1.Manager"
 SESSION = "org.freedesktop.login1.Session"
-PROC_INTERRUPTS = Path("/proc/interrupts")
-INPUT_LINES = re.compile(r"i8042|[xeou]hci|keyboard|mouse|touchpad|trackpad|hid", re.IGNORECASE)
+DEV_INPUT = Path("/dev/input")
+EVENT = struct.Struct("@llHHi")
+"""``struct input_event``: a ``timeval``, then type, code and value."""
+EV_SYN, EV_KEY, EV_REL, EV_ABS = 0, 1, 2, 3
+SYN_DROPPED = 3
+PERSON = frozenset({EV_KEY, EV_REL, EV_ABS})
 
 
 class LogindInputWatch:
@@ -64,49 +68,84 @@ class LogindInputWatch:
         return idle_since > woke_at
 
 
-class InterruptInputWatch:
-    def __init__(self, path: Path = PROC_INTERRUPTS) -> None:
-        self.path = path
-        self._marked: dict[str, int] | None = None
+class EvdevInputWatch:
+    """Keeps every input device open from the first mark: the kernel queues each reader's
+    events, so what a person did meanwhile, asleep or awake, is there to read at the look."""
+
+    def __init__(self, devices: Path = DEV_INPUT) -> None:
+        self.devices = devices
+        self._open: dict[Path, int] = {}
+        self._marked = False
+        self._seen: set[str] = set()
         self._status = "not marked"
 
     @property
     def status(self) -> str:
         return self._status
 
-    def counts(self) -> dict[str, int]:
-        """The input devices' lines of ``/proc/interrupts``: their name -> interrupts on all CPUs."""
-        found: dict[str, int] = {}
-        lines = self.path.read_text(encoding="ascii", errors="replace").splitlines()
-        cpus = len(lines[0].split()) if lines else 0
-        for line in lines[1:]:
-            label, _, rest = line.partition(":")
-            fields = rest.split()
-            if not INPUT_LINES.search(" ".join(fields[cpus:])):
-                continue
-            numbers = [int(field) for field in fields[:cpus] if field.isdigit()]
-            found[label.strip() + " " + " ".join(fields[cpus:])] = sum(numbers)
-        return found
+    def readable(self) -> list[Path]:
+        """The event devices this process may read."""
+        return [path for path in sorted(self.devices.glob("event*")) if os.access(path, os.R_OK)]
 
     def mark(self) -> None:
-        try:
-            self._marked = self.counts()
-            self._status = f"watching {len(self._marked)} input interrupt line(s) of {self.path}"
-        except OSError as error:
-            self._marked = None
-            self._status = f"cannot read {self.path}: {error}"
+        if sys.platform != "linux":  # evdev is Linux's
+            return
+        for path in self.readable():
+            if path not in self._open:
+                try:
+                    self._open[path] = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+                except OSError as error:
+                    log.info("cannot watch %s: %s", path, error)
+        self._take()
+        self._seen.clear()
+        self._marked = bool(self._open)
+        self._status = f"watching {len(self._open)} input device(s) in {self.devices}"
 
     def input_since_mark(self, woke_at: datetime) -> bool | None:
-        if self._marked is None:
+        if not self._marked:
             return None
+        self._take()
+        self._status = f"input since the mark: {', '.join(sorted(self._seen)) or 'none'}"
+        return bool(self._seen)
+
+    def _take(self) -> None:
+        """Reads what each device queued, noting those that saw a person."""
+        for path, fd in list(self._open.items()):
+            try:
+                if person_in(_drain(fd)):
+                    self._seen.add(path.name)
+            except OSError:  # unplugged: a new one is opened at the next mark
+                os.close(fd)
+                del self._open[path]
+
+    def close(self) -> None:
+        for fd in self._open.values():
+            os.close(fd)
+        self._open.clear()
+        self._marked = False
+
+
+def _drain(fd: int) -> bytes:
+    chunks = []
+    while True:
         try:
-            now = self.counts()
-        except OSError as error:
-            self._status = f"cannot read {self.path}: {error}"
-            return None
-        moved = sorted(name for name, count in now.items() if count != self._marked.get(name))
-        self._status = f"input interrupts since the mark: {', '.join(moved) or 'none'}"
-        return bool(moved)
+            chunk = os.read(fd, EVENT.size * 64)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def person_in(data: bytes) -> bool:
+    """Whether ``struct input_event`` records hold a key, button, motion or touch, or say that
+    the reader's queue overflowed (only a flood of them does that)."""
+    usable = len(data) - len(data) % EVENT.size
+    for _sec, _usec, kind, code, _value in EVENT.iter_unpack(data[:usable]):
+        if kind in PERSON or (kind == EV_SYN and code == SYN_DROPPED):
+            return True
+    return False
 
 
 class NoInputWatch:
@@ -126,19 +165,19 @@ class NoInputWatch:
         return None
 
 
-def linux_input_watch(interrupts: Path = PROC_INTERRUPTS) -> InputWatch:
-    """logind's when our session is known to it, else the interrupt counts when the input
-    devices show in them."""
+def linux_input_watch(devices: Path = DEV_INPUT) -> InputWatch:
+    """logind's when our session is known to it, else the input devices' events when this
+    process may read them."""
     watch = LogindInputWatch()
     try:
         watch.session()
         return watch
     except Exception as error:
-        log.info("no logind session to ask about input (%s): counting interrupts", error)
-    counted = InterruptInputWatch(interrupts)
-    try:
-        if counted.counts():
-            return counted
-        return NoInputWatch(f"no input device in {interrupts} and no logind session")
-    except OSError as error:
-        return NoInputWatch(f"cannot read {interrupts} ({error}) and no logind session")
+        log.info("no logind session to ask about input (%s): reading the input devices", error)
+    evdev = EvdevInputWatch(devices)
+    if evdev.readable():
+        return evdev
+    return NoInputWatch(
+        f"no logind session, and no input device in {devices} this process may read"
+        " (root or the input group may)"
+    )
