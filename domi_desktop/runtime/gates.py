@@ -237,6 +237,23 @@ class ConditionKeeper:
         log.info("run %s of schedule %s: %s", run_id, decision.schedule_id, each.hold)
         self._listen()
 
+    def gate_now(self, schedule: Schedule, now: datetime) -> Gate | None:
+        """A run outside the calendar (a session trigger's) gated as a due at ``now``; None
+        for a schedule without conditions."""
+        if not _has_conditions(schedule):
+            return None
+        if self._wants.tell([*self._needing(), schedule]):
+            self._read = None
+        return self._gate(schedule, now, now)
+
+    def hold_session(self, held: Held) -> None:
+        """A session trigger's run waits as a due's does; a wake soon re-plans the driver's
+        next one around it (its deadline), which a session moment did not."""
+        self._wait(held)
+        log.info("run %s of schedule %s: %s", held.run_id, held.schedule_id, held.reason)
+        self._listen()
+        self._rt.loop.call_soon(self._condition_wake)
+
     def load(self, runs: list[Run]) -> None:
         """The waiting rows left by an earlier process: they wait here now."""
         for run in sorted(runs, key=lambda r: r.id):

@@ -1,18 +1,28 @@
 """Session triggers carried out (issue 23): at login, at unlock, on resume and before sleep, each
 schedule that asks for the moment runs once, within its overlap policy, at most once per its
 ``min_interval``; the run is recorded with the moment as its trigger. The decisions are
-``scheduler.session``'s; the runs are started as a Run now is (``ManualRuns``)."""
+``scheduler.session``'s; the runs are started as a Run now is (``ManualRuns``).
+
+The schedule's conditions gate the moment as they gate a due at that instant: it runs, waits
+(``waiting``, re-gated at each wake and change until its ``wait_at_most``) or is skipped, with the
+gate's words on its row. Before sleep nothing can wait (the machine is going): a run that would
+wait is recorded skipped, saying what it lacked."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
 from domi_desktop.errors import DomiError
-from domi_desktop.model import Schedule, Trigger
+from domi_desktop.events import RunWaiting
+from domi_desktop.model import RunStatus, Schedule, SkipReason, Trigger
+from domi_desktop.runtime.gates import ConditionKeeper, Held
+from domi_desktop.runtime.lanes import manual_event
 from domi_desktop.runtime.manual import ManualHost, ManualRuns
+from domi_desktop.scheduler.conditions import Gate, Verdict
 from domi_desktop.scheduler.session import allowed, wants
 
 log = logging.getLogger(__name__)
@@ -23,6 +33,8 @@ HISTORY = 200
 
 class SessionHost(ManualHost, Protocol):
     """What session runs need of the runtime (``engine.Runtime``)."""
+
+    keeper: ConditionKeeper
 
     def known_schedules(self) -> dict[int, Schedule]: ...
 
@@ -40,8 +52,9 @@ class SessionRuns:
         """Runs asked for and not on record yet, by trigger."""
 
     def fire(self, trigger: Trigger, on_recorded: Callable[[], None] | None = None) -> int:
-        """Every schedule that asks for ``trigger`` runs now; returns how many were asked to.
-        ``on_recorded`` is called once each of them is on record (or could not be)."""
+        """Every schedule that asks for ``trigger`` runs now, or waits or is skipped by its
+        conditions; returns how many were fired. ``on_recorded`` is called once each of them is
+        on record (or could not be)."""
         now = self._rt.clock.now()
         elsewhere = self._rt.not_here()
         chosen = [
@@ -59,9 +72,62 @@ class SessionRuns:
             self._last[(schedule.id, trigger)] = now
             self.recording[trigger] = self.recording.get(trigger, 0) + 1
             recorded = self._recorded(schedule.id, trigger, before, on_recorded)
-            self._manual.run(schedule.id, trigger, None, recorded)
+            verdict = self._rt.keeper.gate_now(schedule, now)
+            if verdict is None or verdict.verdict in (Verdict.run, Verdict.run_anyway):
+                self._manual.run(schedule.id, trigger, None, self._noted(verdict, recorded))
+            else:
+                self._held_back(schedule, trigger, verdict, recorded)
             count += 1
         return count
+
+    def _noted(
+        self, verdict: Gate | None, then: Callable[[int | Exception], None]
+    ) -> Callable[[int | Exception], None]:
+        """The gate's words ("ran anyway...", a metered allowance) kept for the run's row."""
+        note = None if verdict is None else verdict.reason
+
+        def recorded(outcome: int | Exception) -> None:
+            if note is not None and not isinstance(outcome, Exception):
+                self._rt.keeper.noted(outcome, note)
+            then(outcome)
+
+        return recorded
+
+    def _held_back(
+        self,
+        schedule: Schedule,
+        trigger: Trigger,
+        verdict: Gate,
+        then: Callable[[int | Exception], None],
+    ) -> None:
+        """Recorded ``waiting`` for what it lacks, or ``skipped`` with why."""
+        now = self._rt.clock.now()
+        reason = verdict.reason or "its conditions are not met"
+        waits = verdict.verdict is Verdict.wait and trigger is not Trigger.before_sleep
+        if verdict.verdict is Verdict.wait and not waits:
+            reason = f"not run before sleep, which cannot wait: {reason}"
+        status = RunStatus.waiting if waits else RunStatus.skipped
+
+        def recorded(outcome: int | Exception) -> None:
+            if isinstance(outcome, int):
+                if waits:
+                    self._rt.keeper.hold_session(
+                        Held(outcome, schedule.id, None, now, trigger, reason)
+                    )
+                    self._rt.emit(RunWaiting(outcome, schedule.id, schedule.name, None, reason))
+                else:
+                    event = manual_event(schedule, outcome, trigger, now)
+                    self._rt.emit(replace(event, skipped=SkipReason.conditions))
+                    # A skip is no run: the interval counts from the last run that was.
+                    outcome = DomiError(reason)
+            then(outcome)
+
+        self._rt.recorder.submit(
+            lambda writer: writer.record_manual(
+                schedule.id, now, trigger, status=status, reason=reason
+            ),
+            recorded,
+        )
 
     def _recorded(
         self,
@@ -99,6 +165,11 @@ class SessionRuns:
                 log.warning("cannot read when %r last ran: %s", schedule.name, error)
                 runs = []
             self._last[key] = next(
-                (run.fired_at for run in runs if run.trigger is trigger and run.fired_at), None
-            )
+                (
+                    run.fired_at for run in runs
+                    if run.trigger is trigger and run.fired_at
+                    and run.status is not RunStatus.skipped
+                ),
+                None,
+            )  # fmt: skip
         return self._last[key]

@@ -215,9 +215,12 @@ def write_manual_run(
     trigger: Trigger,
     holder: Holder,
     resumed_from: int | None = None,
+    status: RunStatus = RunStatus.running,
+    reason: str | None = None,
 ) -> int:
     """``Store.record_manual_run`` in the caller's write transaction: a ``running`` run outside
-    the calendar (``last_due`` untouched); a run is resumed at most once."""
+    the calendar (``last_due`` untouched); a run is resumed at most once. A session trigger's
+    run its conditions hold back is recorded ``waiting`` or ``skipped`` instead, with why."""
     p = param
     if cursor.execute(f"SELECT 1 FROM schedules WHERE id = {p}", (schedule_id,)).fetchone() is None:
         raise NotFoundError(f"no schedule with id {schedule_id}")
@@ -230,9 +233,9 @@ def write_manual_run(
     values = ", ".join([p] * 15)
     cursor.execute(
         f"INSERT INTO runs ({_COLUMNS}, resumed_from) VALUES ({values}) RETURNING id",
-        (schedule_id, _RUNNING, trigger.value, None, codec.to_micros(fired_at), None, False, 0,
-         0, owner.pid, owner.token, owner.started, holder.machine,
-         holder.lease_until(fired_at), resumed_from),
+        (schedule_id, status.value, trigger.value, None, codec.to_micros(fired_at), reason,
+         False, 0, 0, owner.pid, owner.token, owner.started, holder.machine,
+         holder.lease_until(fired_at) if status is RunStatus.running else None, resumed_from),
     )  # fmt: skip
     return int(cursor.fetchone()[0])
 
@@ -362,14 +365,17 @@ class Writer:
         resumed_from: int | None = None,
         *,
         start: Start | None = None,
+        status: RunStatus = RunStatus.running,
+        reason: str | None = None,
     ) -> int:
         """A manual (or resumed) run recorded, and with ``start`` (its ``run_id`` ignored)
-        started, in one transaction; its id."""
+        started, in one transaction; its id. ``status``: see ``write_manual_run``."""
 
         def write(cursor: Any) -> int:
             run_id = write_manual_run(
-                cursor, self._param, schedule_id, fired_at, trigger, self.holder, resumed_from
-            )
+                cursor, self._param, schedule_id, fired_at, trigger, self.holder, resumed_from,
+                status, reason,
+            )  # fmt: skip
             if start is not None:
                 started = replace(start, run_id=run_id)
                 write_starts(cursor, self._param, [started], self.holder)
