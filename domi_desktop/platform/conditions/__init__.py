@@ -81,11 +81,16 @@ def resource_readers_for_platform(platform: str = sys.platform) -> ResourceReade
 
         return ResourceReaders(UDisks2Reader(), NetworkManagerNames(), PathWatcher())
     if platform == "win32":
+        from domi_desktop.platform.conditions.wifinames import WifiNames
         from domi_desktop.platform.conditions.winvolumes import WindowsVolumeReader
+        from domi_desktop.platform.conditions.winwlan import WlanNames
 
-        return ResourceReaders(WindowsVolumeReader(), None, PathWatcher())
+        names = WifiNames(WlanNames())
+        return ResourceReaders(WindowsVolumeReader(), names, PathWatcher())
     if platform == "darwin":
         from domi_desktop.platform.conditions.macvolumes import MacVolumeReader
+        from domi_desktop.platform.conditions.macwifi import CoreWlanNames
+        from domi_desktop.platform.conditions.wifinames import WifiNames
 
-        return ResourceReaders(MacVolumeReader(), None, PathWatcher())
+        return ResourceReaders(MacVolumeReader(), WifiNames(CoreWlanNames()), PathWatcher())
     return ResourceReaders(None, None, PathWatcher())
