@@ -1,10 +1,11 @@
 """The Timeline strip, painted with QPainter: a row for the machine (awake, asleep, off) and a
 row per schedule with its dues (ticks), its runs (bars in History's colours) and its waits.
 
-Everything that depends on the size and the data is laid out once (``_layout``: rectangles and
-lines grouped by colour) and painted in a few batched calls, so a week of 10,000 runs repaints in
-milliseconds. The focused due moves with the arrow keys (left/right along a row, up/down to the
-nearest due of the next row); Enter or a click opens its run in History (``run_activated``).
+Everything that depends on the size and the data is laid out once (``layout``: the lanes' bars
+and ticks as one image of colour indices) and painted into a picture, so a week of 10,000 runs
+paints first in a few batched calls and repaints as one copy. The focused due moves with the
+arrow keys (left/right along a row, up/down to the nearest due of the next row); Enter or a click
+opens its run in History (``run_activated``).
 """
 
 from __future__ import annotations
@@ -29,21 +30,23 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QToolTip, QWidget
 
-from domi_desktop.model import RunStatus
 from domi_desktop.story import SpanKind
-from domi_desktop.story.dues import DueKind, DueStory, Timeline
+from domi_desktop.story.dues import DueStory, Timeline
 from domi_desktop.ui.history.dues import due_words
-from domi_desktop.ui.history.texts import FAILURES
 from domi_desktop.ui.i18n import register, tr, weekdays
 from domi_desktop.ui.palette import colors
-from domi_desktop.ui.timeline.layout import Shapes, merged, place_dues, place_runs
+from domi_desktop.ui.timeline.layout import (
+    HEADER,
+    MACHINE_ROW,
+    NAMES_WIDTH,
+    ROW,
+    Inks,
+    Shapes,
+    lay_out,
+)
 
-NAMES_WIDTH = 170
-HEADER = 34
-ROW = 42
-MACHINE_ROW = 26
-BAR = 14
-TICK = 10
+__all__ = ["HEADER", "MACHINE_ROW", "NAMES_WIDTH", "ROW", "TimelineView"]
+
 HIT = 7.0
 """Pixels around a due within which the pointer is on it."""
 
@@ -123,14 +126,15 @@ class TimelineView(QWidget):
         lane = self._lane_at(point.y())
         if shapes is None or lane is None:
             return None
-        row = shapes.dues[lane]
-        xs = [x for x, _ in row]
+        xs = shapes.dues[lane]
         at = bisect_left(xs, point.x())
-        near = [i for i in (at - 1, at) if 0 <= i < len(row)]
+        near = [i for i in (at - 1, at) if 0 <= i < len(xs)]
         if not near:
             return None
         best = min(near, key=lambda i: abs(xs[i] - point.x()))
-        return row[best][1] if abs(xs[best] - point.x()) <= HIT else None
+        if abs(xs[best] - point.x()) > HIT:
+            return None
+        return self._data.lanes[lane].stories[best] if self._data is not None else None
 
     def x_of(self, moment: datetime) -> float:
         data = self._data
@@ -263,35 +267,15 @@ class TimelineView(QWidget):
         return self._shapes
 
     def _layout(self, data: Timeline) -> Shapes:
-        shapes = Shapes()
-        shades, palette = colors(self.palette()), self.palette()
-        width = max(1.0, self.width() - NAMES_WIDTH - 8.0)
-        first, scale = data.start.timestamp(), width / (data.end - data.start).total_seconds()
-        low, high = NAMES_WIDTH, NAMES_WIDTH + int(width) + 1
-        now = data.now.timestamp()
-        ok = palette.color(QPalette.ColorRole.Highlight).name()
-        late, muted, error = shades.late.name(), shades.muted.name(), shades.error.name()
-        status_key = {status: ok for status in RunStatus}
-        status_key.update({status: error for status in FAILURES})
-        status_key.update({RunStatus.interrupted: late, RunStatus.waiting: late})
-        status_key[RunStatus.skipped] = muted
-        plain = palette.color(QPalette.ColorRole.WindowText).name()
-        kind_key = {kind: plain for kind in DueKind}
-        kind_key.update({DueKind.missed: muted, DueKind.skipped: muted, DueKind.late: late})
-        kind_key.update({DueKind.waited: late, DueKind.waiting: late})
-        bars: dict[tuple[int, str], list[tuple[int, int]]] = {}
-        ticks: dict[tuple[int, str], list[tuple[int, int]]] = {}
-        origin = NAMES_WIDTH - first * scale  # x = origin + timestamp * scale
-        for index, lane in enumerate(data.lanes):
-            place_runs(lane.runs, index, origin, scale, now, status_key, late, bars, shapes.waits)
-            row = place_dues(lane.stories, index, origin, scale, kind_key, plain, error, ticks)
-            shapes.dues.append(row)
-        for (index, key), spans in bars.items():
-            joined = merged(spans, low, high)
-            shapes.bars.setdefault(key, set()).update((index, x0, x1) for x0, x1 in joined)
-        for (index, key), spans in ticks.items():
-            joined = merged(spans, low, high)
-            shapes.ticks.setdefault(key, set()).update((index, x0, x1) for x0, x1 in joined)
+        palette, shades = self.palette(), colors(self.palette())
+        inks = Inks(
+            ok=palette.color(QPalette.ColorRole.Highlight).name(),
+            late=shades.late.name(),
+            muted=shades.muted.name(),
+            error=shades.error.name(),
+            plain=palette.color(QPalette.ColorRole.WindowText).name(),
+        )
+        shapes = lay_out(data, self.width(), inks)
         shapes.picture = self._picture(data, shapes)
         return shapes
 
@@ -344,17 +328,12 @@ class TimelineView(QWidget):
         self._paint_grid(painter, data, text)
         painter.setPen(Qt.PenStyle.NoPen)
         tops = [int(self.lane_top(lane)) for lane in range(len(data.lanes))]
-        middle, bar_top = ROW // 2, ROW // 2 - BAR // 2 + 4
+        middle = ROW // 2
         painter.setBrush(QBrush(shades.late, Qt.BrushStyle.Dense4Pattern))
         painter.drawRects(
             [QRect(x0, tops[i] + middle - 2, x1 - x0, 4) for i, x0, x1 in shapes.waits]
         )
-        for key, bars in shapes.bars.items():
-            painter.setBrush(QColor(key))
-            painter.drawRects([QRect(x0, tops[i] + bar_top, x1 - x0, BAR) for i, x0, x1 in bars])
-        for key, ticks in shapes.ticks.items():  # dues a pixel apart are one band of ticks
-            painter.setBrush(QColor(key))
-            painter.drawRects([QRect(x0, tops[i] + 3, x1 - x0, TICK) for i, x0, x1 in ticks])
+        painter.drawImage(0, int(self.lane_top(0)), shapes.strip)  # bars and ticks, over waits
         self._paint_machine_row(painter, data, text)
         self._paint_names(painter, data, text)
 
