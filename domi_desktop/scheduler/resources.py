@@ -64,6 +64,19 @@ def on_network(name: str, state: SystemState) -> bool:
     return name in state.network_names
 
 
+FIELDS = ("volume", "network_name", "path_exists")
+"""The ``Conditions`` fields of the resources, in the order they are said."""
+
+
+def resource_words(conditions: Conditions, lang: str) -> list[str]:
+    """What ``conditions`` waits for besides the network and the power, in words."""
+    return [
+        waited_for(field, value, lang)
+        for field in FIELDS
+        if (value := getattr(conditions, field)) is not None
+    ]
+
+
 def job_environment(conditions: Conditions, state: SystemState) -> tuple[tuple[str, str], ...]:
     """What the job is told of the resources it waited for: ``DOMI_VOLUME_PATH``."""
     if conditions.volume is None:
@@ -74,7 +87,7 @@ def job_environment(conditions: Conditions, state: SystemState) -> tuple[tuple[s
 
 def check_resources(conditions: Conditions, where: str) -> None:
     """``ParamError`` naming the resource condition that cannot be used."""
-    for name in ("volume", "network_name", "path_exists"):
+    for name in FIELDS:
         value = getattr(conditions, name)
         if value is None:
             continue

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLa
 
 from domi_desktop.cron import next_run, parse, prev_run, zone_for
 from domi_desktop.model import CatchUp, Policies, SystemState
-from domi_desktop.scheduler.conditions import RESOURCES, Verdict, describe_gate, gate
+from domi_desktop.scheduler.conditions import RESOURCES, Verdict, describe_gate, gate, join_words
+from domi_desktop.scheduler.resources import resource_words
 from domi_desktop.scheduler.simulate import SimulatedWake, simulate
 from domi_desktop.ui.editor.conditions import condition_language
 from domi_desktop.ui.editor.waking import this_machine, wake_sentence
@@ -27,6 +28,7 @@ class Scenario(Enum):
     hour_late = "Woke an hour late"
     three_days = "Asleep three days"
     on_battery = "Woke on battery"
+    resources_late = "What it waits for comes an hour late"
 
 
 JUST_AFTER = timedelta(seconds=30)
@@ -35,6 +37,10 @@ LISTED_SKIPS = 3
 """Skipped due times named in a line; more are counted, not listed."""
 ON_BATTERY = SystemState(on_ac=False, battery_percent=40)
 """The machine of the "on battery" scenario: unplugged, at a middling charge, network as usual."""
+ON_MAINS = SystemState()
+"""The machine of the "comes an hour late" scenario, without its disk, network name or path."""
+ARRIVES = timedelta(hours=1)
+"""In that scenario: how long after the due time what the job waits for comes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +68,7 @@ def build_story(scenario: Scenario, expr: str, tz: str, now: datetime) -> Story 
         Scenario.before: (before, due),
         Scenario.just_after: (due + JUST_AFTER,),
         Scenario.on_battery: (due + JUST_AFTER,),
+        Scenario.resources_late: (due + JUST_AFTER,),
         Scenario.hour_late: (due + timedelta(hours=1),),
         Scenario.three_days: (before + timedelta(days=3),),
     }[scenario]
@@ -86,6 +93,8 @@ def _story_text(scenario: Scenario, story: Story, zone_name: str) -> str:
         Scenario.three_days: "Last run {last}. The laptop sleeps from {sleep} to {wake}.",
         Scenario.on_battery: "Last run {last}. The laptop sleeps through {due} and wakes at "
         "{wake}, unplugged, with the battery at {percent} %.",
+        Scenario.resources_late: "Last run {last}. The laptop wakes at {wake}, just after {due}; "
+        "what the job waits for comes an hour after the due time.",
     }[scenario]
     return tr(template, percent=ON_BATTERY.battery_percent, **values)
 
@@ -121,6 +130,42 @@ def gate_lines(wakes: list[SimulatedWake], policies: Policies, kind: str) -> tup
     else:
         lines.append(tr("It starts as soon as the charger is plugged in."))
     return tr("Does not run yet: {reason}.", reason=reason), lines
+
+
+def resource_lines(
+    wakes: list[SimulatedWake], policies: Policies, kind: str
+) -> tuple[str, list[str]]:
+    """What the schedule's conditions make of a run due while its disk, network name or path is
+    not there, which comes ``ARRIVES`` after the due time: the sentence, and the detail lines."""
+    conditions = policies.conditions
+    lang = condition_language()
+    words = resource_words(conditions, lang)
+    runs = [wake for wake in wakes if wake.run and wake.due is not None]
+    if not runs or not words:
+        return summarize(wakes), []
+    wake = runs[-1]
+    assert wake.due is not None
+    first = gate(conditions, kind, ON_MAINS, wake.due, wake.at, None)
+    due, what = format_moment(wake.due), join_words(words, lang)
+    lines = [
+        tr(
+            "{at}: the run due {due} waits: {reason}.",
+            at=format_moment(wake.at),
+            due=due,
+            reason=describe_gate(first, lang) or "",
+        )
+    ]
+    arrival = wake.due + ARRIVES
+    if first.until is not None and first.until <= arrival:
+        later = gate(conditions, kind, ON_MAINS, wake.due, first.until, None)
+        outcome, until = describe_gate(later, lang) or "", format_moment(first.until)
+        lines.append(tr("{at}: still not there: {reason}.", at=until, reason=outcome))
+        return tr(
+            "Waits for {what} until {at}: {reason}.", what=what, at=until, reason=outcome
+        ), lines
+    at = format_moment(arrival)
+    lines.append(tr("{at}: {what} is there: runs once for {due}, late.", at=at, what=what, due=due))
+    return tr("Waits for {what} until {at}, then runs once.", what=what, at=at), lines
 
 
 def _skipped_phrase(count: int) -> str:
@@ -178,6 +223,10 @@ def summarize(wakes: list[SimulatedWake]) -> str:
     if missed:
         text = tr("{outcome}; {skipped}", outcome=text, skipped=_skipped_phrase(missed))
     return tr("{sentence}.", sentence=text)
+
+
+GATED = {Scenario.on_battery: gate_lines, Scenario.resources_late: resource_lines}
+"""The scenarios whose machine the conditions are played against, and how they are told."""
 
 
 class SleepPanel(QGroupBox):
@@ -262,8 +311,9 @@ class SleepPanel(QGroupBox):
             return
         wakes = simulate(expr, tz, story.last_due, story.wakes, policies)
         lines = [f"• {_wake_line(wake, policies)}" for wake in wakes]
-        if scenario is Scenario.on_battery:
-            sentence, gated = gate_lines(wakes, policies, kind)
+        gating = GATED.get(scenario)
+        if gating is not None:
+            sentence, gated = gating(wakes, policies, kind)
             if gated:
                 lines = [f"• {line}" for line in gated]
         else:
@@ -280,6 +330,15 @@ register(
         Scenario.hour_late.value: "晚了一小时才唤醒",
         Scenario.three_days.value: "休眠了三天",
         Scenario.on_battery.value: "使用电池时唤醒",
+        Scenario.resources_late.value: "所等待的条件晚到一小时",
+        "Last run {last}. The laptop wakes at {wake}, just after {due}; what the job waits for "
+        "comes an hour after the due time.": (
+            "上次运行 {last}。笔记本在 {wake} 唤醒，刚过 {due}；任务所等待的条件在到期一小时后才就绪。"
+        ),
+        "{at}: still not there: {reason}.": "{at}：仍未就绪：{reason}。",
+        "Waits for {what} until {at}: {reason}.": "等待{what}直到 {at}：{reason}。",
+        "{at}: {what} is there: runs once for {due}, late.": "{at}：{what}已就绪：为 {due} 补跑一次，迟到。",
+        "Waits for {what} until {at}, then runs once.": "等待{what}直到 {at}，然后运行一次。",
         "Last run {last}. The laptop sleeps through {due} and wakes at {wake}, unplugged, with "
         "the battery at {percent} %.": (
             "上次运行 {last}。笔记本在 {due} 时处于休眠，{wake} 被唤醒，未接电源，电量 {percent} %。"

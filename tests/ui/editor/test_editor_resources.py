@@ -8,13 +8,23 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
-from PySide6.QtWidgets import QAbstractButton, QCheckBox, QLineEdit, QPlainTextEdit, QSpinBox
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QCheckBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+)
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.frontdoor.wire import parse_policies
 from domi_desktop.model import Conditions, SessionTriggers
 from domi_desktop.ui import i18n
+from domi_desktop.ui.editor.dialog import EditorDialog
+from domi_desktop.ui.editor.sleep import Scenario
 from tests.ui.editor import test_editor_conditions as conditions_tests
 from tests.ui.editor.test_editor_conditions import child, editor, on_battery, sentence
 
@@ -97,3 +107,40 @@ def test_the_sleep_panel_says_a_disk_is_waited_for(qtbot: QtBot, service: Servic
     result, details = on_battery(dialog)
     assert result == "Does not run yet: waiting for the disk Backup."
     assert "It starts as soon as all it waits for is there." in details
+
+
+def comes_late(dialog: EditorDialog) -> tuple[str, str]:
+    combo: QComboBox = child(dialog, QComboBox, "simulateScenario")
+    combo.setCurrentIndex(combo.findData(Scenario.resources_late.name))
+    return (
+        str(child(dialog, QLabel, "simulateResult").text()),
+        str(child(dialog, QLabel, "simulateDetails").text()),
+    )
+
+
+def test_the_sleep_panel_plays_the_disk_coming_an_hour_late(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    child(dialog, QLineEdit, "command").setText("backup")
+    assert comes_late(dialog)[0] == "Runs once, on time.", "waiting for nothing: on time"
+    child(dialog, QLineEdit, "volume").setText("Backup")
+    result, details = comes_late(dialog)
+    assert result == "Waits for the disk Backup until Wed 03-06 10:00, then runs once."
+    assert "Wed 03-06 09:00:30: the run due Wed 03-06 09:00 waits: waiting for the disk" in details
+    assert "Wed 03-06 10:00: the disk Backup is there: runs once for Wed 03-06 09:00, late." in (
+        details
+    )
+    child(dialog, QLineEdit, "networkName").setText("Office")
+    assert comes_late(dialog)[0] == (
+        "Waits for the disk Backup and the Office network until Wed 03-06 10:00, then runs once."
+    )
+
+
+def test_a_wait_shorter_than_the_hour_ends_first(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    child(dialog, QLineEdit, "command").setText("backup")
+    child(dialog, QLineEdit, "pathExists").setText("/mnt/nas/ready")
+    child(dialog, QSpinBox, "waitMinutes").setValue(30)
+    result, details = comes_late(dialog)
+    assert result.startswith("Waits for /mnt/nas/ready until Wed 03-06 09:30: ")
+    assert "Wed 03-06 09:30: still not there: " in details
+    assert "runs once for" not in details
