@@ -268,6 +268,8 @@ class SystemState:
     """The mounted volumes, when a schedule waits for one (an unknown disk is not mounted)."""
     network_names: frozenset[str] = frozenset()
     """The Wi-Fi names (SSIDs) the machine is on, and ``ethernet`` when it is wired."""
+    network_names_hidden: bool = False
+    """The OS keeps the Wi-Fi names from the app (macOS 14+ without Location Services)."""
     paths: frozenset[str] = frozenset()
     """Of the paths schedules wait for, those that exist."""
 

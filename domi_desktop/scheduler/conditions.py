@@ -85,6 +85,8 @@ class Unmet:
     minimum: int | None = None
     name: str | None = None
     """For a resource: the disk, network or path, as the schedule names it."""
+    hidden: bool = False
+    """For ``network_name``: the OS hid the Wi-Fi names from the app, so it cannot tell."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +144,13 @@ def unmet(conditions: Conditions, action_kind: str, state: SystemState) -> tuple
     if conditions.volume is not None and mount_point(conditions.volume, state) is None:
         found.append(Unmet(Need.volume, name=conditions.volume))
     if conditions.network_name is not None and not on_network(conditions.network_name, state):
-        found.append(Unmet(Need.network_name, name=conditions.network_name))
+        found.append(
+            Unmet(
+                Need.network_name,
+                name=conditions.network_name,
+                hidden=state.network_names_hidden,
+            )
+        )
     if conditions.path_exists is not None and conditions.path_exists not in state.paths:
         found.append(Unmet(Need.path_exists, name=conditions.path_exists))
     return tuple(found)
@@ -338,7 +346,14 @@ def describe_unmet(item: Unmet, lang: str = "en") -> str:
     if item.need is Need.charger:
         return "充电器" if zh else "the charger"
     if item.need in RESOURCES:
-        return waited_for(item.need.value, item.name or "", lang)
+        what = waited_for(item.need.value, item.name or "", lang)
+        if item.hidden:
+            what += (
+                "（macOS 只向获准使用定位服务的应用提供 Wi-Fi 名称）"
+                if zh
+                else " (macOS tells the Wi-Fi name only to apps allowed Location Services)"
+            )
+        return what
     return (
         f"充电器（电量 {item.battery_percent} % < {item.minimum} %）"
         if zh

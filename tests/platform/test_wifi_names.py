@@ -7,13 +7,16 @@ import ctypes
 import struct
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
 
+from domi_desktop.model import Conditions, SystemState, Wanted
 from domi_desktop.platform.conditions import resource_readers_for_platform
 from domi_desktop.platform.conditions.base import NetworkReading
-from domi_desktop.platform.conditions.macwifi import NO_LOCATION, CoreWlanNames, WiFiInterface
-from domi_desktop.platform.conditions.wifinames import WifiNames
+from domi_desktop.platform.conditions.macwifi import CoreWlanNames, WiFiInterface
+from domi_desktop.platform.conditions.resources import ResourceReaders
+from domi_desktop.platform.conditions.wifinames import NO_LOCATION, WifiNames
 from domi_desktop.platform.conditions.winwlan import (
     CONNECTED,
     CURRENT_CONNECTION,
@@ -22,7 +25,9 @@ from domi_desktop.platform.conditions.winwlan import (
     interfaces_from,
     ssid_from,
 )
+from domi_desktop.scheduler.conditions import describe_gate, gate
 
+START = datetime(2024, 6, 5, 9, 0, tzinfo=UTC)
 OFFICE = uuid.UUID("6b29fc40-ca47-1067-b31d-00dd010662da")
 DOCK = uuid.UUID("0e5c3b5a-1111-4222-8333-944455556666")
 DISCONNECTED = 4
@@ -161,9 +166,16 @@ def test_without_the_wlan_service_a_wired_machine_is_on_ethernet_and_says_why() 
     assert "WLAN AutoConfig service is not running" in names.status
 
 
+class Named:
+    hidden = False
+
+    def __call__(self) -> frozenset[str]:
+        return frozenset({"Office"})
+
+
 def test_a_change_of_network_is_told_through_qts_signals() -> None:
     medium, told = Medium(), []
-    names = WifiNames(lambda: frozenset({"Office"}), wired=lambda: False, changes=medium)
+    names = WifiNames(Named(), wired=lambda: False, changes=medium)
     assert names.start(lambda: told.append(1))
     assert medium.on_change is not None
     medium.on_change()
@@ -203,10 +215,21 @@ def test_corewlan_gives_the_name(interface: Interface | None, names: set[str]) -
     assert CoreWlanNames(Client(interface))() == frozenset(names)
 
 
-def test_macos_without_location_permission_says_so() -> None:
+def test_macos_without_location_permission_the_waiting_run_says_so() -> None:
     names = WifiNames(CoreWlanNames(Client(Interface(None, channel=36))), wired=lambda: False)
-    assert names.read() == frozenset()
-    assert NO_LOCATION in names.status and "Location Services" in names.status
+    readers = ResourceReaders(names=names)
+    readers.want(Wanted(network_names=True))
+    state = readers.read(SystemState())
+    assert state.network_names == frozenset() and state.network_names_hidden
+    assert names.status == NO_LOCATION
+    verdict = gate(Conditions(network_name="Office"), "command", state, START, START, None)
+    assert describe_gate(verdict) == (
+        "waiting for the Office network (macOS tells the Wi-Fi name only to apps allowed "
+        "Location Services)"
+    )
+    told = Client(Interface("Office", channel=36))
+    readers.names = WifiNames(CoreWlanNames(told), wired=lambda: False)
+    assert not readers.read(SystemState()).network_names_hidden, "allowed: named again"
 
 
 @pytest.mark.parametrize("platform", ["win32", "darwin"])

@@ -55,6 +55,8 @@ class NameReader(Protocol):
     """The Wi-Fi names the machine is on, and ``ethernet`` when it is wired."""
 
     status: str
+    hidden: bool
+    """After a read: the OS kept the Wi-Fi names from the app (macOS without Location Services)."""
 
     def read(self) -> frozenset[str]: ...
 

@@ -2,8 +2,8 @@
 and its ``ssid()``.
 
 From macOS 14 the SSID is ``nil`` for an app that Location Services has not allowed, even on a
-network: an interface on a channel (``wlanChannel()``) without a name says so, and the reason is
-given to the user rather than "not on the network".
+network: an interface on a channel (``wlanChannel()``) without a name is on a network it may not
+name, and the waiting run's reason says so rather than only "waiting for the office network".
 
 pyobjc exists only on macOS, so CoreWLAN is imported on the first read and this module imports
 anywhere; tests pass a stand-in of the client.
@@ -13,11 +13,6 @@ from __future__ import annotations
 
 import importlib
 from typing import Protocol
-
-NO_LOCATION = (
-    "macOS gives the Wi-Fi name only to apps allowed Location Services (macOS 14 and later): "
-    "allow domi-desktop in System Settings > Privacy & Security > Location Services"
-)
 
 
 class WiFiInterface(Protocol):
@@ -48,16 +43,17 @@ class CoreWlanNames:
 
     def __init__(self, client: WiFiClient | None = None) -> None:
         self._client = client
+        self.hidden = False
 
     def __call__(self) -> frozenset[str]:
         if self._client is None:
             self._client = shared_client()
+        self.hidden = False
         interface = self._client.interface()
         if interface is None:
             return frozenset()  # no Wi-Fi hardware
         name = interface.ssid()
         if name:
             return frozenset({str(name)})
-        if interface.wlanChannel() is not None:
-            raise OSError(NO_LOCATION)
+        self.hidden = interface.wlanChannel() is not None
         return frozenset()

@@ -32,6 +32,8 @@ def _text(raw: Any) -> str:
 
 
 class NetworkManagerNames:
+    hidden = False
+
     def __init__(self) -> None:
         self.status = "not started"
         self._watch: SignalWatch | None = None

@@ -53,15 +53,15 @@ class ResourceReaders:
     def read(self, state: SystemState) -> SystemState:
         """``state`` with what is wanted of the resources; the rest is left empty."""
         w = self.wanted
+        names = self.names.read() if w.network_names and self.names is not None else frozenset()
         return SystemState(
             network=state.network,
             metered=state.metered,
             on_ac=state.on_ac,
             battery_percent=state.battery_percent,
             volumes=self.volumes.read() if w.volumes and self.volumes is not None else (),
-            network_names=(
-                self.names.read() if w.network_names and self.names is not None else frozenset()
-            ),
+            network_names=names,
+            network_names_hidden=bool(w.network_names and self.names and self.names.hidden),
             paths=self.paths.read() if w.paths and self.paths is not None else frozenset(),
         )
 

@@ -6,6 +6,7 @@ transport medium changes with a cable), for ``network_name``."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from PySide6.QtNetwork import QNetworkInformation
 
@@ -13,8 +14,19 @@ from domi_desktop.platform.conditions.base import NetworkReader
 from domi_desktop.platform.conditions.network import QtNetworkReader
 from domi_desktop.scheduler.resources import ETHERNET
 
-WifiRead = Callable[[], frozenset[str]]
-"""The Wi-Fi names the machine is on; ``OSError`` saying why when they cannot be read."""
+NO_LOCATION = (
+    "macOS gives the Wi-Fi name only to apps allowed Location Services (macOS 14 and later): "
+    "allow domi-desktop in System Settings > Privacy & Security > Location Services"
+)
+
+
+class WifiRead(Protocol):
+    """The Wi-Fi names the machine is on; ``OSError`` saying why when they cannot be read."""
+
+    hidden: bool
+    """After a call: the OS kept the names from the app (macOS without Location Services)."""
+
+    def __call__(self) -> frozenset[str]: ...
 
 
 def qt_on_ethernet() -> bool:
@@ -36,6 +48,7 @@ class WifiNames:
         changes: NetworkReader | None = None,
     ) -> None:
         self.status = "not started"
+        self.hidden = False
         self._wifi = wifi
         self._wired = wired
         self._changes = changes
@@ -46,6 +59,9 @@ class WifiNames:
             names |= self._wifi()
         except OSError as error:
             self.status = f"cannot read the Wi-Fi name: {error}"
+        self.hidden = self._wifi.hidden
+        if self.hidden:
+            self.status = NO_LOCATION
         if self._wired():
             names.add(ETHERNET)
         return frozenset(names)

@@ -169,6 +169,8 @@ def _check(error: int, call: str) -> None:
 class WlanNames:
     """The names of the Wi-Fi networks the machine is connected to (``WifiRead``)."""
 
+    hidden = False
+
     def __init__(self, *, platform: str = sys.platform, wlanapi: Wlanapi | None = None) -> None:
         self._platform = platform
         self._api = wlanapi
