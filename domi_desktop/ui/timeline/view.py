@@ -36,6 +36,8 @@ from domi_desktop.ui.history.dues import due_words
 from domi_desktop.ui.i18n import register, tr, weekdays
 from domi_desktop.ui.palette import colors
 from domi_desktop.ui.timeline.layout import (
+    BAR,
+    BAR_TOP,
     HEADER,
     MACHINE_ROW,
     NAMES_WIDTH,
@@ -328,10 +330,9 @@ class TimelineView(QWidget):
         self._paint_grid(painter, data, text)
         painter.setPen(Qt.PenStyle.NoPen)
         tops = [int(self.lane_top(lane)) for lane in range(len(data.lanes))]
-        middle = ROW // 2
         painter.setBrush(QBrush(shades.late, Qt.BrushStyle.Dense4Pattern))
-        painter.drawRects(
-            [QRect(x0, tops[i] + middle - 2, x1 - x0, 4) for i, x0, x1 in shapes.waits]
+        painter.drawRects(  # as tall as a bar: on a week's strip a wait is a few pixels wide
+            [QRect(x0, tops[i] + BAR_TOP, x1 - x0, BAR) for i, x0, x1 in shapes.waits]
         )
         painter.drawImage(0, int(self.lane_top(0)), shapes.strip)  # bars and ticks, over waits
         self._paint_machine_row(painter, data, text)
