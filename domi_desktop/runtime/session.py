@@ -107,6 +107,11 @@ class SessionRuns:
         if verdict.verdict is Verdict.wait and not waits:
             reason = f"not run before sleep, which cannot wait: {reason}"
         status = RunStatus.waiting if waits else RunStatus.skipped
+        if waits and any(h.schedule_id == schedule.id for h in self._rt.keeper.held.values()):
+            # The run that waits already will run when all is there: a second would replace it
+            # and record it skipped, for the same one run in the end.
+            then(DomiError(f"{schedule.name} is already waiting: {reason}"))
+            return
 
         def recorded(outcome: int | Exception) -> None:
             if isinstance(outcome, int):

@@ -217,3 +217,30 @@ def test_an_unlock_waits_for_its_disk_and_the_job_is_told_where_it_is(
     h.drain_until(lambda: bool(h.kinds("run.finished")))
     assert out.read_text() == "/media/me/Backup"
     assert h.store.get_run(run.id).trigger is Trigger.unlock
+
+
+def test_an_unlock_while_a_due_waits_adds_no_second_run(
+    build: Callable[[SystemState], Harness], tmp_path: Path
+) -> None:
+    h = build(BATTERY)
+    count = tmp_path / "count"
+    job = h.add(
+        "0 11 * * *", count_job(count), conditions=Conditions(on_ac_power=True),
+        session=SessionTriggers(at_unlock=True, min_interval=HOUR),
+    )  # fmt: skip
+    h.runtime.start()
+    h.loop.advance(timedelta(hours=1, minutes=5))
+    (due,) = h.store.runs(schedule_id=job.id)
+    assert due.status is RunStatus.waiting
+    triggers = SessionRuns(h.runtime)
+    assert triggers.fire(Trigger.unlock) == 1
+    h.drain_until(lambda: triggers.recording.get(Trigger.unlock) == 0)
+    assert h.store.runs(schedule_id=job.id) == [due], "the waiting due stays the one run"
+    h.source.change(MAINS)
+    h.drain_until(lambda: bool(h.kinds("run.finished")))
+    assert [(r.trigger, r.status) for r in h.store.runs(schedule_id=job.id)] == [
+        (Trigger.scheduled, RunStatus.succeeded)
+    ]
+    assert count.read_text() == "1"
+    h.loop.advance(timedelta(minutes=5))
+    assert triggers.fire(Trigger.unlock) == 1, "the unlock that added nothing used no interval"
