@@ -1,6 +1,7 @@
 """The Timeline's paint: a week of 10,000 runs and 40 sleep spans, offscreen at 1280x720.
 
-  layout + paint   the first paint after new data (every rectangle and tick placed, then drawn)
+  layout + paint   the first paint after new data: from ``set_data`` to the pixels on the
+                   offscreen image (every bar and tick placed, then drawn), what a user waits for
   repaint          a paint with the layout kept (hover, focus, an expose): what scrolling costs
   read             the store's read of the week (``Store.timeline``: runs, spans, every due's story)
 
@@ -79,23 +80,29 @@ def fill(store: Store, runs: int, sleeps: int) -> None:
         writer.close()
 
 
-def median_ms(step: Callable[[], object]) -> tuple[float, float]:
-    """Median wall and CPU milliseconds of ``step``: on a loaded machine (CI, two cores shared)
-    the CPU time is what the paint itself costs, the wall time what a user there would wait."""
+def timed_ms(step: Callable[[], object]) -> dict[str, float]:
+    """Median and best wall and CPU milliseconds of ``step``: on a loaded machine (CI, two cores
+    shared) the CPU time is what the paint itself costs, the wall time what a user there would
+    wait, and the best what it costs when nothing else runs."""
     walls, cpus = [], []
     for _ in range(REPEAT):
         began, began_cpu = time.perf_counter(), time.thread_time()
         step()
         walls.append((time.perf_counter() - began) * 1000)
         cpus.append((time.thread_time() - began_cpu) * 1000)
-    return statistics.median(walls), statistics.median(cpus)
+    return {
+        "ms": round(statistics.median(walls), 2),
+        "cpu_ms": round(statistics.median(cpus), 2),
+        "best_ms": round(min(walls), 2),
+        "best_cpu_ms": round(min(cpus), 2),
+    }
 
 
 def measure(runs: int, sleeps: int) -> dict[str, Any]:
     set_local_resolver(lambda: UTC)
     with tempfile.TemporaryDirectory() as tmp, Store.open(Path(tmp), now=START + WEEK) as store:
         fill(store, runs, sleeps)
-        read, read_cpu = median_ms(lambda: store.timeline(START, START + WEEK, START + WEEK))
+        read = timed_ms(lambda: store.timeline(START, START + WEEK, START + WEEK))
         timeline = store.timeline(START, START + WEEK, START + WEEK)
     view = TimelineView()
     view.resize(1280, 720)
@@ -106,22 +113,19 @@ def measure(runs: int, sleeps: int) -> dict[str, Any]:
         view.set_data(timeline)
         view.render(image)
 
-    fresh, fresh_cpu = median_ms(paint_fresh)
-    again, again_cpu = median_ms(lambda: view.render(image))
+    fresh = timed_ms(paint_fresh)
+    again = timed_ms(lambda: view.render(image))
     shown = sum(len(lane.runs) for lane in timeline.lanes)
-    return {
+    result: dict[str, Any] = {
         "runs": shown,
         "dues": len(timeline.dues()),
         "sleeps": sum(span.kind.value == "asleep" for span in timeline.spans),
-        "layout_and_paint_ms": round(fresh, 2),
-        "layout_and_paint_cpu_ms": round(fresh_cpu, 2),
-        "repaint_ms": round(again, 2),
-        "repaint_cpu_ms": round(again_cpu, 2),
-        "read_ms": round(read, 2),
-        "read_cpu_ms": round(read_cpu, 2),
-        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-        "target_ms": TARGET_MS,
     }
+    for name, figures in (("layout_and_paint", fresh), ("repaint", again), ("read", read)):
+        result.update({f"{name}_{key}": value for key, value in figures.items()})
+    result["load_average"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    result["target_ms"] = TARGET_MS
+    return result
 
 
 def main() -> int:
@@ -140,15 +144,27 @@ def main() -> int:
         f"Timeline, a week of {result['runs']:,} runs ({result['dues']:,} dues) and "
         f"{result['sleeps']} sleeps, 1280x720 offscreen:"
     )
-    print(f"  (wall ms; CPU ms of the painting thread; load average {result['load_average']})")
-    for key, label in (("layout_and_paint", "layout + paint"), ("repaint", "repaint")):
+    print(
+        f"  (ms, median of {REPEAT} and best: wall, and CPU of the painting thread; load average "
+        f"{result['load_average']})"
+    )
+    rows = (
+        ("layout_and_paint", "layout + paint", None),
+        ("repaint", "repaint", None),
+        ("read", "store read", "once per period shown"),
+    )
+    for key, label, note in rows:
         wall, cpu = result[f"{key}_ms"], result[f"{key}_cpu_ms"]
-        verdict = "within" if wall <= TARGET_MS else ("CPU within" if cpu <= TARGET_MS else "OVER")
-        print(
-            f"  {label:15} {wall:8.2f} wall {cpu:8.2f} CPU  ({verdict} the {TARGET_MS:.0f} ms target)"
+        best, best_cpu = result[f"{key}_best_ms"], result[f"{key}_best_cpu_ms"]
+        verdict = "within" if wall <= TARGET_MS else "CPU within" if cpu <= TARGET_MS else "OVER"
+        said = note or (
+            f"{verdict} the {TARGET_MS:.0f} ms target: wall {wall / TARGET_MS:.0%}, "
+            f"CPU {cpu / TARGET_MS:.0%} of it"
         )
-    wall, cpu = result["read_ms"], result["read_cpu_ms"]
-    print(f"  {'store read':15} {wall:8.2f} wall {cpu:8.2f} CPU  (once per period shown)")
+        print(
+            f"  {label:15} {wall:8.2f} wall {cpu:8.2f} CPU  best {best:7.2f} wall "
+            f"{best_cpu:7.2f} CPU  ({said})"
+        )
     return 0
 
 
