@@ -14,8 +14,12 @@ import sqlite3, sys
 connection = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
 connection.execute("BEGIN IMMEDIATE")
 print("locked", flush=True)
-sys.stdin.readline()
-connection.execute("ROLLBACK")
+then = sys.stdin.readline().strip()
+if then:
+    connection.execute(then)
+    connection.execute("COMMIT")
+else:
+    connection.execute("ROLLBACK")
 """
 
 
@@ -35,12 +39,14 @@ class WriteLock:
             self._process.kill()
             raise AssertionError(f"the lock holder did not take the lock: {line!r}")
 
-    def release(self) -> None:
+    def release(self, then: str = "") -> None:
+        """Let the lock go; with ``then`` (one line of SQL) that is done and committed first, as
+        another program's change to the file."""
         process = self._process
         assert process.stdin is not None and process.stdout is not None
         try:
             if process.poll() is None:
-                process.stdin.write("\n")
+                process.stdin.write(then + "\n")
                 process.stdin.flush()
                 process.wait(30)
         except (OSError, subprocess.TimeoutExpired):
