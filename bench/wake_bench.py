@@ -16,6 +16,9 @@ private system bus, a 10 ms heartbeat QTimer in its GUI thread, and libfaketime:
   rss_mb        the app's RSS after the catch-up
   jobs_finished jobs ended a few seconds after the wake (the gap is measured over that time)
   status_ms     ``app.status`` over the socket, median of 20 (<= 20 at 10,000)
+  status_wake_worst_ms, status_wake_p99_ms
+                ``app.status`` from a client process calling every 25 ms from just before the
+                jump until every job ended: the worst and the 99th percentile (<= 150 worst)
 Then ``domi-desktop status`` with no app against ``python -c pass`` (<= 2x), best of 7.
 
 Then the same with the History window open (``--history-sizes``, default 1,000).
@@ -37,6 +40,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import re
 import shutil
@@ -56,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from jeepney.io.blocking import open_dbus_connection
 
+from bench.status_poller import StatusPoller, percentile
 from tests import slowdisk
 from tests.desktop.harness import (
     FAKE_DESKTOP,
@@ -253,7 +258,8 @@ def one_size(
         [sys.executable, str(launcher), str(beat)], env=env, cwd=ROOT,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
-    profiler = None
+    profiler = poller = None
+    polled: list[float] = []
     try:
         wait(lambda: log.exists() and "listening for resume" in log.read_text(), 60, "the app")
         wait(lambda: "wake (start)" in log.read_text(), 60, "the start-up wake")
@@ -278,6 +284,7 @@ def one_size(
             time.sleep(1.0)
         marker.unlink(missing_ok=True)  # a job of the last minute before the sleep
         before_wake = len(log.read_text())
+        poller = StatusPoller(data, work)
         clock.jump(timedelta(days=3))
         began = time.perf_counter()
         logind.prepare_for_sleep(False)
@@ -299,11 +306,14 @@ def one_size(
         # the launches of the wake are over a few seconds after it.
         settle = max(3.0, int(fires) / 300)
         time.sleep(settle)
+        polled, poller = poller.stop(), None
         finished = log.read_text().count("finished: run")
         gap = json.loads(beat.read_text())["max"]
         rss = rss_mb(app.pid)
         status = status_ms(data)
     finally:
+        if poller is not None:
+            poller.stop()
         if profiler is not None:
             profiler.send_signal(signal.SIGINT)
             profiler.wait(60)
@@ -327,7 +337,9 @@ def one_size(
         "fires": int(fires), "rows": int(rows), "write_rows_per_s": round(write),
         "raw_rows_per_s": round(raw), "write_ratio": round(write / raw, 2),
         "rss_idle_mb": round(rss_idle, 1), "rss_mb": round(rss, 1),
-        "status_ms": round(status, 2), "jobs_finished": finished,
+        "status_ms": round(status, 2), "jobs_finished": finished, "status_calls": len(polled),
+        "status_wake_worst_ms": round(max(polled, default=math.nan) * 1000, 1),
+        "status_wake_p99_ms": round(percentile(polled, 0.99) * 1000, 1),
     }  # fmt: skip
 
 
@@ -375,6 +387,8 @@ def summary(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "notify_s_median": statistics.median(r["notify_s"] or 0 for r in runs),
             "write_ratio_median": statistics.median(r["write_ratio"] for r in runs),
             "status_ms_median": statistics.median(r["status_ms"] for r in runs),
+            "status_wake_worst_ms": max(r["status_wake_worst_ms"] for r in runs),
+            "status_wake_p99_ms_median": statistics.median(r["status_wake_p99_ms"] for r in runs),
         }
         for (size, history, slow), runs in groups.items()
     ]  # fmt: skip
