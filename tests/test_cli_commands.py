@@ -176,12 +176,32 @@ def test_simulate_json_is_the_seeds_demo(ok: Callable[..., Any], data: Path) -> 
     assert [w["fire"] for w in wakes] == [False, True, False, True]
     assert wakes[0] == {"at": "2024-06-05T08:30:00+03:00", "fire": False, "due": None, "late": False,
                         "trigger": None, "skipped": [], "missed_count": 0,
-                        "wake_machine_at": None}  # fmt: skip
+                        "wake_machine_at": None, "waited": None}  # fmt: skip
     assert wakes[1]["due"] == "2024-06-05T09:00:00+03:00" and not wakes[1]["late"]
     assert wakes[1]["trigger"] == "scheduled"
     assert wakes[3]["late"] and wakes[3]["trigger"] == "catch_up" and wakes[3]["missed_count"] == 2
     assert wakes[3]["skipped"] == ["2024-06-06T09:00:00+03:00", "2024-06-07T09:00:00+03:00"]
     assert not (data / "domi.sqlite3").exists(), "simulate needs no database"
+
+
+def test_simulate_plays_the_disk_away_until_a_moment(run: Run, ok: Callable[..., Any]) -> None:
+    week = ("simulate", "0 9 * * *", "--tz", "UTC", "--last-due", "2024-06-04T09:00",
+            "--wake", "2024-06-05T09:00:30", "--volume", "Backup")  # fmt: skip
+    done = run(*week, "--away-until", "2024-06-05T10:00")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[1] == (
+        "  woke Wed 2024-06-05 09:00:30: fires for Wed 09:00, on time; "
+        "waiting for the disk Backup until Wed 10:00, then runs once"
+    )
+    (wake,) = ok(*week, "--wait-at-most", "1800", "--on-deadline", "skip", "--json")["wakes"]
+    assert wake["waited"] == {
+        "reason": "waiting for the disk Backup",
+        "until": "2024-06-05T09:30:00+00:00",
+        "then": "skip",
+        "outcome": "skipped after waiting 30 minutes for the disk Backup",
+    }
+    (never,) = ok(*week, "--json")["wakes"]
+    assert never["waited"]["until"] is None and never["waited"]["then"] == "wait"
 
 
 def test_import_crontab_creates_schedules_and_warns_about_the_traps(

@@ -6,15 +6,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domi_desktop.cli.app_commands import app_client
 from domi_desktop.cli.backend import backend, open_store
 from domi_desktop.cli.render import emit, print_run_outcome, table, when
 from domi_desktop.errors import UsageError
 from domi_desktop.timefmt import with_offset
+
+if TYPE_CHECKING:
+    from domi_desktop.scheduler.simulate import Waited
 
 
 def parse_instant(text: str, zone: tzinfo, option: str) -> datetime:
@@ -83,13 +86,22 @@ def preview(args: argparse.Namespace) -> int:
 
 def simulate(args: argparse.Namespace) -> int:
     from domi_desktop.cron import next_run, prev_run, zone_for
-    from domi_desktop.model import Policies
+    from domi_desktop.model import Conditions, OnDeadline, Policies
     from domi_desktop.scheduler.simulate import simulate
 
     zone = zone_for(args.tz)
     last_due = parse_instant(args.last_due, zone, "--last-due")
     wakes = [parse_instant(text, zone, "--wake") for text in args.wake]
-    result = simulate(args.expr, args.tz, last_due, wakes, Policies(wake_to_run=args.wake_to_run))
+    conditions = Conditions(
+        volume=args.volume,
+        network_name=args.network_name,
+        path_exists=args.path_exists,
+        wait_at_most=None if args.wait_at_most is None else timedelta(seconds=args.wait_at_most),
+        on_deadline=OnDeadline(args.on_deadline),
+    )
+    away = None if args.away_until is None else parse_instant(args.away_until, zone, "--away-until")
+    policies = Policies(wake_to_run=args.wake_to_run, conditions=conditions)
+    result = simulate(args.expr, args.tz, last_due, wakes, policies, away)
     if args.json:
         print(json.dumps({"wakes": [wake.to_json() for wake in result]}))
         return 0
@@ -114,11 +126,25 @@ def simulate(args: argparse.Namespace) -> int:
                 listed = ", ".join(f"{m:%a %H:%M}" for m in wake.skipped[-5:])
                 more = "" if wake.missed_count <= 5 else f" (the latest 5 of {wake.missed_count})"
                 line += f"; {wake.missed_count} earlier skipped: {listed}{more}"
+            if wake.waited is not None:
+                line += "; " + _waited_words(wake.waited)
         print(line)
         if wake.wake_machine_at is not None:
             then = wake.wake_machine_at
             print(f"    then would wake the machine at {then:%H:%M:%S} ({then:%a %Y-%m-%d})")
     return 0
+
+
+def _waited_words(waited: Waited) -> str:
+    """ "waiting for the disk Backup until Wed 10:00, then runs once"."""
+    from domi_desktop.scheduler.conditions import Verdict
+
+    if waited.until is None:
+        return f"{waited.reason}, past the last wake"
+    until = f"{waited.reason} until {waited.until:%a %H:%M}"
+    if waited.verdict is Verdict.run:
+        return f"{until}, then runs once"
+    return f"{until}: {waited.outcome}"
 
 
 def runs(args: argparse.Namespace) -> int:

@@ -176,6 +176,13 @@ def _simulate(subcommands: Subcommands) -> None:
         action="store_true",
         help="also say when the machine would be woken to run it (a schedule's --wake)",
     )
+    away = simulate.add_argument_group("what the job waits for, away until a moment")
+    away.add_argument("--volume", metavar="LABEL|UUID=…")
+    away.add_argument("--network-name", metavar="SSID|ethernet")
+    away.add_argument("--path-exists", metavar="PATH")
+    away.add_argument("--wait-at-most", type=float, metavar="SEC")
+    away.add_argument("--on-deadline", choices=("run", "skip"), default="run")
+    away.add_argument("--away-until", metavar="ISO", help="when it comes (default: never)")
     simulate.add_argument("--json", action="store_true")
     simulate.set_defaults(handler="commands.simulate")
 

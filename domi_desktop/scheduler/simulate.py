@@ -16,7 +16,15 @@ from itertools import pairwise
 
 from domi_desktop.cron import parse, zone_for
 from domi_desktop.errors import ParamError
-from domi_desktop.model import CommandAction, Policies, Schedule, SystemState, Trigger
+from domi_desktop.model import (
+    CommandAction,
+    Conditions,
+    Policies,
+    Schedule,
+    SystemState,
+    Trigger,
+)
+from domi_desktop.scheduler.conditions import Verdict, describe_gate, gate
 from domi_desktop.scheduler.decide import decide
 from domi_desktop.scheduler.wake import wake_plan
 
@@ -26,6 +34,53 @@ MAX_SPAN = timedelta(days=3653)
 EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 """Instants outside these are refused: near years 1 and 9999 a zone's offset leaves the calendar."""
+
+
+@dataclass(frozen=True, slots=True)
+class Waited:
+    """A fire its conditions held: what it waited for, and how the wait ended."""
+
+    reason: str
+    """"waiting for the disk Backup"."""
+    until: datetime | None
+    """When the wait ended; ``None``: not before the simulation's end."""
+    verdict: Verdict
+    """``run`` when what it waited for came; ``run_anyway`` or ``skip`` when its deadline did
+    first; ``wait`` when neither came."""
+    outcome: str | None = None
+    """For ``run_anyway`` and ``skip``: the gate's words at the deadline."""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "reason": self.reason,
+            "until": self.until.isoformat() if self.until else None,
+            "then": self.verdict.value,
+            "outcome": self.outcome,
+        }
+
+
+def play_wait(
+    conditions: Conditions,
+    kind: str,
+    due: datetime,
+    at: datetime,
+    comes: datetime | None,
+    lang: str = "en",
+) -> Waited | None:
+    """A fire at ``at`` for ``due`` while the disk, network name or path ``conditions`` wait for
+    is away until ``comes`` (``None``: for good), played through the gate; ``None`` when it
+    does not wait."""
+    if comes is not None and comes <= at:
+        return None
+    away = SystemState()  # on mains and online: only the resources are missing
+    first = gate(conditions, kind, away, due, at, None)
+    if first.verdict is not Verdict.wait:
+        return None
+    reason = describe_gate(first, lang) or ""
+    if first.until is not None and (comes is None or first.until <= comes):
+        later = gate(conditions, kind, away, due, first.until, None)
+        return Waited(reason, first.until, later.verdict, describe_gate(later, lang))
+    return Waited(reason, comes, Verdict.wait if comes is None else Verdict.run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +96,8 @@ class SimulatedWake:
     """False when a policy records the fire as skipped instead of running it."""
     wake_machine_at: datetime | None = None
     """With ``wake_to_run``: when the machine would be woken next, after this wake (on mains)."""
+    waited: Waited | None = None
+    """How the conditions held the run while what they wait for was away."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -52,6 +109,7 @@ class SimulatedWake:
             "skipped": [moment.isoformat() for moment in self.skipped],
             "missed_count": self.missed_count,
             "wake_machine_at": self.wake_machine_at.isoformat() if self.wake_machine_at else None,
+            "waited": self.waited.to_json() if self.waited else None,
         }
 
 
@@ -61,8 +119,11 @@ def simulate(
     last_due: datetime,
     wakes: Sequence[datetime],
     policies: Policies = Policies(),
+    away_until: datetime | None = None,
 ) -> list[SimulatedWake]:
-    """Apply the wakes in order; each fire moves ``last_due`` as the store's claim would.
+    """Apply the wakes in order; each fire moves ``last_due`` as the store's claim would. What
+    the conditions wait for (a disk, a network's name, a path) comes at ``away_until`` (``None``:
+    never), and each fire says how it waited (``waited``).
 
     ``ParamError`` (naming ``last_due`` or ``wakes``) when the request is beyond the limits above.
     """
@@ -88,6 +149,11 @@ def simulate(
                 skipped=tuple(moment.astimezone(zone) for moment in decision.skipped()),
                 missed_count=decision.missed_count,
                 run=decision.run,
+                waited=(
+                    play_wait(policies.conditions, "command", decision.due, wake, away_until)
+                    if decision.run
+                    else None
+                ),
             )
             schedule = replace(schedule, last_due=decision.due)
         target = wake_plan([schedule], SystemState(), wake) if policies.wake_to_run else None

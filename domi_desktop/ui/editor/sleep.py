@@ -16,7 +16,7 @@ from domi_desktop.cron import next_run, parse, prev_run, zone_for
 from domi_desktop.model import CatchUp, Policies, SystemState
 from domi_desktop.scheduler.conditions import RESOURCES, Verdict, describe_gate, gate, join_words
 from domi_desktop.scheduler.resources import resource_words
-from domi_desktop.scheduler.simulate import SimulatedWake, simulate
+from domi_desktop.scheduler.simulate import SimulatedWake, play_wait, simulate
 from domi_desktop.ui.editor.conditions import condition_language
 from domi_desktop.ui.editor.waking import this_machine, wake_sentence
 from domi_desktop.ui.i18n import format_moment, register, tr
@@ -37,8 +37,6 @@ LISTED_SKIPS = 3
 """Skipped due times named in a line; more are counted, not listed."""
 ON_BATTERY = SystemState(on_ac=False, battery_percent=40)
 """The machine of the "on battery" scenario: unplugged, at a middling charge, network as usual."""
-ON_MAINS = SystemState()
-"""The machine of the "comes an hour late" scenario, without its disk, network name or path."""
 ARRIVES = timedelta(hours=1)
 """In that scenario: how long after the due time what the job waits for comes."""
 
@@ -145,27 +143,24 @@ def resource_lines(
         return summarize(wakes), []
     wake = runs[-1]
     assert wake.due is not None
-    first = gate(conditions, kind, ON_MAINS, wake.due, wake.at, None)
+    waited = play_wait(conditions, kind, wake.due, wake.at, wake.due + ARRIVES, lang)
+    if waited is None:
+        return summarize(wakes), []
+    assert waited.until is not None  # what it waits for comes, so the wait ends
     due, what = format_moment(wake.due), join_words(words, lang)
-    lines = [
-        tr(
-            "{at}: the run due {due} waits: {reason}.",
-            at=format_moment(wake.at),
-            due=due,
-            reason=describe_gate(first, lang) or "",
-        )
-    ]
-    arrival = wake.due + ARRIVES
-    if first.until is not None and first.until <= arrival:
-        later = gate(conditions, kind, ON_MAINS, wake.due, first.until, None)
-        outcome, until = describe_gate(later, lang) or "", format_moment(first.until)
+    at = format_moment(wake.at)
+    lines = [tr("{at}: the run due {due} waits: {reason}.", at=at, due=due, reason=waited.reason)]
+    until = format_moment(waited.until)
+    if waited.verdict is not Verdict.run:
+        outcome = waited.outcome or ""
         lines.append(tr("{at}: still not there: {reason}.", at=until, reason=outcome))
         return tr(
             "Waits for {what} until {at}: {reason}.", what=what, at=until, reason=outcome
         ), lines
-    at = format_moment(arrival)
-    lines.append(tr("{at}: {what} is there: runs once for {due}, late.", at=at, what=what, due=due))
-    return tr("Waits for {what} until {at}, then runs once.", what=what, at=at), lines
+    lines.append(
+        tr("{at}: {what} is there: runs once for {due}, late.", at=until, what=what, due=due)
+    )
+    return tr("Waits for {what} until {at}, then runs once.", what=what, at=until), lines
 
 
 def _skipped_phrase(count: int) -> str:
