@@ -359,15 +359,15 @@ def timeline_shot(data: Path) -> None:
     from tests.timeline_week import NOW as WEEK_NOW
     from tests.timeline_week import RIGA, START, build_week
 
+    shots = [("en", "catch_up", "timeline.png"), ("zh", "waited", "timeline-zh.png")]
     if not QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese):
-        raise SystemExit("no Chinese font for timeline-zh.png: install fonts-wqy-microhei")
+        # Boxes instead of characters would be a wrong picture; the one in git is kept.
+        print("kept timeline-zh.png: no Chinese font here (install fonts-wqy-microhei)")
+        shots.pop()
     set_local_resolver(lambda: RIGA)
     with Store.open(data, now=WEEK_NOW, machine="laptop") as store:
         week = build_week(store)
-        for language, focus, name in (
-            ("en", "catch_up", "timeline.png"),
-            ("zh", "waited", "timeline-zh.png"),
-        ):
+        for language, focus, name in shots:
             set_language(language)
             window = TimelineWindow(store, lambda _run: None, now=lambda: WEEK_NOW)
             window.setPalette(dark_palette())
