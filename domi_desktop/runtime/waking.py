@@ -190,13 +190,14 @@ class WakeKeeper:
             log.exception("the wake alarm could not be planned")
 
     def _woke(self, now: datetime, reason: WakeReason) -> None:
-        armed = self.armed
-        if not self._begin(now, reason) and self.woken is None and armed is not None:
+        began = self._begin(now, reason)
+        self.plan(now)
+        if not began and self.woken is None and self.armed is not None:
             watch = self.tools.watch
             if watch is not None:
-                # The last look before a sleep is the mark: input after it keeps the machine awake.
+                # The last look before a sleep is the mark (the first as the alarm is armed: the
+                # machine may sleep before the next): input after it keeps the machine awake.
                 watch.mark()
-        self.plan(now)
         self._maybe_sleep(now)
 
     def _begin(self, now: datetime, reason: WakeReason) -> bool:

@@ -193,6 +193,17 @@ def test_it_arms_the_alarm_at_start_and_again_on_every_edit(make: Callable[..., 
     assert h.alarm.armed is None
 
 
+def test_input_is_watched_from_the_moment_the_alarm_is_armed(
+    make: Callable[..., Harness],
+) -> None:
+    h = make()
+    h.runtime.start()
+    assert h.watch.marks == 0  # nothing to wake for
+    job = h.add("0 11 * * *")
+    h.runtime.schedule_changed(job.id)
+    assert h.watch.marks == 1  # the lid may close before the scheduler's next tick
+
+
 def test_the_os_is_told_only_when_the_instant_changes(make: Callable[..., Harness]) -> None:
     h = make()
     h.add("0 11 * * *")
