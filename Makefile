@@ -8,13 +8,14 @@ PYINSTALLER_VERSION := 6.22.3
 PYINSTALLER_STAMP := $(VENV)/.stamp-pyinstaller-$(PYINSTALLER_VERSION)
 
 # Debian packages the test suite needs (../shared/TESTBED.md): the xcb platform plugin's libraries,
-# a virtual screen, a session bus and a real keyring. Never dbus-x11: it makes Qt autolaunch a bus.
+# a virtual screen, a session bus and a real keyring, a Chinese font for the zh windows and pictures.
+# Never dbus-x11: it makes Qt autolaunch a bus.
 DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 libxkbcommon-x11-0 \
 	libglib2.0-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
 	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring \
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd systemd-journal-remote util-linux \
 	libcap2-bin e2fsprogs mount \
-	qemu-system-x86 linux-image-cloud-amd64 busybox-static
+	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei
 
 .PHONY: run test system-deps venv lint test-headless test-desktop test-sleeplab test-windows test-fast bench screenshots package package-test clean
 
