@@ -26,14 +26,13 @@ properties `IdleHint` and `IdleSinceHint` the control interface sets (not idle u
 
 from __future__ import annotations
 
-import argparse
 import os
 import select
 import time
 from typing import Any
 
 # Run as a script, this directory is sys.path[0]: the shared framework is a sibling module.
-from fakebus import CONTROL_PATH, BusService, Interface, Reply, connect, control_interface, open_log
+from fakebus import CONTROL_PATH, BusService, Interface, Reply, control_interface, serve
 from jeepney import Message
 
 LOGIN1 = "org.freedesktop.login1"
@@ -155,17 +154,7 @@ class FakeLogind:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--address", help="bus address (default: $DBUS_SYSTEM_BUS_ADDRESS)")
-    parser.add_argument("--log", help="append one JSON line per call to this file")
-    args = parser.parse_args()
-    address = args.address or os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    if not address:
-        parser.error("no bus: pass --address or set DBUS_SYSTEM_BUS_ADDRESS")
-    with open_log(args.log) as log, connect(address, enable_fds=True) as conn:
-        service = BusService(conn, [LOGIN1], log)
-        FakeLogind(service)
-        service.run()
+    serve(__doc__, [LOGIN1], lambda service, _: FakeLogind(service), enable_fds=True)
 
 
 if __name__ == "__main__":

@@ -37,8 +37,6 @@ Control (not recorded), interface `org.domi.Test` at /org/domi/Test on the same 
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 from typing import Any
 
@@ -49,8 +47,7 @@ from fakebus import (
     BusService,
     Failure,
     Reply,
-    connect,
-    open_log,
+    serve,
 )
 from fakeprops import UPDATE_XML, PropertySet, check_update, sent_at
 from jeepney import Message
@@ -249,17 +246,7 @@ class FakeNetworkManager:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--address", help="bus address (default: $DBUS_SYSTEM_BUS_ADDRESS)")
-    parser.add_argument("--log", help="append one JSON line per call to this file")
-    args = parser.parse_args()
-    address = args.address or os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    if not address:
-        parser.error("no bus: pass --address or set DBUS_SYSTEM_BUS_ADDRESS")
-    with open_log(args.log) as log, connect(address) as conn:
-        service = BusService(conn, [NM], log)
-        FakeNetworkManager(service)
-        service.run()
+    serve(__doc__, [NM], lambda service, _: FakeNetworkManager(service))
 
 
 if __name__ == "__main__":

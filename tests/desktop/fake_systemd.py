@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import os
 from typing import Any
 
 # Run as a script, this directory is sys.path[0]: the shared framework is a sibling module.
-from fakebus import BusService, Failure, Interface, Reply, connect, open_log
+from fakebus import BusService, Failure, Interface, Reply, serve
 from jeepney import Message
 
 SYSTEMD = "org.freedesktop.systemd1"
@@ -96,18 +95,13 @@ class FakeSystemd:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--address", help="bus address (default: $DBUS_SESSION_BUS_ADDRESS)")
-    parser.add_argument("--log", help="append one JSON line per call to this file")
-    parser.add_argument("--version", default="255.4-1", help="the manager's Version property")
-    args = parser.parse_args()
-    address = args.address or os.environ.get("DBUS_SESSION_BUS_ADDRESS")
-    if not address:
-        parser.error("no bus: pass --address or set DBUS_SESSION_BUS_ADDRESS")
-    with open_log(args.log) as log, connect(address) as conn:
-        service = BusService(conn, [SYSTEMD], log)
-        FakeSystemd(service, args.version)
-        service.run()
+    def options(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--version", default="255.4-1", help="the manager's Version property")
+
+    serve(
+        __doc__, [SYSTEMD], lambda service, args: FakeSystemd(service, args.version),
+        bus="DBUS_SESSION_BUS_ADDRESS", options=options,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -22,8 +22,6 @@ returns the time.monotonic() at which its signal was sent:
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 from typing import Any
 
@@ -34,9 +32,8 @@ from fakebus import (
     Failure,
     Interface,
     Reply,
-    connect,
     control_interface,
-    open_log,
+    serve,
 )
 from fakeprops import PropertySet, sent_at
 from jeepney import Message
@@ -207,17 +204,7 @@ class FakeUDisks2:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--address", help="bus address (default: $DBUS_SYSTEM_BUS_ADDRESS)")
-    parser.add_argument("--log", help="append one JSON line per call to this file")
-    args = parser.parse_args()
-    address = args.address or os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    if not address:
-        parser.error("no bus: pass --address or set DBUS_SYSTEM_BUS_ADDRESS")
-    with open_log(args.log) as log, connect(address) as conn:
-        service = BusService(conn, [UDISKS], log)
-        FakeUDisks2(service)
-        service.run()
+    serve(__doc__, [UDISKS], lambda service, _: FakeUDisks2(service))
 
 
 if __name__ == "__main__":

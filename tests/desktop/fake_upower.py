@@ -23,12 +23,11 @@ Control (not recorded), interface `org.domi.Test` at /org/domi/Test on the same 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from typing import Any
 
 # Run as a script, this directory is sys.path[0]: the shared framework is a sibling module.
-from fakebus import CONTROL_INTERFACE, CONTROL_PATH, BusService, Failure, Reply, connect, open_log
+from fakebus import CONTROL_INTERFACE, CONTROL_PATH, BusService, Failure, Reply, serve
 from fakeprops import UPDATE_XML, PropertySet, check_update, sent_at
 from jeepney import Message
 
@@ -176,18 +175,13 @@ class FakeUPower:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--address", help="bus address (default: $DBUS_SYSTEM_BUS_ADDRESS)")
-    parser.add_argument("--log", help="append one JSON line per call to this file")
-    parser.add_argument("--no-battery", action="store_true", help="start without a battery")
-    args = parser.parse_args()
-    address = args.address or os.environ.get("DBUS_SYSTEM_BUS_ADDRESS")
-    if not address:
-        parser.error("no bus: pass --address or set DBUS_SYSTEM_BUS_ADDRESS")
-    with open_log(args.log) as log, connect(address) as conn:
-        service = BusService(conn, [UPOWER], log)
-        FakeUPower(service, battery=not args.no_battery)
-        service.run()
+    def options(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--no-battery", action="store_true", help="start without a battery")
+
+    serve(
+        __doc__, [UPOWER], lambda service, args: FakeUPower(service, battery=not args.no_battery),
+        options=options,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ recorded: the log is what the application under test did.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -391,3 +392,28 @@ def connect(bus: str, *, enable_fds: bool = False) -> DBusConnection:
     except (KeyError, OSError, TimeoutError) as exc:
         print(f"fake: cannot connect to the {bus} bus: {exc!r}", file=sys.stderr, flush=True)
         raise SystemExit(2) from exc
+
+
+def serve(
+    doc: str | None,
+    names: list[str],
+    make: Callable[[BusService, argparse.Namespace], object],
+    *,
+    bus: str = "DBUS_SYSTEM_BUS_ADDRESS",
+    enable_fds: bool = False,
+    options: Callable[[argparse.ArgumentParser], None] = lambda parser: None,
+) -> None:
+    """A fake service's command line: ``--address`` (else ``$bus``), ``--log`` and ``options``;
+    owns ``names`` on that bus, lets ``make`` build the fake on the service, and serves."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--address", help=f"bus address (default: ${bus})")
+    parser.add_argument("--log", help="append one JSON line per call to this file")
+    options(parser)
+    args = parser.parse_args()
+    address = args.address or os.environ.get(bus)
+    if not address:
+        parser.error(f"no bus: pass --address or set {bus}")
+    with open_log(args.log) as log, connect(address, enable_fds=enable_fds) as conn:
+        service = BusService(conn, names, log)
+        make(service, args)
+        service.run()
