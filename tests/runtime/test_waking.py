@@ -319,19 +319,24 @@ def test_a_job_that_was_not_woken_for_is_waited_for_but_not_noted(
     assert len(h.sleeper.slept) == 1
 
 
-def test_a_next_wake_minutes_away_keeps_the_machine_up_for_it(
-    make: Callable[..., Harness],
-) -> None:
-    h = make()
+def kept_up_after_the_first(h: Harness, then: str) -> None:
+    """A woken 11:00 job, and another wake (``then``) too near to sleep before it once it ends."""
     h.add("0 11 * * *")
-    h.add("1 11 * * *")
+    h.add(then)
     h.runtime.start()
     h.sleep_until(at(10, 59, 45))
     h.loop.advance(timedelta(seconds=15))
     h.loop.drain(lambda: len(h.finished()) == 1, timeout=60)
     h.loop.advance(timedelta(seconds=SETTLE))
-    assert h.sleeper.slept == []  # 11:00:30 is the next wake: too near to sleep before it
-    assert h.inhibitor.held == 1  # held again for it
+    assert h.sleeper.slept == []
+    assert h.inhibitor.held == 1  # held again for the next
+
+
+def test_a_next_wake_minutes_away_keeps_the_machine_up_for_it(
+    make: Callable[..., Harness],
+) -> None:
+    h = make()
+    kept_up_after_the_first(h, "1 11 * * *")  # its wake at 11:00:30
     h.loop.advance(timedelta(seconds=55))  # 11:01
     h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
     h.loop.advance(timedelta(seconds=SETTLE))
@@ -344,15 +349,8 @@ def test_a_machine_kept_up_for_a_near_wake_but_put_to_sleep_is_woken_for_it_and_
     make: Callable[..., Harness],
 ) -> None:
     h = make()
-    h.add("0 11 * * *")
-    h.add("2 11 * * *")
-    h.runtime.start()
-    h.sleep_until(at(10, 59, 45))
-    h.loop.advance(timedelta(seconds=15))
-    h.loop.drain(lambda: len(h.finished()) == 1, timeout=60)
-    h.loop.advance(timedelta(seconds=SETTLE))
-    assert h.sleeper.slept == []  # up for 11:01:30, too near to sleep before it...
-    h.sleep_until(at(11, 1, 31))  # ...but the lid was closed, and the alarm woke it
+    kept_up_after_the_first(h, "2 11 * * *")  # its wake at 11:01:30
+    h.sleep_until(at(11, 1, 31))  # the lid was closed all the same, and the alarm woke it
     h.loop.advance(timedelta(seconds=29))
     h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
     assert [r.reason for r in h.store.runs() if r.due == at(11, 2)] == [WOKE_NOTE]
