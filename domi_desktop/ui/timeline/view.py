@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from datetime import datetime, timedelta
 
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -36,8 +36,6 @@ from domi_desktop.ui.history.dues import due_words
 from domi_desktop.ui.i18n import register, tr, weekdays
 from domi_desktop.ui.palette import colors
 from domi_desktop.ui.timeline.layout import (
-    BAR,
-    BAR_TOP,
     HEADER,
     MACHINE_ROW,
     NAMES_WIDTH,
@@ -312,7 +310,6 @@ class TimelineView(QWidget):
 
     def _paint_static(self, painter: QPainter, data: Timeline, shapes: Shapes) -> None:
         text = self.palette().color(QPalette.ColorRole.WindowText)
-        shades = colors(self.palette())
         bottom = self.lane_top(len(data.lanes))
         painter.setPen(Qt.PenStyle.NoPen)
         for span in data.spans:  # behind everything, across every row
@@ -328,13 +325,7 @@ class TimelineView(QWidget):
                 painter.setBrush(QBrush(OFF, Qt.BrushStyle.BDiagPattern))
             painter.drawRect(whole)
         self._paint_grid(painter, data, text)
-        painter.setPen(Qt.PenStyle.NoPen)
-        tops = [int(self.lane_top(lane)) for lane in range(len(data.lanes))]
-        painter.setBrush(QBrush(shades.late, Qt.BrushStyle.Dense4Pattern))
-        painter.drawRects(  # as tall as a bar: on a week's strip a wait is a few pixels wide
-            [QRect(x0, tops[i] + BAR_TOP, x1 - x0, BAR) for i, x0, x1 in shapes.waits]
-        )
-        painter.drawImage(0, int(self.lane_top(0)), shapes.strip)  # bars and ticks, over waits
+        painter.drawImage(0, int(self.lane_top(0)), shapes.strip)  # bars, waits and ticks
         self._paint_machine_row(painter, data, text)
         self._paint_names(painter, data, text)
 
