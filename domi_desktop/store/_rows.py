@@ -89,7 +89,7 @@ def run(row: RunRow) -> Run:
         started_at=codec.optional_datetime(row.started_at),
         finished_at=codec.optional_datetime(row.finished_at),
         reason=row.reason,
-        late=row.late,
+        late=bool(row.late),  # a plain row from SQLite (``Store.timeline``'s) has 0 or 1
         missed_count=row.missed_count,
         exit_code=row.exit_code,
         output_tail=row.output_tail,
