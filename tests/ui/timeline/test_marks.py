@@ -100,11 +100,11 @@ def test_a_failure_is_seen_over_a_wait_and_a_wait_over_successes(
     hatch = {
         image.pixelColor(column + dx, int(view.lane_top(0)) + BAR_TOP + 3).name() for dx in (0, 1)
     }
-    assert LIGHT.late.name() in hatch  # the wait, over the successes of its last two hours
+    assert LIGHT.late.name() in hatch  # the wait, over the successes of its last hour
 
     failed = run_at(-30, RunStatus.failed, id=2)
     view, image = shown(qtbot, [*runs, failed] if position == "last" else [failed, *runs], [])
-    column = int(view.x_of(failed.started_at)) + 1  # type: ignore[arg-type]
+    column = int(view.x_of(NOON - timedelta(minutes=30))) + 1  # the failure's start
     bar = {image.pixelColor(column, int(view.lane_top(0)) + BAR_TOP + dy).name() for dy in (3, 4)}
     assert bar == {LIGHT.error.name()}  # not hatched: the failure's every pixel
 
