@@ -30,7 +30,9 @@ class WifiRead(Protocol):
 
 
 def qt_on_ethernet() -> bool:
-    QNetworkInformation.loadDefaultBackend()
+    """Whether Qt's network information, once ``start`` has loaded it, says the machine is wired.
+    It is not loaded here: a read is on the loop thread, and under Wine 8 the load did not
+    return in 5 minutes."""
     info = QNetworkInformation.instance()
     return (
         info is not None
