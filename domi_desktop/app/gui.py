@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 from domi_desktop.app.host import AlreadyRunning, Host, wait_for_primary
 from domi_desktop.app.logs import setup_logging
 from domi_desktop.app.monitoring import start_monitoring
-from domi_desktop.app.qtloop import SignalBridge
+from domi_desktop.app.qtloop import SignalBridge, favour_the_loop
 from domi_desktop.app.session import start_session_triggers
 from domi_desktop.errors import StoreError
 from domi_desktop.platform.memory import limit_arenas
@@ -56,6 +56,7 @@ def run_tray(data_dir: str | Path | None) -> int:
 
         return run_headless(data_dir)
     limit_arenas()  # before Qt's threads and ours
+    favour_the_loop()
     try:
         return _run_tray(data_dir)
     except StoreError as error:
