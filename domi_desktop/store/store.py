@@ -13,6 +13,7 @@ PostgreSQL the row locks of the conditional updates serialise machines (``claims
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Collection, Iterable
 from contextlib import suppress
 from datetime import datetime, timedelta
@@ -227,7 +228,7 @@ class Store(StoryStore):
         schedules: list[Schedule] = []
         broken: dict[int, str] = {}
         with self._using():
-            for row in ScheduleRow.select().order_by(ScheduleRow.id):
+            for row in ScheduleRow.select().order_by(ScheduleRow.id).iterator():
                 try:
                     schedules.append(self._schedule(row))
                 except StoreError as error:
@@ -355,8 +356,8 @@ class Store(StoryStore):
             return Schedule(
                 id=row.id,
                 name=row.name,
-                expr=row.expr,
-                tz=row.tz,
+                expr=_shared(row.expr),
+                tz=_shared(row.tz),
                 action=codec.decode_action(row.action),
                 enabled=row.enabled,
                 policies=codec.decode_policies(row.policies),
@@ -368,3 +369,10 @@ class Store(StoryStore):
         # A hand-edited row may hold text or a huge number where an instant belongs.
         except (ValueError, TypeError, OverflowError) as exc:
             raise StoreError(f"schedule {row.id} in {self.location} cannot be read: {exc}") from exc
+
+
+def _shared(text: str) -> str:
+    """One string for every schedule's equal expression or zone: thousands of schedules share a
+    few, and the planner keeps each schedule as long as the app runs. A hand-edited row's
+    non-text value is left for the reader to refuse, as before."""
+    return sys.intern(text) if isinstance(text, str) else text
