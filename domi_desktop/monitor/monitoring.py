@@ -14,7 +14,6 @@ from pathlib import Path
 
 from domi_desktop.errors import ExportError
 from domi_desktop.events import Event, FireEvent, RunFinished
-from domi_desktop.export import healthchecks_check
 from domi_desktop.model import Schedule
 from domi_desktop.monitor.intents import (
     HEALTHCHECKS_IO,
@@ -95,6 +94,10 @@ class Monitoring:
         monitor = schedule.policies.monitor
         if monitor.healthchecks_key is None:
             return None
+        # Here, not at the top: the exporters (xml.sax with urllib.request, plistlib) stay out of
+        # an app at rest where no schedule has a Healthchecks key.
+        from domi_desktop.export import healthchecks_check
+
         try:
             fields, tz = healthchecks_check(schedule.expr, schedule.tz, self._local_zone())
         except ExportError as error:

@@ -11,8 +11,6 @@ import json
 import logging
 import os
 import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +18,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from domi_desktop import __version__
-from domi_desktop.actions.http import tls_context
 from domi_desktop.errors import DomiError
 from domi_desktop.monitor.intents import Check
 from domi_desktop.paths import ensure_private_dir
@@ -54,6 +51,13 @@ def send(
     method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None
 ) -> bytes:
     """The response body of a 2xx answer; ``Unreachable`` or ``Refused`` otherwise."""
+    # Here, not at the top: urllib.request (with http.client, email) and ssl (OpenSSL, 3.5 MB)
+    # stay out of an app at rest that has no monitor to send to.
+    import urllib.error
+    import urllib.request
+
+    from domi_desktop.actions.http import tls_context
+
     if urlsplit(url).scheme not in ("http", "https"):
         raise Refused("only http:// and https:// monitors are used")
     request = urllib.request.Request(
@@ -84,6 +88,8 @@ def send(
 
 
 def _describe(error: Exception) -> str:
+    import urllib.error
+
     cause = error.reason if isinstance(error, urllib.error.URLError) else error
     if isinstance(cause, OSError) and cause.strerror:
         return cause.strerror
