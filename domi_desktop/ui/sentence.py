@@ -7,12 +7,16 @@ from __future__ import annotations
 from domi_desktop.cron import describe, parse
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Schedule
-from domi_desktop.scheduler.conditions import RESOURCES, describe_conditions
+from domi_desktop.scheduler.conditions import LANGUAGES, RESOURCES, describe_conditions
 from domi_desktop.scheduler.session import describe_session
 from domi_desktop.ui.backend import Engine
-from domi_desktop.ui.editor.conditions import condition_language
 from domi_desktop.ui.history.texts import reason_words
-from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.i18n import language, register, tr
+
+
+def condition_language() -> str:
+    """The language ``describe_conditions`` takes: the app's, when the scheduler speaks it."""
+    return language() if language() in LANGUAGES else "en"
 
 
 def schedule_sentence(schedule: Schedule) -> str | None:

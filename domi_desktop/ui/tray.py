@@ -26,13 +26,13 @@ from domi_desktop.ui.announcer import Announcer
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
-from domi_desktop.ui.main_window import MainWindow
 from domi_desktop.ui.sentence import waiting_lines
 from domi_desktop.ui.tray_host import TrayHost
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
 if TYPE_CHECKING:
     from domi_desktop.ui.history.window import HistoryWindow
+    from domi_desktop.ui.main_window import MainWindow
     from domi_desktop.ui.timeline.window import TimelineWindow
 
 log = logging.getLogger("domi_desktop")
@@ -169,8 +169,11 @@ class TrayApp(QObject):
 
     @property
     def main_window(self) -> MainWindow:
-        """Built when first wanted: a tray at rest never showing it keeps its 6 MB of widgets."""
+        """Built when first wanted: a tray at rest never showing it keeps its 6 MB of widgets, and
+        not importing it (with the editor's modules and their Qt classes) ~5 MB more."""
         if self._main_window is None:
+            from domi_desktop.ui.main_window import MainWindow
+
             self._main_window = MainWindow(self.host, self)
         return self._main_window
 

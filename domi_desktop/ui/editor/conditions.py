@@ -15,11 +15,12 @@ from domi_desktop.errors import CronError, ParamError
 from domi_desktop.frontdoor.triggers import parse_session
 from domi_desktop.frontdoor.wire import Json, parse_conditions
 from domi_desktop.model import Conditions, OnDeadline, SessionTriggers
-from domi_desktop.scheduler.conditions import LANGUAGES, describe_conditions
+from domi_desktop.scheduler.conditions import describe_conditions
 from domi_desktop.scheduler.session import describe_session
 from domi_desktop.ui.editor.resources import ResourceRows
 from domi_desktop.ui.editor.widgets import help_label, row
-from domi_desktop.ui.i18n import Texts, language, register
+from domi_desktop.ui.i18n import Texts, register
+from domi_desktop.ui.sentence import condition_language
 
 NETWORK = (
     (None, "As the action needs (HTTP: yes)"),
@@ -31,11 +32,6 @@ ON_DEADLINE = (
     (OnDeadline.skip, "then skip the run"),
 )
 DAY = 86400
-
-
-def condition_language() -> str:
-    """The language ``describe_conditions`` takes: the app's, when the scheduler speaks it."""
-    return language() if language() in LANGUAGES else "en"
 
 
 class ConditionsBox(QGroupBox):

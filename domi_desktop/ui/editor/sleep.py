@@ -17,9 +17,9 @@ from domi_desktop.model import CatchUp, Policies, SystemState
 from domi_desktop.scheduler.conditions import RESOURCES, Verdict, describe_gate, gate, join_words
 from domi_desktop.scheduler.resources import resource_words
 from domi_desktop.scheduler.simulate import SimulatedWake, play_wait, simulate
-from domi_desktop.ui.editor.conditions import condition_language
 from domi_desktop.ui.editor.waking import this_machine, wake_sentence
 from domi_desktop.ui.i18n import format_moment, register, tr
+from domi_desktop.ui.sentence import condition_language
 
 
 class Scenario(Enum):
