@@ -247,6 +247,19 @@ class Lab:
 
     # -- what tests use ------------------------------------------------------------------------
 
+    def reach(self, within: float = 120) -> None:
+        """After a wake the agent did not ask for (the app suspended the guest itself), QMP says
+        ``running`` before the guest's UART is resumed, and what is sent meanwhile is lost: ask
+        again until the agent answers."""
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                self.request("py", wait=10, code="result = 1", args={})
+                return
+            except LabError:
+                if time.monotonic() > deadline:
+                    raise
+
     def sh(self, cmd: str, timeout: float = 180, check: bool = True) -> dict[str, Any]:
         answer = self.request("sh", wait=timeout + 10, cmd=cmd, timeout=timeout)
         if check and answer["rc"] != 0:
