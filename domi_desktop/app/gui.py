@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import logging
 import os
 import sys
@@ -85,6 +86,10 @@ def _run_tray(data_dir: str | Path | None) -> int:
         connect(tray_app, host)
         signals = SignalBridge()
         signals.received.connect(lambda _number: app.quit())
+        # PySide6's import hook reads the source of every module imported after it (looking for
+        # ``from __feature__``), and linecache keeps the lines: 8 MB at rest. Dropped before the
+        # schedules are read, their objects take the freed space; a traceback reads them again.
+        linecache.clearcache()
         host.start()
         monitors = start_monitoring(host)
         triggers = start_session_triggers(host)
