@@ -69,6 +69,12 @@ class SkipReason(Enum):
 PROCESS_DIED = "process died"
 """The reason recorded on a run whose process ended without finishing it."""
 
+WARDEN_STOPPED = (
+    "stopped by the warden: the app did not renew its leases in time (it was frozen or too busy),"
+    " so another machine may run it again"
+)
+"""The reason recorded on a run of a shared store whose job the warden (``actions.warden``) ended."""
+
 LOCAL_ZONE = "local"
 """A schedule's zone meaning 'the OS zone at the time of evaluation' (a laptop that travels)."""
 

@@ -15,12 +15,13 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import IO
 
+from domi_desktop.actions import warden
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
 from domi_desktop.actions.environment import job_environment
 from domi_desktop.actions.supervisor import Supervisor, Timer
 from domi_desktop.actions.tree import ProcessTree
-from domi_desktop.model import CommandAction, RunStatus
+from domi_desktop.model import WARDEN_STOPPED, CommandAction, RunStatus
 
 if sys.platform == "win32":
     from domi_desktop.actions.winjob import CREATE_SUSPENDED
@@ -281,6 +282,8 @@ class CommandJob:
         assert code is not None  # Wake.done: it has exited
         if code == 0:
             return Outcome(RunStatus.succeeded, None, code)
+        if code < 0 and warden.stopped(self._process.pid):
+            return Outcome(RunStatus.interrupted, WARDEN_STOPPED, code)
         if code < 0:
             return Outcome(
                 RunStatus.failed, f"killed by signal {-code} ({_signal_name(-code)})", code

@@ -42,14 +42,33 @@ POLL = 0.2
 """Seconds between two looks at the pipe and the deadline."""
 
 
+def lapse_at(now: float, held: float, lease: float) -> float:
+    """When the jobs are stopped: leases that hold ``held`` seconds more from ``now`` are then
+    within ``1 - MARGIN`` of a lease from lapsing."""
+    return now + held - lease * (1 - MARGIN)
+
+
 class Warden:
     """The app's end: a pipe to the warden process. Never raises: a warden that died is logged
-    once, and the jobs then run as they would without one."""
+    once, and the jobs then run as they would without one.
 
-    def __init__(self, process: subprocess.Popen[str]) -> None:
+    It keeps the warden's deadline too, so that a job the warden killed (the app was frozen past
+    it) is told from one killed by anyone else when its end is recorded (``stopped``)."""
+
+    def __init__(
+        self,
+        process: subprocess.Popen[str],
+        lease: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._process = process
         self._lock = threading.Lock()
         self._broken = False
+        self._lease = lease
+        self._clock = clock
+        self._deadline: float | None = None
+        self._watched: set[int] = set()
+        self._stopped: set[int] = set()
 
     @classmethod
     def start(cls, lease: float) -> Warden:
@@ -68,18 +87,43 @@ class Warden:
             start_new_session=sys.platform != "win32",
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
         )
-        return cls(process)
+        return cls(process, lease)
 
     def held(self, seconds: float) -> None:
         """The leases renewed last hold ``seconds`` more, from now (the renewal's own time was
         spent before: a slow database must not make the warden later than the lease)."""
+        with self._lock:
+            self._lapse()
+            self._deadline = lapse_at(self._clock(), seconds, self._lease)
         self._send(f"held {seconds:.3f}")
 
     def watch(self, pid: int) -> None:
+        with self._lock:
+            self._lapse()
+            self._watched.add(pid)
+            if self._deadline is None:
+                self._deadline = lapse_at(self._clock(), self._lease, self._lease)
         self._send(f"watch {pid} {identity.start_marker(pid) or '-'}")
 
     def release(self, pid: int) -> None:
+        with self._lock:
+            self._lapse()
+            self._watched.discard(pid)
+            self._stopped.discard(pid)
         self._send(f"release {pid}")
+
+    def stopped(self, pid: int) -> bool:
+        """Whether the warden has stopped ``pid``'s tree: it watched it past its deadline."""
+        with self._lock:
+            self._lapse()
+            return pid in self._stopped
+
+    def _lapse(self) -> None:
+        """The warden's deadline, as ``guard`` keeps it: once passed, what it watched is stopped."""
+        if self._deadline is not None and not self._broken and self._clock() >= self._deadline:
+            self._stopped |= self._watched
+            self._watched.clear()
+            self._deadline = None
 
     def close(self) -> None:
         self._send("bye")
@@ -122,6 +166,11 @@ def watch(pid: int) -> None:
 def release(pid: int) -> None:
     if _current is not None:
         _current.release(pid)
+
+
+def stopped(pid: int) -> bool:
+    """Whether the warden stopped the job ``pid`` (then its end is the warden's, not a failure)."""
+    return _current is not None and _current.stopped(pid)
 
 
 def kill_tree(pid: int, marker: str | None) -> bool:
@@ -174,11 +223,11 @@ def guard(
         if words == ["bye"]:
             return "bye"
         if len(words) == 2 and words[0] == "held" and _is_number(words[1]):
-            deadline = clock() + float(words[1]) - lease * (1 - MARGIN)
+            deadline = lapse_at(clock(), float(words[1]), lease)
         elif len(words) == 3 and words[0] == "watch" and words[1].isdigit():
             watched[int(words[1])] = None if words[2] == "-" else words[2]
             if deadline is None:
-                deadline = clock() + lease * MARGIN
+                deadline = lapse_at(clock(), lease, lease)
         elif len(words) == 2 and words[0] == "release" and words[1].isdigit():
             watched.pop(int(words[1]), None)
         if deadline is not None and clock() >= deadline:

@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterator
 import psutil
 import pytest
 
-from domi_desktop.actions import identity, warden
+from domi_desktop.actions import ActionRunner, identity, warden
+from domi_desktop.model import WARDEN_STOPPED, CommandAction, RunStatus
+from tests.actions.conftest import MakeRequest
 from tests.fakes import wait_for
 
 
@@ -157,3 +159,46 @@ def test_a_quitting_app_keeps_its_jobs(job: subprocess.Popen[bytes]) -> None:
     keeper.close()  # bye: the app stops its jobs itself, or leaves them on purpose
     assert keeper._process.returncode == 0
     assert job.poll() is None
+
+
+@pytest.fixture
+def sink() -> Iterator[subprocess.Popen[str]]:
+    """A stand-in for the warden process: it reads the pipe and does nothing."""
+    with subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE, text=True
+    ) as process:
+        yield process
+        process.kill()
+
+
+def test_the_app_knows_which_jobs_the_warden_stopped(sink: subprocess.Popen[str]) -> None:
+    now = [0.0]
+    keeper = warden.Warden(sink, 60.0, clock=lambda: now[0])
+    keeper.watch(11)
+    keeper.held(60.0)
+    now[0] = 20.0
+    keeper.held(55.0)  # a renewal that took 5 s: the warden stops the jobs at 60
+    keeper.watch(12)
+    keeper.watch(13)
+    keeper.release(13)
+    now[0] = 59.0
+    assert not any(keeper.stopped(pid) for pid in (11, 12, 13))
+    now[0] = 61.0
+    assert [keeper.stopped(pid) for pid in (11, 12, 13)] == [True, True, False]
+    keeper.held(60.0)  # the app thawed: the jobs the warden stopped stay stopped
+    keeper.watch(14)
+    assert [keeper.stopped(pid) for pid in (11, 14)] == [True, False]
+
+
+def test_a_job_the_warden_stopped_is_interrupted_by_it_not_failed(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    keeper = warden.Warden.start(2.0)  # never renewed: the app is as good as frozen
+    warden.install(keeper)
+    try:
+        result = runner.run(make_request(CommandAction(shell="sleep 120")))
+    finally:
+        warden.install(None)
+        keeper.close()
+    assert (result.status, result.reason) == (RunStatus.interrupted, WARDEN_STOPPED)
+    assert result.exit_code == -9

@@ -7,7 +7,7 @@ import re
 from datetime import datetime, timedelta
 
 from domi_desktop.cron import LOCAL
-from domi_desktop.model import PROCESS_DIED, Run, RunStatus, SkipReason, Trigger
+from domi_desktop.model import PROCESS_DIED, WARDEN_STOPPED, Run, RunStatus, SkipReason, Trigger
 from domi_desktop.ui.i18n import person_time, register, tr
 
 STATUS_LABELS = {
@@ -45,6 +45,7 @@ _SHORT_REASONS = {
     SkipReason.paused.value: "paused",
     SkipReason.catch_up_window.value: "too late to catch up",
     PROCESS_DIED: "the app stopped",
+    WARDEN_STOPPED: "stopped: the app did not renew its lease",
 }
 _WAITING_FOR = {
     "a wired network": "waiting for a wired network",
@@ -77,6 +78,7 @@ register(
         "paused": "已暂停",
         "too late to catch up": "已超出补运行时限",
         "the app stopped": "应用已退出",
+        "stopped: the app did not renew its lease": "已停止：应用未按时续租",
         "waiting for the charger": "正在等待充电器",
         "waiting for the network": "正在等待网络",
         "waiting for an unmetered network": "正在等待不计流量的网络",
