@@ -5,8 +5,8 @@ start-up wake is logged and --settle seconds have passed (after a burst it hands
 5 s after the last run ended). Schedules are daily and weekly, as in ``bench/app_bench.py``, so
 none runs while it is measured. Budget: 90 MB (issue 19).
 
-``TRACE=N`` starts the app under ``python -X tracemalloc=25`` and has it write its N largest
-allocation sites (by traceback) to ``rest_memory.trace`` in its data dir, which is kept then.
+``TRACE=N`` starts the app under ``python -X tracemalloc=25`` and writes its N largest
+allocation sites at rest (by traceback) to ``rest_memory.trace`` in the current directory.
 
 Needs a display and a session bus; without them it re-runs itself under
 ``dbus-run-session -- xvfb-run``. Usage: python bench/rest_memory.py [--schedules 10000]
