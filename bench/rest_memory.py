@@ -64,7 +64,6 @@ def trace(app: subprocess.Popen[bytes], out: Path) -> None:
     while not out.exists() and time.monotonic() < deadline:
         time.sleep(0.5)
     time.sleep(1)
-    print(f"tracemalloc's top allocation sites: {out}")
 
 
 def main() -> int:
@@ -111,6 +110,7 @@ def main() -> int:
         desktop.stop()
         if top:
             shutil.copy(data / "rest_memory.trace", Path.cwd() / "rest_memory.trace")
+            print(f"tracemalloc's top allocation sites: {Path.cwd() / 'rest_memory.trace'}")
         shutil.rmtree(work, ignore_errors=True)
     app_mb, bare_mb = statistics.median(app_rss), statistics.median(bare_rss)
     result = {
