@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from domi_desktop.actions import warden
 from domi_desktop.events import Event, FireEvent, LateFire, RunFinished, StoreProblem
-from domi_desktop.model import FireClaim, Overlap, RunStatus, Schedule, SkipReason
+from domi_desktop.model import WARDEN_STOPPED, FireClaim, Overlap, RunStatus, Schedule, SkipReason
 from domi_desktop.ports import Clock, Loop
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision
@@ -247,6 +247,10 @@ class Slicer:
             then()
 
 
+def warden_stopped(finish: Finish) -> bool:
+    return finish.status is RunStatus.interrupted and WARDEN_STOPPED in (finish.reason or "")
+
+
 class Results:
     """Run results on their way to the database: written in batches by the recorder, which keeps
     a batch the database cannot take (a full disk, another process's lock) and tries it again;
@@ -259,10 +263,14 @@ class Results:
         emit: Callable[[Event], None],
         slices: Slicer,
         read_ahead: Callable[[Sequence[RunFinished]], None] | None = None,
+        rerun: Callable[[int, int], None] | None = None,
     ) -> None:
         """``read_ahead`` gets each written batch's events before they are emitted one by one:
-        what they will all need, read at once."""
+        what they will all need, read at once. ``rerun(schedule, run)`` runs once more a run the
+        warden stopped that no other machine took over (its result was written: it was still
+        this machine's)."""
         self._recorder = recorder
+        self._rerun = rerun
         self._read_ahead = read_ahead
         self._slices = slices
         self._store = store
@@ -323,9 +331,11 @@ class Results:
             log.error("the results of runs %s are lost: %s", runs, outcome)
             self.problem(outcome)
         else:
-            for (finish, _), written in zip(batch, outcome, strict=True):
+            for (finish, event), written in zip(batch, outcome, strict=True):
                 if not written:
                     log.warning(SUPERSEDED_RESULT, finish.run_id)
+                elif event is not None and self._rerun is not None and warden_stopped(finish):
+                    self._rerun(event.schedule_id, finish.run_id)
         # A batch holds the results of hundreds of jobs after a catch-up: announced in slices.
         if self._read_ahead is not None:
             try:

@@ -113,8 +113,9 @@ class Runtime:
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
         self._results = Results(
-            self.recorder, store, self._emit, self._slices, self.alerts.read_alert_states
-        )
+            self.recorder, store, self._emit, self._slices, self.alerts.read_alert_states,
+            rerun=self._manual.resume,
+        )  # fmt: skip
         self.recorder.on_trouble = self._results.trouble
         self.leases = LeaseKeeper(
             store,
@@ -366,16 +367,7 @@ class Runtime:
         self._manual.run(schedule_id, Trigger.manual, None, done)
 
     def _resume(self, orphan: Run) -> None:
-        def resumed(outcome: int | Exception) -> None:
-            if isinstance(outcome, Exception):
-                log.warning("run %s was interrupted and cannot be resumed: %s", orphan.id, outcome)
-            else:
-                log.info(
-                    "run %s was interrupted by a dead process; re-running it as run %s",
-                    orphan.id, outcome,
-                )  # fmt: skip
-
-        self._manual.run(orphan.schedule_id, Trigger.resumed, orphan.id, resumed)
+        self._manual.resume(orphan.schedule_id, orphan.id)
 
     # -- starting and finishing ----------------------------------------------------------------
 

@@ -6,6 +6,7 @@ in between must not start a second copy beside it)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -20,6 +21,8 @@ from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.store import Store
 from domi_desktop.store.claims import Start, Writer
+
+log = logging.getLogger(__name__)
 
 
 class ManualHost(Protocol):
@@ -38,6 +41,18 @@ class ManualHost(Protocol):
 class ManualRuns:
     def __init__(self, runtime: ManualHost) -> None:
         self._rt = runtime
+
+    def resume(self, schedule_id: int, run_id: int) -> None:
+        """Run once more a run that was interrupted: its job died with the app, its machine
+        vanished, or the warden stopped it (the store refuses a second re-run of one run)."""
+
+        def resumed(outcome: int | Exception) -> None:
+            if isinstance(outcome, Exception):
+                log.warning("run %s was interrupted and cannot be resumed: %s", run_id, outcome)
+            else:
+                log.info("run %s was interrupted; re-running it as run %s", run_id, outcome)
+
+        self.run(schedule_id, Trigger.resumed, run_id, resumed)
 
     def run(
         self,
