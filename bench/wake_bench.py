@@ -12,7 +12,7 @@ private system bus, a 10 ms heartbeat QTimer in its GUI thread, and libfaketime:
                 the catch-up's rows per second as the app wrote them (the worker's whole write,
                 skipped instants computed) against raw ``sqlite3`` writing the same rows into a
                 copy of the same file in this run (>= 0.5)
-  rss_idle_mb   the app's RSS before the sleep, its start-up catch-up done (<= 100 at 10,000)
+  rss_idle_mb   the app's RSS before the sleep, its start-up catch-up done (<= 90 at 10,000)
   rss_mb        the app's RSS after the catch-up
   jobs_finished jobs ended a few seconds after the wake (the gap is measured over that time)
   status_ms     ``app.status`` over the socket, median of 20 (<= 20 at 10,000)
