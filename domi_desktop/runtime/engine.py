@@ -309,8 +309,11 @@ class Runtime:
         def announced() -> None:
             launches.extend(self.keeper.admit_catch_ups(catch_ups, self._bursting))
             done(outcomes)
-            started = outcome.held(self.clock.now(), self.store.holder.lease)
-            self._slices.run(launches, lambda item: self._begin(*item, started))
+            # Asked at each launch: the app may freeze between two slices of them.
+            lease = self.store.holder.lease
+            self._slices.run(
+                launches, lambda item: self._begin(*item, outcome.held(self.clock.now(), lease))
+            )
             self._maybe_prune()
 
         self._slices.run(
