@@ -202,10 +202,13 @@ class WakeKeeper:
 
     def _begin(self, now: datetime, reason: WakeReason) -> bool:
         """A woken session starts when the machine slept and woke at the armed instant, also
-        when it had stayed up for that instant and was put to sleep before it all the same."""
+        when it had stayed up for that instant, or the last session had not yet settled, and
+        it was put to sleep all the same."""
         armed, carried = self.armed, self.woken
-        if reason not in _SLEPT or armed is None or (carried is not None and carried.noted):
+        if reason not in _SLEPT or armed is None:
             return False
+        if carried is not None and carried.noted and carried.target.due == armed.due:
+            return False  # this wake's session: told twice of one resume
         # The alarm rang at the armed instant, or at the due when it was moved there (the machine
         # slept again in between).
         rang = [armed.at] if self._alarm_at is None else [armed.at, self._alarm_at]
@@ -214,6 +217,9 @@ class WakeKeeper:
         self.woken = _Woken(armed, now)
         if carried is not None and carried.target.due == armed.due:
             self.woken.fired, self.woken.runs = carried.fired, carried.runs
+        if self._settling is not None:  # the last session's: this one settles by itself
+            self._settling.cancel()
+            self._settling = None
         self._hold()
         log.info(
             "the machine woke at %s for the wake armed at %s (schedules %s)",

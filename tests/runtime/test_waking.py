@@ -358,6 +358,24 @@ def test_a_machine_kept_up_for_a_near_wake_but_put_to_sleep_is_woken_for_it_and_
     assert len(h.sleeper.slept) == 1
 
 
+def test_a_machine_put_to_sleep_before_its_last_woken_run_settled_is_woken_again_and_says_so(
+    make: Callable[..., Harness],
+) -> None:
+    h = make()
+    h.add("0 11 * * *")
+    h.add("2 11 * * *")
+    h.runtime.start()
+    h.sleep_until(at(10, 59, 45))
+    h.loop.advance(timedelta(seconds=15))
+    h.loop.drain(lambda: len(h.finished()) == 1, timeout=60)
+    h.sleep_until(at(11, 1, 31))  # the lid closed within SETTLE of the run's end
+    h.loop.advance(timedelta(seconds=29))
+    h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
+    assert [r.reason for r in h.store.runs() if r.due == at(11, 2)] == [WOKE_NOTE]
+    h.loop.advance(timedelta(seconds=SETTLE))
+    assert len(h.sleeper.slept) == 1
+
+
 def test_closing_cancels_the_alarm(make: Callable[..., Harness]) -> None:
     h = make()
     h.add("0 11 * * *")
