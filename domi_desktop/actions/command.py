@@ -282,7 +282,8 @@ class CommandJob:
         assert code is not None  # Wake.done: it has exited
         if code == 0:
             return Outcome(RunStatus.succeeded, None, code)
-        if code < 0 and warden.stopped(self._process.pid):
+        # Its code is SIGKILL's on POSIX, what TerminateProcess gave on Windows.
+        if warden.stopped(self._process.pid):
             return Outcome(RunStatus.interrupted, WARDEN_STOPPED, code)
         if code < 0:
             return Outcome(

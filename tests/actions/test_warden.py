@@ -167,8 +167,7 @@ def sink() -> Iterator[subprocess.Popen[str]]:
     with subprocess.Popen(
         [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE, text=True
     ) as process:
-        yield process
-        process.kill()
+        yield process  # the pipe's end (Popen's exit) ends it
 
 
 def test_the_app_knows_which_jobs_the_warden_stopped(sink: subprocess.Popen[str]) -> None:
@@ -196,9 +195,11 @@ def test_a_job_the_warden_stopped_is_interrupted_by_it_not_failed(
     keeper = warden.Warden.start(2.0)  # never renewed: the app is as good as frozen
     warden.install(keeper)
     try:
-        result = runner.run(make_request(CommandAction(shell="sleep 120")))
+        result = runner.run(
+            make_request(CommandAction(argv=(sys.executable, "-c", "import time; time.sleep(120)")))
+        )
     finally:
         warden.install(None)
         keeper.close()
     assert (result.status, result.reason) == (RunStatus.interrupted, WARDEN_STOPPED)
-    assert result.exit_code == -9
+    assert result.exit_code != 0

@@ -3,6 +3,7 @@ recorded as the warden's doing and run once more, as a take-over would have."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,9 +43,12 @@ def test_a_job_the_warden_stopped_is_recorded_so_and_run_once_more(
     clock = FakeClock(START)
     loop = FakeLoop(clock)
     runtime = Runtime(store, clock, loop, MemorySecretStore({}))
-    marker = tmp_path / "ran-once"
     # The first run waits to be stopped; the one after it ends at once.
-    action = CommandAction(shell=f"test -e '{marker}' && exit 0; touch '{marker}'; sleep 120")
+    once = (
+        "import pathlib, sys, time; p = pathlib.Path(sys.argv[1]);"
+        " p.exists() or p.touch() or time.sleep(120)"
+    )
+    action = CommandAction(argv=(sys.executable, "-c", once, str(tmp_path / "ran-once")))
     job = store.create_schedule("job", "0 11 * * *", "UTC", action, Policies(), now=START)
     try:
         runtime.start()
