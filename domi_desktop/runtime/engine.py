@@ -54,7 +54,7 @@ from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Finish, Start
+from domi_desktop.store.claims import Finish, Start, Writer
 
 log = logging.getLogger(__name__)
 
@@ -151,11 +151,11 @@ class Runtime:
         parked = [active for active, _ in self._bursting.values()]
         self._bursting.clear()  # a catch-up not admitted yet never starts now
         self._results.stopping = True
+        why = "stopped: domi-desktop quit before it started"
         for lane in self.lanes.values():
             waiting, lane.waiting = lane.waiting, None
             for unstarted in [waiting] + [a for a in parked if lane.running.pop(a.run_id, None)]:
                 if unstarted is not None:
-                    why = "stopped: domi-desktop quit before it started"
                     finish = Finish(
                         unstarted.run_id, RunStatus.interrupted, self.clock.now(), None, why
                     )
@@ -164,6 +164,9 @@ class Runtime:
             result = running.wait(wait)
             if result is not None:
                 self._finished(running.run_id, result)
+        # A wake's claims the recorder committed as the app quit were never handed to a lane.
+        known = {run_id for lane in self.lanes.values() for run_id in lane.running}
+        self.recorder.submit(partial(Writer.abandon, keep=known, now=self.clock.now(), reason=why))
         self.keeper.close()
         self.recorder.close()
 

@@ -14,7 +14,7 @@ too: two processes on one file never both claim a due.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -380,6 +380,30 @@ class Writer:
                 started = replace(start, run_id=run_id)
                 write_starts(cursor, self._param, [started], self.holder)
             return run_id
+
+        return self.transact(write)
+
+    def abandon(self, keep: Collection[int], now: datetime, reason: str) -> int:
+        """This process's runs still ``running`` with no job on record, but ``keep``: claimed by a
+        wake the app quit before launching. Recorded ``interrupted`` with ``reason``; how many."""
+        p = self._param
+        token = identity.this_process().token
+        unlaunched = (
+            f"SELECT id FROM runs WHERE status = '{_RUNNING}' AND job_pid IS NULL "
+            f"AND owner_token = {p}"
+        )
+        end = (
+            f"UPDATE runs SET status = {p}, finished_at = {p}, reason = {p} "
+            f"WHERE id = {p} AND status = '{_RUNNING}'"
+        )
+
+        def write(cursor: Any) -> int:
+            cursor.execute(unlaunched, (token,))
+            ids = [int(row[0]) for row in cursor.fetchall() if int(row[0]) not in keep]
+            for run_id in ids:
+                interrupted = RunStatus.interrupted.value
+                cursor.execute(end, (interrupted, codec.to_micros(now), reason, run_id))
+            return len(ids)
 
         return self.transact(write)
 
