@@ -77,7 +77,7 @@ class WakeWrite:
         return self.started if now - self.at < lease * warden.MARGIN else frozenset()
 
 
-class _Lanes:
+class FutureLanes:
     """What the lanes will look like once the earlier fires of this wake are launched."""
 
     def __init__(self, lanes: dict[str, Any]) -> None:
@@ -98,11 +98,11 @@ class _Lanes:
 def plan_claims(
     decisions: Sequence[FireDecision],
     schedule_of: Callable[[int], Schedule],
-    lanes: dict[str, Any],
+    future: FutureLanes,
     key_of: Callable[[Schedule], str],
 ) -> list[Pending]:
-    """Busy or not, per fire, in order: a fire sees the ones before it in the same wake."""
-    future = _Lanes(lanes)
+    """Busy or not, per fire, in order: a fire sees the ones before it in the same wake (those
+    of earlier calls with the same ``future``)."""
     pending: list[Pending] = []
     for decision in decisions:
         schedule = schedule_of(decision.schedule_id)

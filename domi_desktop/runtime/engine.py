@@ -33,6 +33,7 @@ from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepI
 from domi_desktop.runtime.alerts import AlertKeeper
 from domi_desktop.runtime.catchup import (
     PRUNE_INTERVAL,
+    FutureLanes,
     Pending,
     Results,
     Slicer,
@@ -59,6 +60,11 @@ from domi_desktop.store.claims import Finish, Start, Writer
 log = logging.getLogger(__name__)
 
 UNLIMITED = 1 << 31
+DECIDE_SLICE = 250
+"""Fires a sliced wake decides a loop turn (some 5 ms of a 2-core laptop's time)."""
+PLAN_CHUNK = 100
+"""Fires whose claims are planned between two looks at the slice's time budget."""
+PLAN_FAILED = "the fires of this wake could not be planned (see the log)"
 Listener = Callable[[Event], None]
 
 
@@ -106,7 +112,10 @@ class Runtime:
             on_wake=on_wake,
             burst=burst or UNLIMITED,
         )
-        self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
+        self.driver = Driver(
+            clock, loop, self._source, self, on_wake=self.keeper.woke,
+            decide_slice=None if slice_budget is None else DECIDE_SLICE,
+        )  # fmt: skip
         self.driver.held_until = self.keeper.held_until
         self.lanes: dict[str, Lane] = {}
         self._manual = ManualRuns(self)
@@ -249,9 +258,34 @@ class Runtime:
         if self._source.link_problem is not None:
             done([FireOutcome(d.schedule_id, False, error=UNREACHABLE) for d in decisions])
             return
-        pending = self.keeper.apply_gates(
-            plan_claims(decisions, self._source.schedule, self.lanes, lane_key)
+        schedule_of = self._source.schedule
+        self.keeper.watch_for([schedule_of(d.schedule_id) for d in decisions])
+        future = FutureLanes(self.lanes)
+        pending: list[Pending] = []
+
+        def plan(chunk: Sequence[FireDecision]) -> None:
+            pending.extend(
+                self.keeper.apply_gates(plan_claims(chunk, schedule_of, future, lane_key))
+            )
+
+        def planned() -> None:
+            if len(pending) != len(decisions):  # a chunk failed (logged): the wake fires nothing
+                done([FireOutcome(d.schedule_id, False, error=PLAN_FAILED) for d in decisions])
+            elif self.driver.running:
+                self._claim(pending, done, reason)
+
+        self._slices.run(
+            [decisions[i : i + PLAN_CHUNK] for i in range(0, len(decisions), PLAN_CHUNK)],
+            plan,
+            planned,
         )
+
+    def _claim(
+        self,
+        pending: list[Pending],
+        done: Callable[[Sequence[FireOutcome]], None],
+        reason: WakeReason,
+    ) -> None:
         pending = self.keeper.hold_back_catch_ups(pending)
         late, burst = decided_late(pending), self.keeper.burst_of(pending)
         if late or burst is not None:

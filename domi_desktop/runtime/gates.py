@@ -151,11 +151,15 @@ class ConditionKeeper:
 
     # -- at claim ------------------------------------------------------------------------------
 
-    def apply_gates(self, pending: list[Pending]) -> list[Pending]:
-        """Each fire that would run is gated: it runs, waits (a ``waiting`` row) or is skipped."""
-        gated: list[Pending] = []
-        if self._wants.tell([*self._needing(), *(each.schedule for each in pending)]):
+    def watch_for(self, schedules: Sequence[Schedule]) -> None:
+        """A wake's fires are of ``schedules``: what their gates read is watched from now on."""
+        if self._wants.tell([*self._needing(), *schedules]):
             self._read = None
+
+    def apply_gates(self, pending: list[Pending]) -> list[Pending]:
+        """Each fire that would run is gated: it runs, waits (a ``waiting`` row) or is skipped
+        (its schedule told to ``watch_for`` first)."""
+        gated: list[Pending] = []
         for each in pending:
             schedule = each.schedule
             if each.reason is not None or not _has_conditions(schedule):

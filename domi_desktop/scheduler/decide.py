@@ -58,6 +58,8 @@ class FireDecision:
     """Jitter before the action starts; it never changes the recorded due."""
     expr: CronExpr
     zone: tzinfo
+    next_due: datetime | None
+    """The schedule's due after this one (UTC): where its plan goes once this fire is claimed."""
 
     def skipped(self) -> tuple[datetime, ...]:
         """The latest 100 missed dues, oldest first (computed on demand: the store writes them)."""
@@ -155,8 +157,9 @@ class Planner:
         for schedule in schedules:
             self.upsert(schedule)
 
-    def upsert(self, schedule: Schedule) -> None:
-        """Add or replace a schedule (after an edit, an enable, or a fire changed ``last_due``)."""
+    def upsert(self, schedule: Schedule, fired: FireDecision | None = None) -> None:
+        """Add or replace a schedule (after an edit, an enable, or a fire changed ``last_due``:
+        ``fired``, whose ``next_due`` is then the schedule's next, with no cron evaluated)."""
         entry = self._entries.pop(schedule.id, None)
         self._errors.pop(schedule.id, None)
         if not schedule.enabled or schedule.policies.session.only:
@@ -166,12 +169,11 @@ class Planner:
             schedule.tz,
         ):
             # A fire moved ``last_due``: a whole catch-up does this for every schedule at once.
-            self._entries[schedule.id] = _Entry(
-                schedule,
-                entry.expr,
-                entry.zone,
-                self._next_ts(entry.expr, entry.zone, schedule.last_due),
-            )
+            if fired is not None and fired.due == schedule.last_due:
+                next_ts = _NEVER if fired.next_due is None else fired.next_due.timestamp()
+            else:
+                next_ts = self._next_ts(entry.expr, entry.zone, schedule.last_due)
+            self._entries[schedule.id] = _Entry(schedule, entry.expr, entry.zone, next_ts)
             return
         try:
             expr = parse(schedule.expr)
@@ -229,21 +231,26 @@ class Planner:
 
     def plan(self, now: datetime, *, paused: bool = False) -> WakePlan:
         """What fires at ``now`` (SPEC §3 steps 1-3) and when to wake next. Changes nothing."""
+        deciding = self.deciding(now, paused=paused)
+        deciding.step(deciding.left)
+        return deciding.plan()
+
+    def deciding(self, now: datetime, *, paused: bool = False) -> Deciding:
+        """The plan at ``now``, to be decided a few schedules at a time (``Deciding.step``)."""
         now_ts = now.timestamp()
-        fires = [
-            decide(entry.schedule, now, expr=entry.expr, zone=entry.zone, paused=paused)
-            for entry in self._entries.values()
-            if entry.next_ts <= now_ts
-        ]
-        decisions = tuple(fire for fire in fires if fire is not None)
+        due = [entry for entry in self._entries.values() if entry.next_ts <= now_ts]
+        return Deciding(self, now, due, paused)
+
+    def plan_with(self, now: datetime, decisions: tuple[FireDecision, ...]) -> WakePlan:
+        """The plan at ``now`` with ``decisions`` made: when to wake next."""
+        now_ts = now.timestamp()
         soonest = _NEVER
         for entry in self._entries.values():
             if now_ts < entry.next_ts < soonest:
                 soonest = entry.next_ts
         for decision in decisions:
-            upcoming = next_run(decision.expr, decision.due, decision.zone)
-            if upcoming is not None:
-                soonest = min(soonest, upcoming.timestamp())
+            if decision.next_due is not None:
+                soonest = min(soonest, decision.next_due.timestamp())
         next_fire = None if soonest == _NEVER else datetime.fromtimestamp(soonest, UTC)
         cap = now + MAX_SLEEP
         next_wake = cap if next_fire is None or next_fire > cap else next_fire
@@ -261,6 +268,40 @@ class Planner:
             return _NEVER
         upcoming = next_run(expr, last_due, zone)
         return _NEVER if upcoming is None else upcoming.timestamp()
+
+
+class Deciding:
+    """One wake's decisions, made ``step`` by ``step``: a catch-up of 10,000 schedules decided
+    at once held the app's loop for a third of a second; in steps, the loop turns between them.
+    The schedules are those due when it began; a change meanwhile is the claims' to find (each
+    claim holds only if the schedule's ``last_due`` is still the one its decision saw)."""
+
+    def __init__(self, planner: Planner, now: datetime, due: list[_Entry], paused: bool) -> None:
+        self.now = now
+        self._planner = planner
+        self._due = due
+        self._done = 0
+        self._paused = paused
+        self._decisions: list[FireDecision] = []
+
+    @property
+    def left(self) -> int:
+        return len(self._due) - self._done
+
+    def step(self, count: int) -> None:
+        """Decide the next ``count`` due schedules."""
+        now, paused = self.now, self._paused
+        taken = self._due[self._done : self._done + count]
+        self._done += len(taken)
+        for entry in taken:
+            fire = decide(entry.schedule, now, expr=entry.expr, zone=entry.zone, paused=paused)
+            if fire is not None:
+                self._decisions.append(fire)
+
+    def plan(self) -> WakePlan:
+        """The wake's plan once every step was taken."""
+        assert not self.left, "decided in part"
+        return self._planner.plan_with(self.now, tuple(self._decisions))
 
 
 def decide(
@@ -304,7 +345,12 @@ def decide(
         delay=jitter_delay(schedule, due),
         expr=expr,
         zone=zone,
+        next_due=_utc(next_run(expr, due, zone)),
     )
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    return None if moment is None else moment.astimezone(UTC)
 
 
 def jitter_delay(schedule: Schedule, due: datetime) -> timedelta:

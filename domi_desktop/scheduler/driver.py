@@ -27,7 +27,7 @@ from typing import Protocol
 
 from domi_desktop.model import FireOutcome, Schedule, WakeReason
 from domi_desktop.ports import Clock, ScheduleSource, Timer, TimerHandle
-from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan, decide
+from domi_desktop.scheduler.decide import Deciding, FireDecision, Planner, WakePlan, decide
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,10 @@ class Driver:
         sink: FireSink,
         *,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
+        decide_slice: int | None = None,
     ) -> None:
+        """With ``decide_slice``, a wake owing more fires than that decides them that many at a
+        time, the timer's loop turning in between (none: all at once, before ``wake`` returns)."""
         self._clock = clock
         self._timer = timer
         self._source = source
@@ -92,6 +95,8 @@ class Driver:
         self._on_wake = on_wake
         self._planner = Planner()
         self._handle: TimerHandle | None = None
+        self._decide_slice = decide_slice
+        self._deciding: TimerHandle | None = None
         self._jumps = JumpDetector()
         self.paused = False
         self.last_wake: WakeRecord | None = None
@@ -113,9 +118,10 @@ class Driver:
 
     def stop(self) -> None:
         self.running = False
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
+        for handle in (self._handle, self._deciding):
+            if handle is not None:
+                handle.cancel()
+        self._handle = self._deciding = None
 
     def reload(self, schedule_id: int | None = None) -> WakePlan | None:
         """A schedule was created, edited, enabled, disabled or deleted: re-read it and re-plan."""
@@ -145,11 +151,9 @@ class Driver:
         now = self._clock.now()
         self._jumps.observe(now, self._clock.monotonic())
         if self._in_flight:
-            # The fires of the previous wake are still being claimed: plan again once they are.
+            # The previous wake is still being decided or claimed: plan again once it is.
             self._again = reason
-            soonest = self._planner.soonest()
-            upcoming = None if soonest is None else soonest[0]
-            return WakePlan(now, (), upcoming, self.next_wake or now)
+            return self._meanwhile(now)
         errors: list[tuple[int, str]] = []  # besides the planner's own
         try:
             if self._source.changed():
@@ -159,7 +163,42 @@ class Driver:
             log.exception("the schedules could not be re-read")
             errors.append((0, f"re-read failed: {error}"))
         self._plan_ahead_from(now, errors)
-        plan = self._planner.plan(now, paused=self.paused)
+        deciding = self._planner.deciding(now, paused=self.paused)
+        if self._decide_slice is None or deciding.left <= self._decide_slice:
+            deciding.step(deciding.left)
+            return self._after_deciding(deciding.plan(), reason, errors)
+        self._in_flight = True
+        self._decide_some(deciding, reason, errors)
+        return self._meanwhile(now)
+
+    def _meanwhile(self, now: datetime) -> WakePlan:
+        """What a wake says while the one before it is still being decided or claimed."""
+        soonest = self._planner.soonest()
+        upcoming = None if soonest is None else soonest[0]
+        return WakePlan(now, (), upcoming, self.next_wake or now)
+
+    def _decide_some(
+        self, deciding: Deciding, reason: WakeReason, errors: list[tuple[int, str]]
+    ) -> None:
+        self._deciding = None
+        if not self.running:
+            self._in_flight, self._again = False, None
+            return
+        assert self._decide_slice is not None
+        deciding.step(self._decide_slice)
+        if deciding.left:
+            self._deciding = self._timer.call_later(
+                0, lambda: self._decide_some(deciding, reason, errors)
+            )
+            return
+        self._in_flight = False
+        self._after_deciding(deciding.plan(), reason, errors)
+
+    def _after_deciding(
+        self, plan: WakePlan, reason: WakeReason, errors: list[tuple[int, str]]
+    ) -> WakePlan:
+        """The rest of a wake, its fires decided: the hand-over of those still owed."""
+        now = plan.now
         fires: list[FireDecision] = []
         for planned in plan.fires:
             try:
@@ -184,6 +223,7 @@ class Driver:
         self.last_wake = WakeRecord(now, reason)
         if not plan.fires:
             self._wake_done(plan, reason)
+            self._wake_again()
             return plan
         self._in_flight = True
         finished: list[WakePlan] = []
@@ -222,11 +262,11 @@ class Driver:
         self, plan: WakePlan, reason: WakeReason, outcomes: Sequence[FireOutcome]
     ) -> WakePlan:
         errors = list(plan.errors)
-        for outcome in outcomes:
+        for fire, outcome in zip(plan.fires, outcomes, strict=True):
             if outcome.error is not None:
                 errors.append((outcome.schedule_id, f"fire failed: {outcome.error}"))
             if outcome.schedule is not None:
-                self._planner.upsert(outcome.schedule)
+                self._planner.upsert(outcome.schedule, fire)
                 continue
             # Lost or failed, the stored last_due is the truth: re-read it.
             self._refresh_or_fail(outcome.schedule_id, errors)
@@ -234,11 +274,16 @@ class Driver:
         plan = replace(
             plan, next_fire=after.next_fire, next_wake=after.next_wake, errors=tuple(errors)
         )
-        again, self._in_flight, self._again = self._again, False, None
+        self._in_flight = False
         self._wake_done(plan, reason)
+        self._wake_again()
+        return plan
+
+    def _wake_again(self) -> None:
+        """A wake that came while the last one was decided or claimed."""
+        again, self._again = self._again, None
         if again is not None:
             self.wake(again)
-        return plan
 
     def _wake_done(self, plan: WakePlan, reason: WakeReason) -> None:
         held = None if self.held_until is None else self.held_until(plan.now)

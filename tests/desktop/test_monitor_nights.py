@@ -225,7 +225,7 @@ def test_thirty_nights_asleep_no_sleep_caused_down_and_every_failure_flagged(
         f"{len(flagged['failed'])} failed runs flagged within {max(flagged['failed'])} of the "
         f"due, {len(flagged['hung'])} hung ones within {max(flagged['hung'])} (grace {GRACE})"
     )
-    assert sleep_caused == []
+    assert sleep_caused == [], _explain(laptop, sleep_caused)
     assert len(caused_by_failures) == len(delays) == 20
     assert max(delays) <= GRACE + timedelta(seconds=60)
     assert laptop.hc.by_name("domi heartbeat: " + _machine(laptop)).flips[-1].new == "up"
@@ -238,6 +238,19 @@ def _failure_of(down: tuple[str, Flip], failing: set[tuple[datetime, str]]) -> b
         check(job) == name and timedelta(0) <= flip.at - due <= GRACE + timedelta(seconds=60)
         for due, job in failing
     )
+
+
+def _explain(laptop: Laptop, downs: list[tuple[str, Flip]]) -> str:
+    """What the check was told up to each down, and what the app logged of its failures."""
+    told = []
+    for name, flip in downs:
+        pings = [p for p in laptop.hc.by_name(name).pings if p.at <= flip.at][-3:]
+        told += [
+            f"{name} {flip}:",
+            *(f"  {p.at} {p.kind} {p.exitstatus} {p.body!r}" for p in pings),
+        ]
+    failed = [line for line in laptop.app.lines() if "failed" in line or "ERROR" in line]
+    return "\n".join([*told, "the app's log of failures:", *failed[-40:]])
 
 
 def _machine(laptop: Laptop) -> str:
