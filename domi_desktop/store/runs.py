@@ -304,10 +304,14 @@ class RunStore(StoreCore):
         max_age: timedelta = retention.MAX_AGE,
     ) -> dict[int, str | None]:
         """What ``prune`` deletes (run id -> its log), read only: the engine's recorder
-        deletes them on its own connection (``Writer.delete_runs``)."""
+        deletes them on its own connection (``Writer.delete_runs``). Read a span of schedules
+        at a time: the readers' connection is the windows' too, and they wait for each read."""
         with self._using():
             doomed = retention.expired(now, max_age)
-            doomed.update(retention.crowded(keep_per_schedule))
+            spans = retention.schedule_spans(retention.CROWD_SPAN)
+        for span in spans:
+            with self._using():
+                doomed.update(retention.crowded(keep_per_schedule, span))
         return doomed
 
     def remove_logs(self, paths: Sequence[str]) -> None:

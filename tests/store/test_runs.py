@@ -298,6 +298,23 @@ def test_prune_keeps_the_newest_runs_of_each_schedule_and_the_running_ones(
     ]
 
 
+def test_prune_counts_the_runs_of_a_few_schedules_at_a_time_and_misses_none(
+    store: Store, now: datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(retention, "CROWD_SPAN", 2)
+    kept: set[int] = set()
+    for index in range(5):
+        schedule = store.create_schedule(f"s{index}", "* * * * *", "UTC", CommandAction(), now=now)
+        ids = [store.record_manual_run(schedule.id, now) for _ in range(4)]
+        for run_id in ids:
+            store.finish_run(run_id, status=RunStatus.succeeded, finished_at=now)
+        kept.update(ids[-2:])
+    assert len(retention.schedule_spans(retention.CROWD_SPAN)) == 3
+
+    assert store.prune(now, keep_per_schedule=2) == 10
+    assert {r.id for r in store.runs()} == kept
+
+
 def test_prune_drops_finished_runs_fired_before_the_age_limit(
     store: Store, schedule: Schedule, now: datetime
 ) -> None:
