@@ -6,8 +6,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -35,6 +37,11 @@ _OS_KEYRING_MODULES = frozenset(
         "keyring.backends.Windows",
     }
 )
+
+DEFAULT_COLLECTION = "/org/freedesktop/secrets/aliases/default"
+"""The Secret Service's default collection (its login keyring), by its alias."""
+READ_RETRIES = (0.2, 0.6)
+"""Seconds between the tries of a read that failed: three tries in all."""
 
 WINDOWS_CREDENTIAL_BYTES = 2560
 """CRED_MAX_CREDENTIAL_BLOB_SIZE: the most one Windows credential holds. keyring stores a value as
@@ -104,7 +111,7 @@ class KeyringSecretStore:
 
     def get(self, name: str) -> str:
         validate_name(name)
-        value = self._call(f"read secret {name!r}", lambda b: b.get_password(SERVICE, name))
+        value = self._read(f"read secret {name!r}", lambda b: b.get_password(SERVICE, name))
         if value is None:
             raise unknown_secret(name, "the OS keyring")
         return value
@@ -199,8 +206,13 @@ class KeyringSecretStore:
                 self._resolved = os_keyring(self._requested)
         return self._resolved
 
-    def _call(self, what: str, operation: Callable[[KeyringBackend], T]) -> T:
-        backend = self._backend()
+    def _call(
+        self,
+        what: str,
+        operation: Callable[[KeyringBackend], T],
+        backend: KeyringBackend | None = None,
+    ) -> T:
+        backend = backend or self._backend()
         try:
             return operation(backend)
         # Backends raise keyring errors, but also D-Bus (jeepney, secretstorage), OS and runtime
@@ -209,6 +221,32 @@ class KeyringSecretStore:
             raise SecretError(
                 f"could not {what} in the OS keyring ({backend_name(backend)}): {_cause(error)}"
             ) from error
+
+    def _read(self, what: str, operation: Callable[[KeyringBackend], T]) -> T:
+        """A read, which a job or a ping makes unattended: it never offers to create a keyring,
+        and a failure other than a locked keyring is tried again a moment later (gnome-keyring,
+        busy, once answered that its default collection was not there, in 1 of 600 reads)."""
+        from keyring.errors import KeyringLocked
+
+        reader = _reader(self._backend())
+        for pause in READ_RETRIES:
+            try:
+                return self._call(what, operation, reader)
+            except SecretError as error:
+                if isinstance(error.__cause__, KeyringLocked):
+                    raise  # its unlock prompt was dismissed: asking again would prompt again
+                time.sleep(pause)
+        return self._call(what, operation, reader)
+
+
+def _reader(backend: KeyringBackend) -> KeyringBackend:
+    """``backend`` for reads: Secret Service's looks the default collection up and, where that is
+    not found, fails; by default it would prompt the person to create one."""
+    if type(backend).__module__ != "keyring.backends.SecretService":
+        return backend
+    reader = copy.copy(backend)
+    reader.preferred_collection = DEFAULT_COLLECTION  # type: ignore[attr-defined]
+    return reader
 
 
 def _index_text(names: list[str]) -> str:

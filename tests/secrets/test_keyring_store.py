@@ -15,12 +15,13 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail, null
 from keyring.backends.SecretService import Keyring as SecretServiceKeyring
+from keyring.errors import InitError, KeyringLocked
 
 from domi_desktop.actions import ActionRequest, ActionRunner
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import SecretError
 from domi_desktop.model import CommandAction, RunStatus
-from domi_desktop.secrets import SERVICE, KeyringSecretStore
+from domi_desktop.secrets import SERVICE, KeyringSecretStore, keyring_store
 from domi_desktop.secrets.keyring_store import INDEX_USERNAME
 
 # --- anywhere: what happens without an OS keyring -------------------------------------------------
@@ -63,6 +64,49 @@ def test_a_broken_secret_service_is_a_secret_error_with_the_cause(
         "could not read secret 'token' in the OS keyring (keyring.backends.SecretService.Keyring): "
     )
     assert caught.value.__cause__ is not None
+
+
+class FlakySecretService(SecretServiceKeyring):
+    """Secret Service answering each read with the next of ``answers`` (an error is raised)."""
+
+    __module__ = "keyring.backends.SecretService"
+
+    def __init__(self, *answers: str | Exception) -> None:
+        super().__init__()
+        self.answers = list(answers)
+        self.read_from: list[object] = []
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.read_from.append(getattr(self, "preferred_collection", "the default, or a new one"))
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def test_a_read_that_failed_is_tried_again_and_never_offers_to_create_a_keyring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(keyring_store, "READ_RETRIES", (0.0, 0.0))
+    lookup = InitError("Failed to create the collection: Prompt dismissed..")
+    backend = FlakySecretService(lookup, lookup, "the-value")
+    assert KeyringSecretStore(backend=backend).get("token") == "the-value"
+    assert backend.read_from == [keyring_store.DEFAULT_COLLECTION] * 3
+
+    backend = FlakySecretService(lookup, lookup, lookup)
+    with pytest.raises(SecretError, match="InitError"):
+        KeyringSecretStore(backend=backend).get("token")
+    assert len(backend.read_from) == 3
+
+
+def test_a_locked_keyring_is_asked_once_its_prompt_is_not_shown_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(keyring_store, "READ_RETRIES", (0.0, 0.0))
+    backend = FlakySecretService(KeyringLocked("Failed to unlock the collection!"), "the-value")
+    with pytest.raises(SecretError, match="KeyringLocked"):
+        KeyringSecretStore(backend=backend).get("token")
+    assert len(backend.read_from) == 1
 
 
 def test_a_run_that_needs_a_secret_without_a_keyring_fails_secret_unavailable(
