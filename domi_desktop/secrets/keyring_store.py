@@ -40,8 +40,8 @@ _OS_KEYRING_MODULES = frozenset(
 
 DEFAULT_COLLECTION = "/org/freedesktop/secrets/aliases/default"
 """The Secret Service's default collection (its login keyring), by its alias."""
-READ_RETRIES = (0.2, 0.6)
-"""Seconds between the tries of a read that failed: three tries in all."""
+READ_RETRIES = (0.2, 0.6, 1.5)
+"""Seconds between the tries of a read that failed: four tries in all."""
 
 WINDOWS_CREDENTIAL_BYTES = 2560
 """CRED_MAX_CREDENTIAL_BLOB_SIZE: the most one Windows credential holds. keyring stores a value as

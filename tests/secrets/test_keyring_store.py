@@ -87,22 +87,22 @@ class FlakySecretService(SecretServiceKeyring):
 def test_a_read_that_failed_is_tried_again_and_never_offers_to_create_a_keyring(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(keyring_store, "READ_RETRIES", (0.0, 0.0))
+    monkeypatch.setattr(keyring_store, "READ_RETRIES", (0.0, 0.0, 0.0))
     lookup = InitError("Failed to create the collection: Prompt dismissed..")
-    backend = FlakySecretService(lookup, lookup, "the-value")
+    backend = FlakySecretService(lookup, lookup, lookup, "the-value")
     assert KeyringSecretStore(backend=backend).get("token") == "the-value"
-    assert backend.read_from == [keyring_store.DEFAULT_COLLECTION] * 3
+    assert backend.read_from == [keyring_store.DEFAULT_COLLECTION] * 4
 
-    backend = FlakySecretService(lookup, lookup, lookup)
+    backend = FlakySecretService(lookup, lookup, lookup, lookup)
     with pytest.raises(SecretError, match="InitError"):
         KeyringSecretStore(backend=backend).get("token")
-    assert len(backend.read_from) == 3
+    assert len(backend.read_from) == 4
 
 
 def test_a_locked_keyring_is_asked_once_its_prompt_is_not_shown_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(keyring_store, "READ_RETRIES", (0.0, 0.0))
+    monkeypatch.setattr(keyring_store, "READ_RETRIES", (0.0, 0.0, 0.0))
     backend = FlakySecretService(KeyringLocked("Failed to unlock the collection!"), "the-value")
     with pytest.raises(SecretError, match="KeyringLocked"):
         KeyringSecretStore(backend=backend).get("token")
