@@ -38,6 +38,12 @@ _OS_KEYRING_MODULES = frozenset(
     }
 )
 
+_ONE_AT_A_TIME = threading.Lock()
+"""Every call into the OS keyring from this process, one after the other. Each call of keyring's
+Secret Service backend opens a D-Bus connection of its own; at a resume the jobs' reads and the
+monitor's met, and a loaded gnome-keyring (42) answered one that its default collection was not
+there, then aborted on a GLib assertion about a client it no longer knew."""
+
 DEFAULT_COLLECTION = "/org/freedesktop/secrets/aliases/default"
 """The Secret Service's default collection (its login keyring), by its alias."""
 READ_RETRIES = (0.2, 0.6, 1.5)
@@ -214,7 +220,8 @@ class KeyringSecretStore:
     ) -> T:
         backend = backend or self._backend()
         try:
-            return operation(backend)
+            with _ONE_AT_A_TIME:
+                return operation(backend)
         # Backends raise keyring errors, but also D-Bus (jeepney, secretstorage), OS and runtime
         # errors of their own: each one means "not available" to the caller.
         except Exception as error:
