@@ -20,7 +20,8 @@ from domi_desktop.ports import Clock, Loop
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Finish, Start, Writer
+from domi_desktop.store.claims import Finish, Start
+from domi_desktop.store.writer import Writer
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from functools import partial
 from domi_desktop.ports import Clock
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.store import Store, retention, spans
-from domi_desktop.store.claims import Writer
+from domi_desktop.store.writer import Writer
 from domi_desktop.story import Parsed, Sleep, SpanSource
 
 log = logging.getLogger(__name__)

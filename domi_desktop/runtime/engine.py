@@ -55,7 +55,8 @@ from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Finish, Start, Writer
+from domi_desktop.store.claims import Finish, Start
+from domi_desktop.store.writer import Writer
 
 log = logging.getLogger(__name__)
 

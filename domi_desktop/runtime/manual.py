@@ -20,7 +20,8 @@ from domi_desktop.ports import Clock
 from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Start, Writer
+from domi_desktop.store.claims import Start
+from domi_desktop.store.writer import Writer
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from domi_desktop.actions import identity
 from domi_desktop.errors import StoreError, StoreUnavailable
 from domi_desktop.ports import Loop
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Writer
+from domi_desktop.store.writer import Writer
 
 log = logging.getLogger(__name__)
 

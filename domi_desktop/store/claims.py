@@ -14,26 +14,26 @@ too: two processes on one file never both claim a due.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
-from pathlib import Path
 from typing import Any, TypeVar
 
 from peewee import Database, SqliteDatabase
 
 from domi_desktop.actions import identity
-from domi_desktop.errors import NotFoundError, StoreError, StoreUnavailable
+from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import FireClaim, RunStatus, SkipReason, Trigger
-from domi_desktop.store import _open, backend, codec, retention
+from domi_desktop.store import codec
 
 _COLUMNS = (
     'schedule_id, status, "trigger", due, fired_at, reason, late, missed_count, attempt, '
     "owner_pid, owner_token, owner_started, machine, lease_until"
 )
 _RUNNING = RunStatus.running.value
+_SKIPPED = RunStatus.skipped.value
+_SCHEDULED = Trigger.scheduled.value
 
 T = TypeVar("T")
 
@@ -122,7 +122,8 @@ def check_claim(claim: FireClaim) -> None:
         raise ValueError(f"due {claim.due.isoformat()} is not after last_due {expected}")
 
 
-def _delete(param: str, ids: Sequence[int], cursor: Any) -> int:
+def write_deletes(param: str, ids: Sequence[int], cursor: Any) -> int:
+    """Delete the runs ``ids`` unless they run; how many."""
     marks = ", ".join([param] * len(ids))
     cursor.execute(f"DELETE FROM runs WHERE id IN ({marks}) AND status != '{_RUNNING}'", ids)
     return int(cursor.rowcount)
@@ -153,12 +154,8 @@ def write_claims(
         f"SELECT 1 FROM runs WHERE schedule_id = {p} AND status = '{_RUNNING}' "
         f"AND machine IS NOT NULL AND machine <> {p} LIMIT 1"
     )
-    values = ", ".join([p] * 14)
-    insert = f"INSERT INTO runs ({_COLUMNS}) VALUES ({values})"
-    owner = identity.this_process()
-    pid, token, started = owner.pid, owner.token, owner.started
-    machine = holder.machine
-    scheduled, skipped_status = Trigger.scheduled.value, RunStatus.skipped.value
+    insert, skipped = _insert(p), _insert_skipped(p)
+    who = _Who.of(holder)
     ids: list[int | None] = []
     for claim in claims:
         sid = claim.schedule_id
@@ -172,39 +169,164 @@ def write_claims(
                 raise NotFoundError(f"no schedule with id {sid}")
             ids.append(None)
             continue
-        fired = codec.to_micros(claim.fired_at)
         if claim.skipped:
-            why = claim.skip_reason.value
-            _many(
-                cursor,
-                p,
-                insert,
-                [
-                    (sid, skipped_status, scheduled, codec.to_micros(instant), fired, why,
-                     False, 0, 0, pid, token, started, machine, None)
-                    for instant in claim.skipped
-                ],
-            )  # fmt: skip
-        reason = claim.reason.value if isinstance(claim.reason, SkipReason) else claim.reason
-        status = claim.status
+            _many(cursor, p, skipped, who.skipped_rows(claim))
         taken = (
-            status is RunStatus.running
+            claim.status is RunStatus.running
             and claim.exclusive
-            and cursor.execute(elsewhere, (sid, machine)).fetchone() is not None
+            and cursor.execute(elsewhere, (sid, who.machine)).fetchone() is not None
         )
-        if taken:
-            status, reason = RunStatus.skipped, SkipReason.busy.value
-        lease = holder.lease_until(claim.fired_at) if status is RunStatus.running else None
-        cursor.execute(
-            insert + " RETURNING id",
-            (sid, status.value, claim.trigger.value, due, fired, reason, claim.late,
-             claim.missed_count, 0, pid, token, started, machine, lease),
-        )  # fmt: skip
+        cursor.execute(insert + " RETURNING id", who.fire_row(claim, taken))
         run_id = int(cursor.fetchone()[0])
         ids.append(run_id)
         if taken and busy is not None:
             busy.add(run_id)
     return ids
+
+
+class Together:
+    """``write_claims`` with ``gone_is_lost``, for SQLite, in a handful of statements, not three a
+    claim, its rows encoded when it is made, before the transaction: a wake's 100,000 skipped
+    instants are Python's work, and it is done before the file's write lock is taken.
+
+    ``BEGIN IMMEDIATE`` took that lock: until the commit nothing else moves a ``last_due`` or
+    adds a run, so the compare-and-set is a read of the claimed schedules and one update of the
+    winners, and the fire rows, inserted after every skipped row, are the newest ids of ``runs``
+    (AUTOINCREMENT: each larger than every id before it). A claim's skipped rows still come
+    before its fire's row."""
+
+    def __init__(self, claims: Sequence[FireClaim], holder: Holder) -> None:
+        who = _Who.of(holder)
+        self._who = who
+        self._claims = claims
+        self._skipped = [_skipped_json(claim) for claim in claims]
+        self._fires = [who.fire_row(claim, False) for claim in claims]
+        self._expected = [
+            None if claim.expected_last_due is None else codec.to_micros(claim.expected_last_due)
+            for claim in claims
+        ]
+
+    @staticmethod
+    def takes(claims: Sequence[FireClaim]) -> bool:
+        """Not ``exclusive`` claims (a shared store's), nor two of one schedule."""
+        unique = len({claim.schedule_id for claim in claims}) == len(claims)
+        return unique and not any(claim.exclusive for claim in claims)
+
+    def write(self, cursor: Any) -> list[int | None]:
+        """In the caller's ``BEGIN IMMEDIATE`` transaction: per claim, its fire's id or None."""
+        claims = self._claims
+        stored: dict[int, int | None] = {}
+        ids = [claim.schedule_id for claim in claims]
+        for start in range(0, len(ids), _IDS_A_READ):
+            chunk = ids[start : start + _IDS_A_READ]
+            marks = ", ".join("?" * len(chunk))
+            cursor.execute(f"SELECT id, last_due FROM schedules WHERE id IN ({marks})", chunk)
+            stored.update(cursor.fetchall())
+        won = [
+            index
+            for index, claim in enumerate(claims)
+            if claim.schedule_id in stored and stored[claim.schedule_id] == self._expected[index]
+        ]
+        if won:
+            fires = self._fires
+            cursor.executemany(
+                "UPDATE schedules SET last_due = ? WHERE id = ?",
+                [(fires[index][3], fires[index][0]) for index in won],
+            )
+            listed = [self._skipped[index] for index in won if self._skipped[index]]
+            who = self._who
+            for start in range(0, len(listed), _CLAIMS_A_STATEMENT):
+                claims_json = "[" + ",".join(listed[start : start + _CLAIMS_A_STATEMENT]) + "]"
+                cursor.execute(
+                    _SKIPPED_FROM_JSON, (who.pid, who.token, who.started, who.machine, claims_json)
+                )
+            cursor.executemany(_insert("?"), [fires[index] for index in won])
+            cursor.execute("SELECT id FROM runs ORDER BY id DESC LIMIT ?", (len(won),))
+            newest = reversed(cursor.fetchall())
+        run_ids: list[int | None] = [None] * len(claims)
+        for index, (run_id,) in zip(won, newest if won else (), strict=True):
+            run_ids[index] = int(run_id)
+        return run_ids
+
+
+_IDS_A_READ = 500
+"""Ids in one ``IN (...)``: under the 999 variables of SQLite's builds before 3.32."""
+_CLAIMS_A_STATEMENT = 100
+"""Claims whose skipped instants one statement inserts (a wake's 1,000 fires: 70,000 rows)."""
+_SKIPPED_FROM_JSON = (
+    "WITH c AS MATERIALIZED (SELECT key AS k, json_extract(value, '$[0]') AS sid, "
+    "json_extract(value, '$[1]') AS fired, json_extract(value, '$[2]') AS why, "
+    "json_extract(value, '$[3]') AS dues FROM json_each(?5)) "
+    f"INSERT INTO runs ({_COLUMNS}) "
+    f"SELECT c.sid, '{_SKIPPED}', '{_SCHEDULED}', i.value, c.fired, c.why, FALSE, 0, 0, "
+    "?1, ?2, ?3, ?4, NULL FROM c, json_each(c.dues) AS i ORDER BY c.k, i.key"
+)
+"""The skipped instants of many claims in one statement: ``executemany`` would give the GIL
+back and take it again for every row, and each time it is taken back from a busy GUI thread
+the recorder waited (a wake's 70,000 rows then took twice as long in the app as alone). Each
+claim's fields are read from its JSON once (the materialized ``c``), not once a row."""
+
+
+def _skipped_json(claim: FireClaim) -> str:
+    """``claim``'s skipped instants for ``_SKIPPED_FROM_JSON`` ("" when there are none):
+    ``[schedule id, fired at, reason, [due, ...]]``, its numbers microseconds."""
+    if not claim.skipped:
+        return ""
+    dues = ",".join(map(str, codec.to_micros_all(claim.skipped)))
+    fired = codec.to_micros(claim.fired_at)
+    return f'[{claim.schedule_id},{fired},"{claim.skip_reason.value}",[{dues}]]'
+
+
+def _insert(param: str) -> str:
+    return f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join([param] * 14)})"
+
+
+def _insert_skipped(param: str) -> str:
+    """A skipped instant's row: what it does not share with the others of its process is bound."""
+    p = param
+    return (
+        f"INSERT INTO runs ({_COLUMNS}) VALUES ({p}, '{_SKIPPED}', '{_SCHEDULED}', {p}, {p}, "
+        f"{p}, FALSE, 0, 0, {p}, {p}, {p}, {p}, NULL)"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Who:
+    """The process and machine a claim's rows are recorded as written by."""
+
+    pid: int
+    token: str
+    started: str | None
+    machine: str
+    holder: Holder
+
+    @classmethod
+    def of(cls, holder: Holder) -> _Who:
+        owner = identity.this_process()
+        return cls(owner.pid, owner.token, owner.started, holder.machine, holder)
+
+    def skipped_rows(self, claim: FireClaim) -> list[tuple[object, ...]]:
+        """The rows of ``claim``'s skipped instants, for ``_insert_skipped``."""
+        sid, fired = claim.schedule_id, codec.to_micros(claim.fired_at)
+        why, pid, token, started = claim.skip_reason.value, self.pid, self.token, self.started
+        machine = self.machine
+        return [
+            (sid, due, fired, why, pid, token, started, machine)
+            for due in codec.to_micros_all(claim.skipped)
+        ]
+
+    def fire_row(self, claim: FireClaim, taken: bool) -> tuple[object, ...]:
+        """``taken``: another machine runs the schedule, the fire is recorded skipped ``busy``."""
+        reason = claim.reason.value if isinstance(claim.reason, SkipReason) else claim.reason
+        status = claim.status
+        if taken:
+            status, reason = RunStatus.skipped, SkipReason.busy.value
+        lease = self.holder.lease_until(claim.fired_at) if status is RunStatus.running else None
+        return (
+            claim.schedule_id, status.value, claim.trigger.value, codec.to_micros(claim.due),
+            codec.to_micros(claim.fired_at), reason, claim.late, claim.missed_count, 0,
+            self.pid, self.token, self.started, self.machine, lease,
+        )  # fmt: skip
 
 
 def write_manual_run(
@@ -293,155 +415,3 @@ def write_finishes(cursor: Any, param: str, finishes: Sequence[Finish]) -> list[
         )  # fmt: skip
         done.append(cursor.rowcount == 1)
     return done
-
-
-Patience = Callable[[StoreUnavailable, int], bool]
-"""Asked when a write found the database unavailable, with the error and the tries so far: True
-to try the same transaction again (after waiting as long as it likes), False to give up."""
-
-
-def _impatient(_error: StoreUnavailable, _tries: int) -> bool:
-    return False
-
-
-class Writer:
-    """The hot path on a connection of its own, for one thread (the engine's recorder): readers
-    of the main connection (the History window, ``app.status``) never wait behind a wake's
-    transaction. Each write is one transaction; one the database could not take is rolled back
-    whole, so ``patience`` may have it tried again as it was."""
-
-    def __init__(
-        self, db: Database, path: Path | str, holder: Holder, patience: Patience = _impatient
-    ) -> None:
-        self._db = db
-        self._param = db.param
-        self.path = path
-        self.holder = holder
-        self.patience = patience
-
-    @classmethod
-    def postgresql(cls, url: str, holder: Holder) -> Writer:
-        db = backend.postgresql(url)
-        label = backend.hide_password(url)
-        with _open.translate_errors(label):
-            db.connect()
-        return cls(db, label, holder)
-
-    @classmethod
-    def sqlite(cls, path: Path, holder: Holder) -> Writer:
-        db = _open.sqlite_database(path)
-        with _open.translate_errors(path):
-            db.connect()
-        return cls(db, path, holder)
-
-    def claim(self, claims: Sequence[FireClaim]) -> tuple[list[int | None], frozenset[int]]:
-        """All the claims in one transaction: their ids, and the runs recorded ``busy`` because
-        another machine runs their schedule (``FireClaim.exclusive``). A claim whose schedule is
-        gone is None, like a lost one: the batch of a wake must not fail for one schedule deleted
-        meanwhile."""
-        for claim in claims:
-            check_claim(claim)
-
-        def write(cursor: Any) -> tuple[list[int | None], frozenset[int]]:
-            busy: set[int] = set()
-            ids = write_claims(
-                cursor, self._param, claims, self.holder, gone_is_lost=True, busy=busy
-            )
-            return ids, frozenset(busy)
-
-        return self.transact(write)
-
-    def start(self, starts: Sequence[Start]) -> list[bool]:
-        return self.transact(lambda cursor: write_starts(cursor, self._param, starts, self.holder))
-
-    def finish(self, finishes: Sequence[Finish]) -> list[bool]:
-        return self.transact(lambda cursor: write_finishes(cursor, self._param, finishes))
-
-    def record_manual(
-        self,
-        schedule_id: int,
-        fired_at: datetime,
-        trigger: Trigger,
-        resumed_from: int | None = None,
-        *,
-        start: Start | None = None,
-        status: RunStatus = RunStatus.running,
-        reason: str | None = None,
-    ) -> int:
-        """A manual (or resumed) run recorded, and with ``start`` (its ``run_id`` ignored)
-        started, in one transaction; its id. ``status``: see ``write_manual_run``."""
-
-        def write(cursor: Any) -> int:
-            run_id = write_manual_run(
-                cursor, self._param, schedule_id, fired_at, trigger, self.holder, resumed_from,
-                status, reason,
-            )  # fmt: skip
-            if start is not None:
-                started = replace(start, run_id=run_id)
-                write_starts(cursor, self._param, [started], self.holder)
-            return run_id
-
-        return self.transact(write)
-
-    def abandon(self, keep: Collection[int], now: datetime, reason: str) -> int:
-        """This process's runs still ``running`` with no job on record, but ``keep``: claimed by a
-        wake the app quit before launching. Recorded ``interrupted`` with ``reason``; how many."""
-        p = self._param
-        token = identity.this_process().token
-        unlaunched = (
-            f"SELECT id FROM runs WHERE status = '{_RUNNING}' AND job_pid IS NULL "
-            f"AND owner_token = {p}"
-        )
-        end = (
-            f"UPDATE runs SET status = {p}, finished_at = {p}, reason = {p} "
-            f"WHERE id = {p} AND status = '{_RUNNING}'"
-        )
-
-        def write(cursor: Any) -> int:
-            cursor.execute(unlaunched, (token,))
-            ids = [int(row[0]) for row in cursor.fetchall() if int(row[0]) not in keep]
-            for run_id in ids:
-                interrupted = RunStatus.interrupted.value
-                cursor.execute(end, (interrupted, codec.to_micros(now), reason, run_id))
-            return len(ids)
-
-        return self.transact(write)
-
-    def record_jobs(self, jobs: Sequence[tuple[int, int, str | None]]) -> None:
-        """``Store.record_job`` for many (run id, pid, start marker) in one transaction; a run
-        that is no longer ``running`` is left as it is."""
-        p = self._param
-        sql = f"UPDATE runs SET job_pid = {p}, job_started = {p} WHERE id = {p} AND status = {p}"
-
-        def write(cursor: Any) -> None:
-            # One statement each, not ``executemany``: on PostgreSQL that is a pipeline (``_many``).
-            for run_id, pid, started in jobs:
-                cursor.execute(sql, (pid, started, run_id, _RUNNING))
-
-        self.transact(write)
-
-    def delete_runs(self, ids: Sequence[int]) -> int:
-        """Delete these runs unless they run (again), in chunks of ``retention.DELETE_CHUNK``,
-        each its own transaction: a claim waits for one chunk at most."""
-        deleted = 0
-        for start in range(0, len(ids), retention.DELETE_CHUNK):
-            chunk = list(ids[start : start + retention.DELETE_CHUNK])
-            deleted += self.transact(partial(_delete, self._param, chunk))
-        return deleted
-
-    def transact(self, body: Callable[[Any], T]) -> T:
-        """``body(cursor)`` in one write transaction, tried again while ``patience`` says so."""
-        tries = 0
-        while True:
-            try:
-                with _open.translate_errors(self.path):
-                    backend.revive(self._db)
-                    with write_transaction(self._db) as cursor:
-                        return body(cursor)
-            except StoreUnavailable as error:
-                tries += 1
-                if not self.patience(error, tries):
-                    raise
-
-    def close(self) -> None:
-        self._db.close()

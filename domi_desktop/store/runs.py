@@ -16,6 +16,7 @@ from domi_desktop.model import PROCESS_DIED, FireClaim, Run, RunStatus, Trigger
 from domi_desktop.store import _open, _rows, claims, codec, leases, retention, waiting
 from domi_desktop.store.core import StoreCore
 from domi_desktop.store.models import RunRow
+from domi_desktop.store.writer import Writer
 
 _RUNNING = RunStatus.running.value
 _FAILED = (RunStatus.failed.value, RunStatus.timed_out.value)
@@ -46,13 +47,13 @@ class RunStore(StoreCore):
             (run_id,) = claims.write_claims(cursor, self._db.param, (claim,), self.holder)
             return run_id
 
-    def writer(self) -> claims.Writer:
+    def writer(self) -> Writer:
         """The hot path (claims, starts, finishes in bulk) on a connection of its own, for one
         worker thread; the caller closes it."""
         with self._using():
             if self.target.url is not None:
-                return claims.Writer.postgresql(self.target.url, self.holder)
-            return claims.Writer.sqlite(self.path, self.holder)
+                return Writer.postgresql(self.target.url, self.holder)
+            return Writer.sqlite(self.path, self.holder)
 
     def record_manual_run(
         self,

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from domi_desktop.store.claims import Writer
+from domi_desktop.store.writer import Writer
 
 step, gate = sys.argv[1], Path(sys.argv[2])
 write = getattr(Writer, step)

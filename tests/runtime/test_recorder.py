@@ -18,7 +18,8 @@ from domi_desktop.errors import StoreUnavailable
 from domi_desktop.model import CommandAction, RunStatus, Trigger
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.store import Store
-from domi_desktop.store.claims import Finish, Writer
+from domi_desktop.store.claims import Finish
+from domi_desktop.store.writer import Writer
 from tests.fakes import FakeClock, FakeLoop
 from tests.locks import write_lock
 
