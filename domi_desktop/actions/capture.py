@@ -56,13 +56,7 @@ class OutputCapture:
     def __init__(
         self, log_path: Path, masker: Masker, limits: LogLimits = DEFAULT_LOG_LIMITS
     ) -> None:
-        log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # The log may quote anything the job printed: readable by the user only, from the start.
-        # Read too: cutting the middle out moves the end of the log down.
-        flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)  # Windows: no \r\n
-        fd = os.open(log_path, flags, 0o600)
-        os.chmod(log_path, 0o600)  # an existing file keeps its mode through O_CREAT
-        self._file = os.fdopen(fd, "r+b")
+        self._fd = _open_log(log_path)
         self._limits = limits
         self._total = 0
         """Bytes of output and notes so far, whether kept or cut."""
@@ -125,8 +119,8 @@ class OutputCapture:
                     except OSError as error:
                         self.log_error = error.strerror or str(error)
                 self._closed = True
-                with contextlib.suppress(OSError):  # the data that failed to flush is reported
-                    self._file.close()
+                with contextlib.suppress(OSError):  # a write that failed is reported already
+                    os.close(self._fd)
 
     def __enter__(self) -> OutputCapture:
         return self
@@ -145,9 +139,8 @@ class OutputCapture:
         self._total += len(data)
         if self.log_error is None:
             try:
+                # Unbuffered: the log of a running job can be opened from the history.
                 self._write_log(data)
-                # Flushed at once: the log of a running job can be opened from the history.
-                self._file.flush()
             except OSError as error:
                 self.log_error = error.strerror or str(error)
         self._tail += data
@@ -158,11 +151,11 @@ class OutputCapture:
         room = self._limits.head - self._head_written
         if room > 0:
             head, data = data[:room], data[room:]
-            self._file.write(head)
+            _write_all(self._fd, head)
             self._head_written += len(head)
             self._head_ends_line = head.endswith(b"\n")
         if data:
-            self._file.write(data)
+            _write_all(self._fd, data)
             self._rest += len(data)
             if self._rest > 2 * self._limits.tail:
                 self._cut_middle()
@@ -170,11 +163,10 @@ class OutputCapture:
     def _cut_middle(self) -> None:
         """Keep the head and the last ``tail`` bytes; put the line saying what went between."""
         tail = self._limits.tail
-        self._file.flush()
         end = self._head_written + self._marker_size + self._rest
         # One byte more: whether the kept part starts at a line start.
-        self._file.seek(end - tail - 1)
-        before, kept = self._file.read(1), self._file.read(tail)
+        os.lseek(self._fd, end - tail - 1, os.SEEK_SET)
+        before, kept = _read_up_to(self._fd, 1), _read_up_to(self._fd, tail)
         if before != b"\n":
             start = kept.find(b"\n", 0, _LINE_SEARCH)
             if start >= 0:
@@ -185,12 +177,48 @@ class OutputCapture:
             f"{line_break}{NOTE_PREFIX}... {self._cut:,} bytes of output cut here: the log keeps "
             f"the first {_size(self._limits.head)} and the last {_size(tail)} ...\n"
         ).encode()
-        self._file.seek(self._head_written)
-        self._file.write(marker)
-        self._file.write(kept)
-        self._file.truncate()
+        os.lseek(self._fd, self._head_written, os.SEEK_SET)
+        _write_all(self._fd, marker + kept)
+        os.ftruncate(self._fd, self._head_written + len(marker) + len(kept))
         self._marker_size = len(marker)
         self._rest = len(kept)
+
+
+def _open_log(log_path: Path) -> int:
+    # The log may quote anything the job printed: readable by the user only, from the start.
+    # Read too: cutting the middle out moves the end of the log down.
+    flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)  # Windows: no \r\n
+    try:
+        fd = os.open(log_path, flags, 0o600)
+    except OSError:
+        # The folder is made when the log cannot be opened without it, not before every run; a
+        # failure is then the one that making it and opening the log in turn gives.
+        log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(log_path, flags, 0o600)
+    try:
+        # An existing file keeps its mode through O_CREAT; a new one is 0600 unless the umask
+        # takes from the user's own bits. Windows reports no such mode: it is always set there.
+        if os.fstat(fd).st_mode & 0o777 != 0o600:
+            os.chmod(log_path, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_up_to(fd: int, size: int) -> bytes:
+    """``size`` bytes from the file position, fewer only at the end of the file."""
+    parts: list[bytes] = []
+    while size > 0 and (part := os.read(fd, size)):
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
 
 
 def _size(count: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import queue
@@ -264,6 +265,9 @@ class ActionRunner:
 
     def _failed(self, run: _Run, error: Exception) -> None:
         log.exception("run %s: the action runner failed", run.request.run_id)
+        # The log is a bare descriptor: nothing else would ever close it.
+        with contextlib.suppress(AttributeError):  # it was not opened
+            run.capture.close()
         now = self._clock.now()
         reason = f"internal error: {type(error).__name__}: {error}"
         self._finish(
