@@ -13,8 +13,9 @@ too: two processes on one file never both claim a due.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -185,22 +186,26 @@ def write_claims(
 
 
 class Together:
-    """``write_claims`` with ``gone_is_lost``, for SQLite, in a handful of statements, not three a
-    claim, its rows encoded when it is made, before the transaction: a wake's 100,000 skipped
-    instants are Python's work, and it is done before the file's write lock is taken.
+    """``write_claims`` with ``gone_is_lost``, for SQLite, in a few statements per 100 claims, not
+    three a claim; its rows are encoded when it is made, before the write lock is taken (a wake's
+    100,000 skipped instants are Python's work).
 
-    ``BEGIN IMMEDIATE`` took that lock: until the commit nothing else moves a ``last_due`` or
-    adds a run, so the compare-and-set is a read of the claimed schedules and one update of the
-    winners, and the fire rows, inserted after every skipped row, are the newest ids of ``runs``
-    (AUTOINCREMENT: each larger than every id before it). A claim's skipped rows still come
-    before its fire's row."""
+    ``executemany`` would give the GIL back and take it again for every row, and each time it
+    is taken back from a busy GUI thread the recorder waited: a wake's 70,000 rows took twice as
+    long in the app as alone. Here each statement reads its rows from one JSON document.
+
+    ``BEGIN IMMEDIATE`` took the file's write lock: until the commit nothing else moves a
+    ``last_due`` or adds a run, so the compare-and-set is a read of the claimed schedules and
+    one update of the winners, and the fire rows, inserted after the skipped ones of their
+    claims, are the newest ids of ``runs`` (AUTOINCREMENT: each larger than every id before)."""
 
     def __init__(self, claims: Sequence[FireClaim], holder: Holder) -> None:
         who = _Who.of(holder)
         self._who = who
         self._claims = claims
         self._skipped = [_skipped_json(claim) for claim in claims]
-        self._fires = [who.fire_row(claim, False) for claim in claims]
+        self._fires = [json.dumps(who.fire_row(claim, False)) for claim in claims]
+        self._moves = [f"[{claim.schedule_id},{codec.to_micros(claim.due)}]" for claim in claims]
         self._expected = [
             None if claim.expected_last_due is None else codec.to_micros(claim.expected_last_due)
             for claim in claims
@@ -227,32 +232,32 @@ class Together:
             for index, claim in enumerate(claims)
             if claim.schedule_id in stored and stored[claim.schedule_id] == self._expected[index]
         ]
-        if won:
-            fires = self._fires
-            cursor.executemany(
-                "UPDATE schedules SET last_due = ? WHERE id = ?",
-                [(fires[index][3], fires[index][0]) for index in won],
-            )
-            listed = [self._skipped[index] for index in won if self._skipped[index]]
-            who = self._who
-            for start in range(0, len(listed), _CLAIMS_A_STATEMENT):
-                claims_json = "[" + ",".join(listed[start : start + _CLAIMS_A_STATEMENT]) + "]"
-                cursor.execute(
-                    _SKIPPED_FROM_JSON, (who.pid, who.token, who.started, who.machine, claims_json)
-                )
-            cursor.executemany(_insert("?"), [fires[index] for index in won])
-            cursor.execute("SELECT id FROM runs ORDER BY id DESC LIMIT ?", (len(won),))
-            newest = reversed(cursor.fetchall())
+        who = self._who
         run_ids: list[int | None] = [None] * len(claims)
-        for index, (run_id,) in zip(won, newest if won else (), strict=True):
-            run_ids[index] = int(run_id)
+        for start in range(0, len(won), _CLAIMS_A_STATEMENT):
+            chunk = won[start : start + _CLAIMS_A_STATEMENT]
+            cursor.execute(_MOVE_LAST_DUES, (_array(self._moves[index] for index in chunk),))
+            skipped = _array(self._skipped[index] for index in chunk if self._skipped[index])
+            if skipped != "[]":
+                cursor.execute(
+                    _SKIPPED_FROM_JSON, (who.pid, who.token, who.started, who.machine, skipped)
+                )
+            cursor.execute(_FIRES_FROM_JSON, (_array(self._fires[index] for index in chunk),))
+            cursor.execute("SELECT id FROM runs ORDER BY id DESC LIMIT ?", (len(chunk),))
+            for index, (run_id,) in zip(chunk, reversed(cursor.fetchall()), strict=True):
+                run_ids[index] = int(run_id)
         return run_ids
 
 
 _IDS_A_READ = 500
 """Ids in one ``IN (...)``: under the 999 variables of SQLite's builds before 3.32."""
 _CLAIMS_A_STATEMENT = 100
-"""Claims whose skipped instants one statement inserts (a wake's 1,000 fires: 70,000 rows)."""
+"""Claims one statement writes (a wake's 1,000 fires: 70,000 skipped rows in 10 statements)."""
+_MOVE_LAST_DUES = (
+    "UPDATE schedules SET last_due = json_extract(j.value, '$[1]') FROM json_each(?) AS j "
+    "WHERE schedules.id = json_extract(j.value, '$[0]')"
+)
+"""``[[schedule id, due], ...]``: the winners' compare-and-set, their ``last_due`` moved."""
 _SKIPPED_FROM_JSON = (
     "WITH c AS MATERIALIZED (SELECT key AS k, json_extract(value, '$[0]') AS sid, "
     "json_extract(value, '$[1]') AS fired, json_extract(value, '$[2]') AS why, "
@@ -261,10 +266,18 @@ _SKIPPED_FROM_JSON = (
     f"SELECT c.sid, '{_SKIPPED}', '{_SCHEDULED}', i.value, c.fired, c.why, FALSE, 0, 0, "
     "?1, ?2, ?3, ?4, NULL FROM c, json_each(c.dues) AS i ORDER BY c.k, i.key"
 )
-"""The skipped instants of many claims in one statement: ``executemany`` would give the GIL
-back and take it again for every row, and each time it is taken back from a busy GUI thread
-the recorder waited (a wake's 70,000 rows then took twice as long in the app as alone). Each
-claim's fields are read from its JSON once (the materialized ``c``), not once a row."""
+"""``_skipped_json`` of many claims; each claim's fields are read from its JSON once (the
+materialized ``c``), not once a row."""
+_FIRES_FROM_JSON = (
+    f"INSERT INTO runs ({_COLUMNS}) SELECT "
+    + ", ".join(f"json_extract(value, '$[{n}]')" for n in range(14))
+    + " FROM json_each(?) ORDER BY key"
+)
+"""``[_Who.fire_row, ...]``: the fires' own rows, in order."""
+
+
+def _array(items: Iterable[str]) -> str:
+    return "[" + ",".join(items) + "]"
 
 
 def _skipped_json(claim: FireClaim) -> str:
