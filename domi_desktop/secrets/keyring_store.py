@@ -113,6 +113,7 @@ class KeyringSecretStore:
     def __init__(self, backend: KeyringBackend | None = None) -> None:
         self._requested = backend
         self._resolved: KeyringBackend | None = None
+        self._reading: KeyringBackend | None = None
         self._lock = threading.Lock()
 
     def get(self, name: str) -> str:
@@ -235,7 +236,9 @@ class KeyringSecretStore:
         busy, once answered that its default collection was not there, in 1 of 600 reads)."""
         from keyring.errors import KeyringLocked
 
-        reader = _reader(self._backend())
+        if self._reading is None:
+            self._reading = _reader(self._backend())
+        reader = self._reading
         for pause in READ_RETRIES:
             try:
                 return self._call(what, operation, reader)
