@@ -33,6 +33,8 @@ from domi_desktop.store.claims import (
 
 T = TypeVar("T")
 _RUNNING = RunStatus.running.value
+_ENDS_A_STATEMENT = 500
+"""Runs one statement of ``abandon`` ends: under the 999 variables of SQLite before 3.32."""
 
 Patience = Callable[[StoreUnavailable, int], bool]
 """Asked when a write found the database unavailable, with the error and the tries so far: True
@@ -135,17 +137,18 @@ class Writer:
             f"SELECT id FROM runs WHERE status = '{_RUNNING}' AND job_pid IS NULL "
             f"AND owner_token = {p}"
         )
-        end = (
-            f"UPDATE runs SET status = {p}, finished_at = {p}, reason = {p} "
-            f"WHERE id = {p} AND status = '{_RUNNING}'"
-        )
 
         def write(cursor: Any) -> int:
             cursor.execute(unlaunched, (token,))
             ids = [int(row[0]) for row in cursor.fetchall() if int(row[0]) not in keep]
-            for run_id in ids:
-                interrupted = RunStatus.interrupted.value
-                cursor.execute(end, (interrupted, codec.to_micros(now), reason, run_id))
+            ended = (RunStatus.interrupted.value, codec.to_micros(now), reason)
+            for start in range(0, len(ids), _ENDS_A_STATEMENT):
+                chunk = ids[start : start + _ENDS_A_STATEMENT]
+                cursor.execute(
+                    f"UPDATE runs SET status = {p}, finished_at = {p}, reason = {p} "
+                    f"WHERE id IN ({', '.join([p] * len(chunk))}) AND status = '{_RUNNING}'",
+                    (*ended, *chunk),
+                )
             return len(ids)
 
         return self.transact(write)

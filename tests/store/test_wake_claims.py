@@ -77,3 +77,28 @@ def test_a_wake_that_claims_nothing_writes_nothing(store: Store, now: datetime) 
     assert ids == [None]
     assert store.runs(schedule.id) == []
     assert store.get_schedule(schedule.id).last_due == now
+
+
+def test_quitting_ends_the_claimed_runs_no_job_was_launched_for(
+    store: Store, now: datetime
+) -> None:
+    made = [
+        store.create_schedule(f"job {n}", "0 9 * * *", "UTC", CommandAction(argv=("true",)), now=now)
+        for n in range(4)
+    ]  # fmt: skip
+    writer = store.writer()
+    try:
+        ids, _ = writer.claim([FireClaim(s.id, now, now + DAY, now + DAY) for s in made])
+        launched, kept, *unlaunched = (run_id for run_id in ids if run_id is not None)
+        writer.record_jobs([(launched, 4242, None)])
+        ended = writer.abandon({kept}, now + DAY + MINUTE, "stopped: domi-desktop quit")
+    finally:
+        writer.close()
+
+    assert ended == len(unlaunched) == 2
+    assert [store.get_run(r).status for r in (launched, kept)] == [RunStatus.running] * 2
+    for run_id in unlaunched:
+        run = store.get_run(run_id)
+        assert (run.status, run.reason, run.finished_at) == (
+            RunStatus.interrupted, "stopped: domi-desktop quit", now + DAY + MINUTE,
+        )  # fmt: skip
