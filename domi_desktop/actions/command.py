@@ -9,6 +9,7 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -99,7 +100,7 @@ class CommandJob:
                 _die_with_app(_command_line(action, env), env, cwd),
                 cwd=cwd,
                 env=env,
-                stdin=subprocess.DEVNULL if action.stdin is None else subprocess.PIPE,
+                stdin=_devnull() if action.stdin is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 bufsize=0,  # read with os.read: a buffer would be 8 KB a running job for nothing
@@ -303,6 +304,12 @@ class CommandJob:
         self._on_end(outcome)
 
 
+@functools.cache
+def _devnull() -> int:
+    """The jobs' stdin, opened once: ``subprocess.DEVNULL`` opens and closes it for every job."""
+    return os.open(os.devnull, os.O_RDWR)
+
+
 def _feed(stdin: IO[bytes], data: bytes) -> None:
     try:
         with stdin:
@@ -390,15 +397,16 @@ if sys.platform == "linux":
     def _resolve(program: str, search: str, cwd: str) -> str:
         """``program`` as ``execvp`` finds it (relative to the job's ``cwd``), or the OSError that
         it would raise."""
-        if os.sep in program:
-            candidates = [os.path.join(cwd, program)]
-        else:
-            candidates = [os.path.join(cwd, d, program) for d in search.split(os.pathsep)]
         refused = False
-        for candidate in candidates:
-            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+        for directory in [""] if os.sep in program else search.split(os.pathsep):
+            candidate = os.path.join(cwd, directory, program)
+            try:
+                mode = os.stat(candidate).st_mode
+            except (OSError, ValueError):
+                continue  # not there (or a name no file can have)
+            if stat.S_ISREG(mode) and os.access(candidate, os.X_OK):
                 return candidate
-            refused = refused or os.path.exists(candidate)
+            refused = True
         code = errno.EACCES if refused else errno.ENOENT
         raise OSError(code, os.strerror(code), program)
 

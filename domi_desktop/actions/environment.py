@@ -8,6 +8,7 @@ systemd's ``Environment=`` do: ``$PATH`` in a value is not expanded.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -44,9 +45,10 @@ _WINDOWS_INHERITED = (
 )
 
 
-def base_environment() -> dict[str, str]:
-    """The variables every job gets before its own."""
-    if sys.platform == "win32":
+if sys.platform == "win32":
+
+    def base_environment() -> dict[str, str]:
+        """The variables every job gets before its own."""
         env = {k: os.environ[k] for k in _WINDOWS_INHERITED if k in os.environ}
         root = env.get("SYSTEMROOT", r"C:\Windows")
         system32 = rf"{root}\System32"
@@ -54,25 +56,39 @@ def base_environment() -> dict[str, str]:
             [system32, root, rf"{system32}\Wbem", rf"{system32}\WindowsPowerShell\v1.0"]
         )
         return env
-    import pwd  # POSIX only
 
-    try:
-        entry = pwd.getpwuid(os.getuid())
-        user, home = entry.pw_name, entry.pw_dir
-    except KeyError:  # a uid with no passwd entry (some containers)
-        user, home = os.environ.get("USER", str(os.getuid())), "/"
-    env = {
-        "PATH": MACOS_PATH if sys.platform == "darwin" else POSIX_PATH,
-        # The session's HOME when there is one: it is where the user's files are.
-        "HOME": os.environ.get("HOME") or home,
-        "USER": user,
-        "LOGNAME": user,
-        "LANG": os.environ.get("LANG") or "C.UTF-8",
-        "SHELL": "/bin/sh",
-    }
-    if "TMPDIR" in os.environ:
-        env["TMPDIR"] = os.environ["TMPDIR"]
-    return env
+else:
+    import pwd
+
+    def base_environment() -> dict[str, str]:
+        """The variables every job gets before its own."""
+        account = _account(os.getuid())
+        if account is None:  # a uid with no passwd entry (some containers)
+            user, home = os.environ.get("USER", str(os.getuid())), "/"
+        else:
+            user, home = account
+        env = {
+            "PATH": MACOS_PATH if sys.platform == "darwin" else POSIX_PATH,
+            # The session's HOME when there is one: it is where the user's files are.
+            "HOME": os.environ.get("HOME") or home,
+            "USER": user,
+            "LOGNAME": user,
+            "LANG": os.environ.get("LANG") or "C.UTF-8",
+            "SHELL": "/bin/sh",
+        }
+        if "TMPDIR" in os.environ:
+            env["TMPDIR"] = os.environ["TMPDIR"]
+        return env
+
+    @functools.lru_cache(maxsize=1)
+    def _account(uid: int) -> tuple[str, str] | None:
+        """The user's name and home directory, looked up once: a lookup reads /etc/passwd (or
+        asks NSS) each time, and the entry of a user does not change while they are logged in."""
+        try:
+            entry = pwd.getpwuid(uid)
+        except KeyError:
+            return None
+        return entry.pw_name, entry.pw_dir
 
 
 def job_environment(
