@@ -179,14 +179,36 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
     )
 
 
-def prune(store: Store, now: datetime, writer: Writer) -> int:
-    """On the recorder: retention's reads on the readers' connection, its deletes on the
-    recorder's own, so a lock another process holds is waited for there, never in front of a
-    window's read."""
-    doomed = store.doomed_runs(now)
-    deleted = writer.delete_runs(sorted(doomed))
-    store.remove_logs([path for path in doomed.values() if path])
-    return deleted
+class Pruner:
+    """Retention after a wake, at most once per ``PRUNE_INTERVAL``, on the recorder: its reads on
+    the readers' connection, its deletes on the recorder's own, so a lock another process holds
+    is waited for there, never in front of a window's read."""
+
+    def __init__(self, store: Store, clock: Clock, recorder: Recorder) -> None:
+        self._store = store
+        self._clock = clock
+        self._recorder = recorder
+        self._at: float | None = None
+
+    def maybe(self) -> None:
+        now = self._clock.monotonic()
+        if self._at is not None and now - self._at < PRUNE_INTERVAL:
+            return
+        self._at = now
+        self._recorder.submit(partial(self._prune, self._clock.now()), self._pruned)
+
+    def _prune(self, now: datetime, writer: Writer) -> int:
+        doomed = self._store.doomed_runs(now)
+        deleted = writer.delete_runs(sorted(doomed))
+        self._store.remove_logs([path for path in doomed.values() if path])
+        return deleted
+
+    @staticmethod
+    def _pruned(outcome: int | Exception) -> None:
+        if isinstance(outcome, Exception):
+            log.warning("pruning old runs failed: %s", outcome)
+        elif outcome:
+            log.info("pruned %s old runs", outcome)
 
 
 def decided_late(pending: Sequence[Pending]) -> tuple[LateFire, ...]:

@@ -32,22 +32,21 @@ from domi_desktop.model import (
 from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
 from domi_desktop.runtime.alerts import AlertKeeper
 from domi_desktop.runtime.catchup import (
-    PRUNE_INTERVAL,
     FutureLanes,
     Pending,
+    Pruner,
     Results,
     Slicer,
     WakeWrite,
     decided_late,
     fire_event,
     plan_claims,
-    prune,
     write_wake,
 )
 from domi_desktop.runtime.changes import ChangeFeed
 from domi_desktop.runtime.gates import ConditionKeeper
 from domi_desktop.runtime.jobs import settle_orphans
-from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key
+from domi_desktop.runtime.lanes import REPLACED, Active, Lane, Lanes, lane_key
 from domi_desktop.runtime.leases import LeaseKeeper
 from domi_desktop.runtime.manual import ManualRuns
 from domi_desktop.runtime.placement import UNREACHABLE, PlacedSource
@@ -118,7 +117,7 @@ class Runtime:
             decide_slice=None if slice_budget is None else DECIDE_SLICE,
         )  # fmt: skip
         self.driver.held_until = self.keeper.held_until
-        self.lanes: dict[str, Lane] = {}
+        self.lanes = Lanes()
         self._manual = ManualRuns(self)
         self._listeners: list[Listener] = []
         self._slices = Slicer(loop, slice_budget)
@@ -136,7 +135,7 @@ class Runtime:
             resume=self._resume,
             placed_here=self._source.placed_here,
         )
-        self._pruned_at: float | None = None
+        self._pruner = Pruner(store, clock, self.recorder)
         self.started_at: datetime | None = None
         self._bursting: dict[int, tuple[Active, Pending]] = {}
 
@@ -162,20 +161,15 @@ class Runtime:
         self._bursting.clear()  # a catch-up not admitted yet never starts now
         self._results.stopping = True
         why = "stopped: domi-desktop quit before it started"
-        for lane in self.lanes.values():
-            waiting, lane.waiting = lane.waiting, None
-            for unstarted in [waiting] + [a for a in parked if lane.running.pop(a.run_id, None)]:
-                if unstarted is not None:
-                    finish = Finish(
-                        unstarted.run_id, RunStatus.interrupted, self.clock.now(), None, why
-                    )
-                    self._results.add(finish, None)
+        for unstarted in self.lanes.take_unstarted(parked):
+            finish = Finish(unstarted.run_id, RunStatus.interrupted, self.clock.now(), None, why)
+            self._results.add(finish, None)
         for running in self.runner.stop_all("stopped: domi-desktop quit"):
             result = running.wait(wait)
             if result is not None:
                 self._finished(running.run_id, result)
         # A wake's claims the recorder committed as the app quit were never handed to a lane.
-        known = {run_id for lane in self.lanes.values() for run_id in lane.running}
+        known = self.lanes.run_ids()
         self.recorder.submit(partial(Writer.abandon, keep=known, now=self.clock.now(), reason=why))
         self.keeper.close()
         self.recorder.close()
@@ -210,15 +204,11 @@ class Runtime:
         return dict(self._source.not_here)
 
     def running_runs(self) -> list[int]:
-        return sorted(run_id for lane in self.lanes.values() for run_id in lane.running)
+        return sorted(self.lanes.run_ids())
 
     def running_by_schedule(self) -> dict[int, list[int]]:
         """Schedule id -> the ids of its runs in progress (started or about to start)."""
-        found: dict[int, list[int]] = {}
-        for lane in self.lanes.values():
-            for active in lane.running.values():
-                found.setdefault(active.schedule.id, []).append(active.run_id)
-        return found
+        return self.lanes.by_schedule()
 
     def stop_run(self, run_id: int, reason: str = "stopped by the user") -> bool:
         """Stop a running run (its whole process tree); False when it is not running here.
@@ -226,24 +216,20 @@ class Runtime:
         The runner reports the stopped result as usual, so ``RunFinished`` follows. A run still
         waiting for its jitter delay or a retry has no process: it is recorded as stopped now.
         """
-        for lane in self.lanes.values():
-            if lane.waiting is not None and lane.waiting.run_id == run_id:
-                lane.running[run_id], lane.waiting = lane.waiting, None
-            active = lane.running.get(run_id)
-            if active is None:
-                continue
-            if active.handle is not None and active.handle.wait(0) is None:
-                active.handle.stop(reason)
-            else:
-                now = self.clock.now()
-                stopped = ActionResult(
-                    RunStatus.interrupted, reason, None, "",
-                    self.store.log_path_for(run_id), active.started_at or now, now,
-                )  # fmt: skip
-                active.attempt = active.schedule.policies.retries  # no retry after a stop
-                self._finished(run_id, stopped)
-            return True
-        return False
+        active = self.lanes.holding(run_id)
+        if active is None:
+            return False
+        if active.handle is not None and active.handle.wait(0) is None:
+            active.handle.stop(reason)
+        else:
+            now = self.clock.now()
+            stopped = ActionResult(
+                RunStatus.interrupted, reason, None, "",
+                self.store.log_path_for(run_id), active.started_at or now, now,
+            )  # fmt: skip
+            active.attempt = active.schedule.policies.retries  # no retry after a stop
+            self._finished(run_id, stopped, active)
+        return True
 
     # -- the driver's sink ---------------------------------------------------------------------
 
@@ -352,7 +338,7 @@ class Runtime:
             self._slices.run(
                 launches, lambda item: self._begin(*item, outcome.held(self.clock.now(), lease))
             )
-            self._maybe_prune()
+            self._pruner.maybe()
 
         self._slices.run(
             list(zip(outcome.pending, outcome.run_ids, strict=True)), claimed, announced
@@ -382,21 +368,6 @@ class Runtime:
             )
         else:
             self._start(active)
-
-    def _maybe_prune(self) -> None:
-        now = self.clock.monotonic()
-        if self._pruned_at is not None and now - self._pruned_at < PRUNE_INTERVAL:
-            return
-        self._pruned_at = now
-        when = self.clock.now()
-        self.recorder.submit(partial(prune, self.store, when), self._pruned)
-
-    @staticmethod
-    def _pruned(outcome: int | Exception) -> None:
-        if isinstance(outcome, Exception):
-            log.warning("pruning old runs failed: %s", outcome)
-        elif outcome:
-            log.info("pruned %s old runs", outcome)
 
     # -- manual runs and resumed ones ----------------------------------------------------------
 
@@ -443,15 +414,13 @@ class Runtime:
         run_id = active.run_id
         active.handle = self.runner.start(
             request,
-            lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
+            lambda result: self.loop.call_soon(lambda: self._finished(run_id, result, active)),
             secrets=self.secrets,
             on_started=lambda pid: self.recorder.record_job(run_id, pid),
         )
 
-    def _finished(self, run_id: int, result: ActionResult) -> None:
-        active = next(
-            (lane.running[run_id] for lane in self.lanes.values() if run_id in lane.running), None
-        )
+    def _finished(self, run_id: int, result: ActionResult, launched: Active | None = None) -> None:
+        active = self.lanes.active(run_id, launched)
         if active is None:
             return  # already recorded (stop() waited for it)
         policies = active.schedule.policies
@@ -498,9 +467,7 @@ class Runtime:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
         elif not lane.busy and self.lanes.get(key) is lane:
-            # An idle lane goes: after a catch-up of 10,000 schedules, asking what runs would
-            # otherwise walk 10,000 empty lanes.
-            del self.lanes[key]
+            del self.lanes[key]  # ``Lanes``: an idle lane goes
 
     def _emit(self, event: Event) -> None:
         alerts = self.alerts.observe(event)

@@ -40,6 +40,53 @@ class Lane:
         return bool(self.running) or self.recording > 0
 
 
+class Lanes(dict[str, Lane]):
+    """The lanes by key; only those with a run in them (``Runtime._release`` lets an idle one go:
+    after a catch-up of 10,000 schedules, asking what runs would otherwise walk 10,000)."""
+
+    def run_ids(self) -> set[int]:
+        """The runs in progress: started, or about to start."""
+        return {run_id for lane in self.values() for run_id in lane.running}
+
+    def by_schedule(self) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for lane in self.values():
+            for active in lane.running.values():
+                found.setdefault(active.schedule.id, []).append(active.run_id)
+        return found
+
+    def active(self, run_id: int, launched: Active | None = None) -> Active | None:
+        """The run ``run_id`` if a lane runs it, looked for in ``launched``'s lane first: each of
+        a burst's 10,000 ends looked through 10,000 lanes."""
+        lane = None if launched is None else self.get(lane_key(launched.schedule))
+        if lane is not None and run_id in lane.running:
+            return lane.running[run_id]
+        return next(
+            (lane.running[run_id] for lane in self.values() if run_id in lane.running), None
+        )
+
+    def holding(self, run_id: int) -> Active | None:
+        """The run ``run_id`` if a lane runs it or has it waiting; a waiting one is moved to the
+        running ones (the caller ends it)."""
+        for lane in self.values():
+            if lane.waiting is not None and lane.waiting.run_id == run_id:
+                lane.running[run_id], lane.waiting = lane.waiting, None
+            if run_id in lane.running:
+                return lane.running[run_id]
+        return None
+
+    def take_unstarted(self, parked: list[Active]) -> list[Active]:
+        """At quit: each lane's waiting run, and those of ``parked`` (catch-ups not admitted yet)
+        taken out of their lanes: none of them will start."""
+        unstarted: list[Active] = []
+        for lane in self.values():
+            if lane.waiting is not None:
+                unstarted.append(lane.waiting)
+                lane.waiting = None
+            unstarted += [active for active in parked if lane.running.pop(active.run_id, None)]
+        return unstarted
+
+
 def lane_key(schedule: Schedule) -> str:
     """Schedules sharing a concurrency key share a lane; any other has one of its own."""
     return schedule.policies.concurrency_key or f"schedule:{schedule.id}"

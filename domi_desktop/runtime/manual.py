@@ -17,7 +17,7 @@ from domi_desktop.errors import BusyError, DomiError
 from domi_desktop.events import Event
 from domi_desktop.model import Overlap, Trigger
 from domi_desktop.ports import Clock
-from domi_desktop.runtime.lanes import REPLACED, Active, Lane, lane_key, manual_event
+from domi_desktop.runtime.lanes import REPLACED, Active, Lane, Lanes, lane_key, manual_event
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.store import Store
 from domi_desktop.store.claims import Start
@@ -32,7 +32,7 @@ class ManualHost(Protocol):
     clock: Clock
     store: Store
     recorder: Recorder
-    lanes: dict[str, Lane]
+    lanes: Lanes
 
     def emit(self, event: Event) -> None: ...
 

@@ -156,7 +156,7 @@ class SessionRuns:
 
     def running(self, trigger: Trigger) -> list[int]:
         """The runs ``trigger`` started that are still running here."""
-        live = {run_id for lane in self._rt.lanes.values() for run_id in lane.running}
+        live = self._rt.lanes.run_ids()
         for run_id in [r for r in self.started if r not in live]:
             del self.started[run_id]
         return sorted(r for r, t in self.started.items() if t is trigger)

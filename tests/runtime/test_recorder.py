@@ -9,7 +9,6 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -233,7 +232,7 @@ def test_an_app_started_while_another_process_holds_the_lock_settles_dead_runs_a
 def test_retention_waits_for_a_lock_on_the_recorder_not_in_front_of_readers(
     store: Store,
 ) -> None:
-    from domi_desktop.runtime.catchup import prune
+    from domi_desktop.runtime.catchup import Pruner
 
     schedule = store.create_schedule(
         "report", "0 9 * * *", "UTC", CommandAction(argv=("true",)), now=NOW
@@ -241,13 +240,12 @@ def test_retention_waits_for_a_lock_on_the_recorder_not_in_front_of_readers(
     old = NOW - timedelta(days=100)
     run_id = store.record_manual_run(schedule.id, old, Trigger.manual)
     store.finish_run(run_id, status=RunStatus.succeeded, finished_at=old, exit_code=0)
-    loop = FakeLoop(FakeClock(NOW))
+    clock = FakeClock(NOW)
+    loop = FakeLoop(clock)
     recorder = Recorder(store, loop, backoff=(0.05, 0.2))
-    pruned: list[object] = []
     with write_lock(store.path):
-        recorder.submit(partial(prune, store, NOW), pruned.append)
+        Pruner(store, clock, recorder).maybe()
         assert [run.id for run in store.runs(schedule_id=schedule.id)] == [run_id]  # reads go on
-    loop.drain(lambda: pruned != [], timeout=60)
+    loop.drain(lambda: store.runs(schedule_id=schedule.id) == [], timeout=60)
     recorder.close()
-    assert pruned == [1]
     assert store.runs(schedule_id=schedule.id) == []
