@@ -198,7 +198,7 @@ class ActionRunner:
                 run.running._control,
                 timeout=None if request.timeout is None else request.timeout.total_seconds(),
                 grace=self._kill_grace,
-                on_end=lambda outcome: self._conclude(run, outcome),
+                on_end=lambda outcome: self._ended(run, outcome),
                 tags=job_tags(request.run_id),
             ).start()
         except Exception as error:
@@ -243,7 +243,16 @@ class ActionRunner:
         run.started_at = self._clock.now()
         return run_http(action, request.secrets, run.capture, run.running._control, timeout=limit)
 
+    def _ended(self, run: _Run, outcome: Outcome) -> None:
+        """A command's end, on the supervisor's thread: its result now, told at the end of the
+        supervisor's turn with those of the jobs that ended in it (``Supervisor.report``)."""
+        result = self._result(run, outcome)
+        supervisor().report(lambda: self._finish(run, result))
+
     def _conclude(self, run: _Run, outcome: Outcome) -> None:
+        self._finish(run, self._result(run, outcome))
+
+    def _result(self, run: _Run, outcome: Outcome) -> ActionResult:
         """The run's result from how its action ended: the reason noted in the log, masked."""
         capture = run.capture
         reason = None if outcome.reason is None else run.masker.mask(outcome.reason)
@@ -252,7 +261,7 @@ class ActionRunner:
                 capture.note(reason)
             if capture.log_error is not None:
                 capture.note(f"the log file could not be written: {capture.log_error}")
-        result = ActionResult(
+        return ActionResult(
             status=outcome.status,
             reason=reason,
             exit_code=outcome.exit_code,
@@ -261,7 +270,6 @@ class ActionRunner:
             started_at=run.started_at,
             finished_at=self._clock.now(),
         )
-        self._finish(run, result)
 
     def _failed(self, run: _Run, error: Exception) -> None:
         log.exception("run %s: the action runner failed", run.request.run_id)
