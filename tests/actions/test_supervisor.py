@@ -84,6 +84,26 @@ def test_a_callback_that_raises_leaves_the_loop_running(caplog: pytest.LogCaptur
     assert "RuntimeError: a bug" in caplog.text
 
 
+def test_reports_are_told_in_order_once_the_turn_is_over_even_when_nothing_else_is_due() -> None:
+    loop = Supervisor()
+    told: list[tuple[str, str]] = []
+    done = threading.Event()
+
+    def a_turn() -> None:
+        loop.report(lambda: told.append(("first", threading.current_thread().name)))
+        loop.report(lambda: told.append(("second", threading.current_thread().name)))
+        loop.report(done.set)  # the last thing of all: the loop then waits with nothing due
+        told.append(("the turn goes on", threading.current_thread().name))
+
+    loop.call_soon(a_turn)
+    assert done.wait(10)
+    assert told == [
+        ("the turn goes on", "domi-jobs"),
+        ("first", "domi-jobs"),
+        ("second", "domi-jobs"),
+    ]
+
+
 @pytest.mark.posix_only  # POSIX shell
 def test_a_burst_of_200_running_jobs_is_not_a_crowd_of_threads(
     runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
