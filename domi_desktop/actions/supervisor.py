@@ -16,8 +16,10 @@ import contextlib
 import heapq
 import itertools
 import logging
+import select
 import selectors
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -51,7 +53,7 @@ class Supervisor:
     """
 
     def __init__(self) -> None:
-        self._selector = selectors.DefaultSelector()
+        self._watches = _Watches()
         self._lock = threading.Lock()
         self._calls: deque[Callback] = deque()
         self._timers: list[Timer] = []
@@ -61,7 +63,7 @@ class Supervisor:
         self._wake_reader, self._wake_writer = socket.socketpair()
         self._wake_reader.setblocking(False)
         self._wake_writer.setblocking(False)
-        self._selector.register(self._wake_reader, selectors.EVENT_READ, self._drain_wakes)
+        self._watches.add(self._wake_reader.fileno(), self._drain_wakes)
         self._thread = threading.Thread(target=self._loop, name="domi-jobs", daemon=True)
         self._thread.start()
 
@@ -93,10 +95,10 @@ class Supervisor:
 
     def watch(self, fd: int, callback: Callback) -> None:
         """Call ``callback`` whenever ``fd`` is ready to read, until ``unwatch``."""
-        self._selector.register(fd, selectors.EVENT_READ, callback)
+        self._watches.add(fd, callback)
 
     def unwatch(self, fd: int) -> None:
-        self._selector.unregister(fd)
+        self._watches.remove(fd)
 
     def _loop(self) -> None:
         more = False
@@ -104,8 +106,8 @@ class Supervisor:
             timeout = 0.0 if more else None
             if self._timers and not more:
                 timeout = max(0.0, self._timers[0].when - time.monotonic())
-            for key, _events in self._selector.select(timeout):
-                _run(key.data)
+            for ready in self._watches.ready(timeout):
+                _run(ready)
             now = time.monotonic()
             while self._timers and self._timers[0].when <= now:
                 callback = heapq.heappop(self._timers).callback
@@ -127,6 +129,46 @@ class Supervisor:
         with contextlib.suppress(BlockingIOError):
             while self._wake_reader.recv(4096):
                 pass
+
+
+if sys.platform == "linux":
+
+    class _Watches:
+        """Descriptors watched for reading, with what to call when one is: epoll itself, as
+        ``selectors`` wraps it in a key object and two lookups for each descriptor, each time."""
+
+        def __init__(self) -> None:
+            self._epoll = select.epoll()
+            self._callbacks: dict[int, Callback] = {}
+
+        def add(self, fd: int, callback: Callback) -> None:
+            self._epoll.register(fd, select.EPOLLIN)
+            self._callbacks[fd] = callback
+
+        def remove(self, fd: int) -> None:
+            del self._callbacks[fd]
+            with contextlib.suppress(OSError):  # as selectors: closed already, epoll let it go
+                self._epoll.unregister(fd)
+
+        def ready(self, timeout: float | None) -> list[Callback]:
+            return [self._callbacks[fd] for fd, _events in self._epoll.poll(timeout)]
+
+else:
+
+    class _Watches:
+        """Descriptors watched for reading, with what to call when one is."""
+
+        def __init__(self) -> None:
+            self._selector = selectors.DefaultSelector()
+
+        def add(self, fd: int, callback: Callback) -> None:
+            self._selector.register(fd, selectors.EVENT_READ, callback)
+
+        def remove(self, fd: int) -> None:
+            self._selector.unregister(fd)
+
+        def ready(self, timeout: float | None) -> list[Callback]:
+            return [key.data for key, _ in self._selector.select(timeout)]
 
 
 def _run(callback: Callback) -> None:
