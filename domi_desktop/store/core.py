@@ -57,6 +57,8 @@ class StoreCore:
         self._log_dir_made = False
         self._own_changes = 0
         """The bumps of the database's schedule-change counter that this store's writes made."""
+        self._counted: tuple[int, int] | None = None
+        """The schedule change counter and the schedules counted at it."""
         self._file = None if self.target.shared else _file_identity(self.path)
         """The SQLite file open here, as the OS names it: a restore that moves another file to
         its path leaves this one open under no name (``replaced``)."""

@@ -201,3 +201,21 @@ def test_a_v5_postgresql_database_gains_notes_and_counts_their_edits(
                 other.execute("UPDATE schedules SET notes = 'call Ana'")
             assert store.change_counter() == store.changes_elsewhere() == counted + 1
             assert store.get_schedule(old.id).notes == "call Ana"
+
+
+def test_the_schedule_count_follows_this_stores_and_another_connections_writes(
+    store: Store, schedule: Schedule, sql: Sql, now: datetime
+) -> None:
+    assert store.count_schedules() == 1
+    store.create_schedule("two", "* * * * *", "UTC", CommandAction(argv=("true",)), now=now)
+    assert store.count_schedules() == 2
+    sql("DELETE FROM schedules WHERE id = ?", schedule.id)
+    assert store.count_schedules() == 1
+    sql(
+        "INSERT INTO schedules (name, expr, tz, enabled, action, policies, created_at, updated_at)"
+        " SELECT 'copy', expr, tz, enabled, action, policies, created_at, updated_at"
+        " FROM schedules"
+    )
+    assert store.count_schedules() == 2
+    sql("UPDATE schedules SET last_due = 0")  # not an edit: the count is not read again
+    assert store.count_schedules() == 2
