@@ -300,7 +300,7 @@ class Host(QObject):
         if isinstance(event, StoreProblem):
             log.error("cannot write to the database: %s", event.message)
         log_event(event)
-        self.rpc.broadcast(event.kind, event.to_json())
+        self.rpc.broadcast(event.kind, event.to_json)
         if isinstance(event, RunFinished):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))

@@ -83,7 +83,10 @@ class Lanes(dict[str, Lane]):
             if lane.waiting is not None:
                 unstarted.append(lane.waiting)
                 lane.waiting = None
-            unstarted += [active for active in parked if lane.running.pop(active.run_id, None)]
+        for active in parked:  # each in its own lane: a quit after a burst met 10,000 x 10,000
+            home = self.get(lane_key(active.schedule))
+            if home is not None and home.running.pop(active.run_id, None) is not None:
+                unstarted.append(active)
         return unstarted
 
 

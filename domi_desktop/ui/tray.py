@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QMenu,
@@ -26,6 +25,7 @@ from domi_desktop.ui.announcer import Announcer
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
+from domi_desktop.ui.paced import Paced
 from domi_desktop.ui.sentence import waiting_lines
 from domi_desktop.ui.tray_host import TrayHost
 from domi_desktop.ui.tray_menu import SchedulesMenu
@@ -76,6 +76,8 @@ register(
 
 MENU_INTERVAL = 1.0
 """Seconds between two rebuilds of the menu while events keep coming (a catch-up)."""
+LOOK_INTERVAL = 0.25
+"""Seconds between two redraws of the icon and tooltip while events keep coming."""
 
 
 class TrayApp(QObject):
@@ -97,13 +99,8 @@ class TrayApp(QObject):
         self._schedules_menu = SchedulesMenu(self.menu, host, self)
         # The menu is rebuilt when what it shows changes, not when it opens: a menu rebuilt in
         # aboutToShow keeps its old size (and a D-Bus menu its old layout) on that first open.
-        self._menu_timer = QTimer(self)
-        self._menu_timer.setSingleShot(True)
-        self._menu_timer.timeout.connect(self.rebuild_menu)
-        self._menu_built = -MENU_INTERVAL
-        self._look_timer = QTimer(self)
-        self._look_timer.setSingleShot(True)
-        self._look_timer.timeout.connect(self.update_look)
+        self._menu = Paced(self._schedules_menu.update, MENU_INTERVAL, self)
+        self._look = Paced(self._draw_look, LOOK_INTERVAL, self)
         self._main_window: MainWindow | None = None
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"), self)
         self.notifier.clicked.connect(self.open_run)
@@ -114,8 +111,8 @@ class TrayApp(QObject):
 
     def close(self) -> None:
         """On the way out: no more menu rebuilds, notifications or windows."""
-        self._menu_timer.stop()
-        self._look_timer.stop()
+        self._menu.stop()
+        self._look.stop()
         self.notifier.close()
         # Hidden, not closed: closing an editor with edits would ask "discard?" after the user
         # already chose Quit.
@@ -184,6 +181,9 @@ class TrayApp(QObject):
         self.main_window.activateWindow()
 
     def update_look(self) -> None:
+        self._look.now()
+
+    def _draw_look(self) -> None:
         running = self.host.runtime.running_runs()
         paused = self.host.runtime.driver.paused
         self.state = (
@@ -213,9 +213,8 @@ class TrayApp(QObject):
         self.tray.setToolTip("\n".join(lines))
 
     def look_changed(self) -> None:
-        """Update the icon and tooltip soon: once per turn of the event loop for a burst."""
-        if not self._look_timer.isActive():
-            self._look_timer.start(0)
+        """Update the icon and tooltip soon: a few times a second during a burst."""
+        self._look.ask()
 
     def _next_fire(self) -> tuple[str, str] | None:
         # The planner's cache answers without touching the database.
@@ -230,15 +229,11 @@ class TrayApp(QObject):
     def menu_changed(self) -> None:
         """Rebuild the menu soon, once for a burst of events: a rebuild (20 submenus, exported
         over D-Bus) takes tens of milliseconds, so during a catch-up at most one a second."""
-        if not self._menu_timer.isActive():
-            wait = self._menu_built + MENU_INTERVAL - time.monotonic()
-            self._menu_timer.start(max(0, int(wait * 1000)))
+        self._menu.ask()
 
     def rebuild_menu(self) -> None:
         """The 20 soonest fires from the planner's cache, at most once a second (``menu_changed``)."""
-        self._menu_timer.stop()
-        self._menu_built = time.monotonic()
-        self._schedules_menu.update()
+        self._menu.now()
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (
