@@ -28,7 +28,7 @@ log = logging.getLogger("domi_desktop")
 
 def connect(tray_app: TrayApp, host: Host) -> None:
     """The host's signals into the tray app: events, wakes, "show" from a second launch, quit."""
-    host.runtime_event.connect(tray_app.on_event)
+    host.event_listeners.append(tray_app.on_event)
     host.schedules_changed.connect(tray_app.schedule_changed)
     host.store_changed.connect(tray_app.store_changed)
     host.woke.connect(tray_app.on_wake)

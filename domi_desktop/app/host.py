@@ -33,7 +33,7 @@ from domi_desktop.model import WakeReason
 from domi_desktop.platform.conditions import condition_source_for_platform
 from domi_desktop.platform.filewatch import FileWatch
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
-from domi_desktop.platform.memory import give_back
+from domi_desktop.platform.memory import give_back, settle_heap
 from domi_desktop.platform.sleeplog import boot_clock
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
 from domi_desktop.runtime.diary import BACK_FILL, Diary
@@ -65,8 +65,6 @@ class Host(QObject):
     show_requested = Signal()
     quit_requested = Signal()
     woke = Signal(object, str)
-    runtime_event = Signal(object)
-    """A ``model.Event`` from the runtime, on the loop thread."""
     schedules_changed = Signal(int)
     """One schedule was created, edited, enabled, disabled or deleted through the service."""
     store_changed = Signal()
@@ -135,10 +133,13 @@ class Host(QObject):
         self._give_back = QTimer(self)
         self._give_back.setSingleShot(True)
         self._give_back.setInterval(GIVE_BACK_AFTER)
-        self._give_back.timeout.connect(lambda: self._workers.submit(give_back))
+        self._give_back.timeout.connect(self._at_rest)
         self._lock = QLockFile(str(lock_path(store.data_dir)))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone
         self._waiting: dict[int, list[Responder]] = {}
+        self.event_listeners: list[Callable[[Event], None]] = []
+        """Called with each ``model.Event`` of the runtime, on the loop thread. Not a Qt signal:
+        each emit gave the GIL up and waited to take it back, 20,000 times in a burst."""
         self._wake_sources: list[Any] = []
         self._zones: Any = None
         self.runtime.changes.subscribe(self._schedules_moved)
@@ -241,7 +242,7 @@ class Host(QObject):
         driver = self.runtime.driver
         last = driver.last_wake
         try:
-            schedules: int | None = self.store.count_schedules()
+            schedules: int | None = self.store.count_schedules(wait=False)
             problem = None
         except StoreError as error:
             # A database that cannot be read is what status is asked about then: said, not raised.
@@ -283,6 +284,8 @@ class Host(QObject):
 
     def _on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         log_wake(plan, reason)
+        if reason is WakeReason.start:
+            self._give_back.start()  # the schedules read: at rest soon, runs or none
         self.diary.tick()
         self.rpc.ensure_listening()
         # Piggyback on the scheduler's own tick (at most a minute apart) rather than a timer of
@@ -296,6 +299,11 @@ class Host(QObject):
             self.loop.call_soon(partial(self._wake, WakeReason.tz_change))
         self.woke.emit(plan, reason)
 
+    def _at_rest(self) -> None:
+        """A burst is over (or the app has started): the heap settled, freed memory given back."""
+        settle_heap()
+        self._workers.submit(give_back)
+
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StoreProblem):
             log.error("cannot write to the database: %s", event.message)
@@ -305,7 +313,8 @@ class Host(QObject):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))
             self._give_back.start()  # again: counted from the last run of a burst
-        self.runtime_event.emit(event)
+        for listener in self.event_listeners:
+            listener(event)
 
     def _look_at_file(self) -> None:
         """The database file changed: if another process changed a schedule, plan again now

@@ -9,6 +9,7 @@ wait, and ``malloc_trim`` hands the free pages back once the burst is over.
 from __future__ import annotations
 
 import ctypes
+import gc
 import sys
 
 from domi_desktop.ffi import Library, Signature, load_c
@@ -49,3 +50,15 @@ def give_back() -> bool:
     if _LIBC is None:
         return False
     return bool(_LIBC.malloc_trim(0))
+
+
+def settle_heap() -> None:
+    """When the app is at rest (started, or a burst over): what lives now is set aside from
+    Python's cyclic garbage collector, which otherwise walks all of it, every schedule and every
+    Qt wrapper, at each full collection. During a 10,000-schedule wake such a collection took
+    100 ms, in whichever thread, holding the GIL: the GUI loop stood still through it. What was
+    set aside before is looked at again first (``unfreeze``), so a cycle that died since is
+    still collected, once, here."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()

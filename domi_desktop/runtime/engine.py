@@ -228,7 +228,7 @@ class Runtime:
                 self.store.log_path_for(run_id), active.started_at or now, now,
             )  # fmt: skip
             active.attempt = active.schedule.policies.retries  # no retry after a stop
-            self._finished(run_id, stopped, active)
+            self._finished(run_id, stopped)
         return True
 
     # -- the driver's sink ---------------------------------------------------------------------
@@ -353,7 +353,7 @@ class Runtime:
             for other in lane.running.values():
                 if other.handle is not None:
                     other.handle.stop(REPLACED)
-        lane.running[active.run_id] = active
+        self.lanes.run(lane, active)
 
     def _begin(self, active: Active, pending: Pending, started: frozenset[int]) -> None:
         lane = self.lanes.get(lane_key(active.schedule))
@@ -384,7 +384,7 @@ class Runtime:
     # -- starting and finishing ----------------------------------------------------------------
 
     def _launch(self, lane: Lane, active: Active) -> None:
-        lane.running[active.run_id] = active
+        self.lanes.run(lane, active)
         self._start(active)
 
     def _start(self, active: Active) -> None:
@@ -414,13 +414,13 @@ class Runtime:
         run_id = active.run_id
         active.handle = self.runner.start(
             request,
-            lambda result: self.loop.call_soon(lambda: self._finished(run_id, result, active)),
+            lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
             secrets=self.secrets,
             on_started=lambda pid: self.recorder.record_job(run_id, pid),
         )
 
-    def _finished(self, run_id: int, result: ActionResult, launched: Active | None = None) -> None:
-        active = self.lanes.active(run_id, launched)
+    def _finished(self, run_id: int, result: ActionResult) -> None:
+        active = self.lanes.active(run_id)
         if active is None:
             return  # already recorded (stop() waited for it)
         policies = active.schedule.policies
@@ -459,7 +459,7 @@ class Runtime:
         lane = self.lanes.get(key)
         if lane is None:
             return
-        lane.running.pop(active.run_id, None)
+        self.lanes.end(lane, active.run_id)
         for run_id in self.keeper.ended(active.run_id):
             if run_id in self._bursting:
                 self._begin(*self._bursting.pop(run_id), frozenset())
@@ -496,5 +496,5 @@ class Runtime:
     ) -> None:
         """A waiting run whose row has just turned ``running``: its action starts."""
         active = Active(run_id, schedule, trigger, started_at=now)
-        self.lanes.setdefault(lane_key(schedule), Lane()).running[run_id] = active
+        self.lanes.run(self.lanes.setdefault(lane_key(schedule), Lane()), active)
         self.run_action(active, log_path)

@@ -42,38 +42,46 @@ class Lane:
 
 class Lanes(dict[str, Lane]):
     """The lanes by key; only those with a run in them (``Runtime._release`` lets an idle one go:
-    after a catch-up of 10,000 schedules, asking what runs would otherwise walk 10,000)."""
+    after a catch-up of 10,000 schedules, asking what runs would otherwise walk 10,000). A run
+    enters a lane's ``running`` with ``run`` and leaves it with ``end``, which keep the runs in
+    progress indexed by id: ``app.status`` asks for them every few milliseconds during a burst,
+    and walking 10,000 lanes each time held the GUI loop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._running: dict[int, Active] = {}
+
+    def run(self, lane: Lane, active: Active) -> None:
+        lane.running[active.run_id] = active
+        self._running[active.run_id] = active
+
+    def end(self, lane: Lane, run_id: int) -> Active | None:
+        self._running.pop(run_id, None)
+        return lane.running.pop(run_id, None)
 
     def run_ids(self) -> set[int]:
         """The runs in progress: started, or about to start."""
-        return {run_id for lane in self.values() for run_id in lane.running}
+        return set(self._running)
 
     def by_schedule(self) -> dict[int, list[int]]:
         found: dict[int, list[int]] = {}
-        for lane in self.values():
-            for active in lane.running.values():
-                found.setdefault(active.schedule.id, []).append(active.run_id)
+        for active in self._running.values():
+            found.setdefault(active.schedule.id, []).append(active.run_id)
         return found
 
-    def active(self, run_id: int, launched: Active | None = None) -> Active | None:
-        """The run ``run_id`` if a lane runs it, looked for in ``launched``'s lane first: each of
-        a burst's 10,000 ends looked through 10,000 lanes."""
-        lane = None if launched is None else self.get(lane_key(launched.schedule))
-        if lane is not None and run_id in lane.running:
-            return lane.running[run_id]
-        return next(
-            (lane.running[run_id] for lane in self.values() if run_id in lane.running), None
-        )
+    def active(self, run_id: int) -> Active | None:
+        """The run ``run_id`` if a lane runs it."""
+        return self._running.get(run_id)
 
     def holding(self, run_id: int) -> Active | None:
         """The run ``run_id`` if a lane runs it or has it waiting; a waiting one is moved to the
         running ones (the caller ends it)."""
         for lane in self.values():
             if lane.waiting is not None and lane.waiting.run_id == run_id:
-                lane.running[run_id], lane.waiting = lane.waiting, None
-            if run_id in lane.running:
-                return lane.running[run_id]
-        return None
+                self.run(lane, lane.waiting)
+                lane.waiting = None
+                break
+        return self.active(run_id)
 
     def take_unstarted(self, parked: list[Active]) -> list[Active]:
         """At quit: each lane's waiting run, and those of ``parked`` (catch-ups not admitted yet)
@@ -85,7 +93,7 @@ class Lanes(dict[str, Lane]):
                 lane.waiting = None
         for active in parked:  # each in its own lane: a quit after a burst met 10,000 x 10,000
             home = self.get(lane_key(active.schedule))
-            if home is not None and home.running.pop(active.run_id, None) is not None:
+            if home is not None and self.end(home, active.run_id) is not None:
                 unstarted.append(active)
         return unstarted
 

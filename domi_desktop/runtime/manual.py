@@ -100,7 +100,7 @@ class ManualRuns:
                 for other in lane.running.values():
                     if other.handle is not None:
                         other.handle.stop(REPLACED)
-            lane.running[outcome] = active
+            self._rt.lanes.run(lane, active)
             self._rt.emit(manual_event(schedule, outcome, trigger, now))
             self._rt.run_action(active, self._rt.store.log_path_for(outcome))
             answer(outcome)

@@ -18,19 +18,26 @@ class Paced(QObject):
         self._work = work
         self._interval = interval
         self._last = -interval
+        self._asked = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.now)
 
     def ask(self) -> None:
-        if not self._timer.isActive():
-            wait = self._last + self._interval - time.monotonic()
-            self._timer.start(max(0, int(wait * 1000)))
+        # Asked at every event of a burst: answered in Python while a run is already on its way
+        # (a call into Qt gives the GIL up, and waits for it back behind the busy threads).
+        if self._asked:
+            return
+        self._asked = True
+        wait = self._last + self._interval - time.monotonic()
+        self._timer.start(max(0, int(wait * 1000)))
 
     def now(self) -> None:
+        self._asked = False
         self._timer.stop()
         self._last = time.monotonic()
         self._work()
 
     def stop(self) -> None:
+        self._asked = False
         self._timer.stop()

@@ -6,6 +6,7 @@ another process's edit."""
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -219,3 +220,30 @@ def test_the_schedule_count_follows_this_stores_and_another_connections_writes(
     assert store.count_schedules() == 2
     sql("UPDATE schedules SET last_due = 0")  # not an edit: the count is not read again
     assert store.count_schedules() == 2
+
+
+def test_a_count_that_does_not_wait_answers_the_last_one_while_another_thread_reads(
+    store: Store, schedule: Schedule, sql: Sql
+) -> None:
+    assert store.count_schedules() == 1
+    reading, done = threading.Event(), threading.Event()
+
+    def read_long() -> None:
+        with store._using():  # as the recorder's pruning read holds it in a burst
+            reading.set()
+            done.wait(60)
+
+    reader = threading.Thread(target=read_long)
+    reader.start()
+    try:
+        assert reading.wait(60)
+        sql(
+            "INSERT INTO schedules (name, expr, tz, enabled, action, policies, created_at,"
+            " updated_at) SELECT 'copy', expr, tz, enabled, action, policies, created_at,"
+            " updated_at FROM schedules"
+        )
+        assert store.count_schedules(wait=False) == 1
+    finally:
+        done.set()
+        reader.join()
+    assert store.count_schedules(wait=False) == 2
