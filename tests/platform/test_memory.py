@@ -1,9 +1,12 @@
-"""Memory a burst of threads freed goes back to the OS (glibc), measured in a fresh process."""
+"""Memory a burst of threads freed goes back to the OS (glibc), measured in a fresh process; the
+heap set aside from the garbage collector at rest."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+import weakref
 
 import pytest
 
@@ -60,3 +63,26 @@ def test_elsewhere_it_does_nothing_and_says_so(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(memory, "_LIBC", None)
     assert memory.limit_arenas() is False
     assert memory.give_back() is False
+
+
+def test_settling_sets_what_lives_aside_and_a_cycle_that_died_since_is_still_collected() -> None:
+    class Node:
+        other: Node | None = None
+
+    def cycle() -> weakref.ref[Node]:
+        first, second = Node(), Node()
+        first.other, second.other = second, first
+        return weakref.ref(first)
+
+    alive = cycle()
+    kept = alive()  # alive while the heap is settled: set aside with the rest
+    try:
+        memory.settle_heap()
+        assert gc.get_freeze_count() > 0
+        del kept
+        gc.collect()
+        assert alive() is not None  # frozen: the collector does not look at it
+        memory.settle_heap()
+        assert alive() is None  # looked at again, found dead, collected
+    finally:
+        gc.unfreeze()
