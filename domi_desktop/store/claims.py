@@ -32,7 +32,6 @@ _COLUMNS = (
     'schedule_id, status, "trigger", due, fired_at, reason, late, missed_count, attempt, '
     "owner_pid, owner_token, owner_started, machine, lease_until"
 )
-_RUNNING = RunStatus.running.value
 _SKIPPED = RunStatus.skipped.value
 _SCHEDULED = Trigger.scheduled.value
 
@@ -126,7 +125,7 @@ def check_claim(claim: FireClaim) -> None:
 def write_deletes(param: str, ids: Sequence[int], cursor: Any) -> int:
     """Delete the runs ``ids`` unless they run; how many."""
     marks = ", ".join([param] * len(ids))
-    cursor.execute(f"DELETE FROM runs WHERE id IN ({marks}) AND status != '{_RUNNING}'", ids)
+    cursor.execute(f"DELETE FROM runs WHERE id IN ({marks}) AND status != '{codec.RUNNING}'", ids)
     return int(cursor.rowcount)
 
 
@@ -152,7 +151,7 @@ def write_claims(
     # After the compare-and-set, which holds the schedule's row: another machine's claim of the
     # same schedule waits here, so two machines never both see the other idle.
     elsewhere = (
-        f"SELECT 1 FROM runs WHERE schedule_id = {p} AND status = '{_RUNNING}' "
+        f"SELECT 1 FROM runs WHERE schedule_id = {p} AND status = '{codec.RUNNING}' "
         f"AND machine IS NOT NULL AND machine <> {p} LIMIT 1"
     )
     insert, skipped = _insert(p), _insert_skipped(p)
@@ -222,8 +221,7 @@ class Together:
         claims = self._claims
         stored: dict[int, int | None] = {}
         ids = [claim.schedule_id for claim in claims]
-        for start in range(0, len(ids), _IDS_A_READ):
-            chunk = ids[start : start + _IDS_A_READ]
+        for chunk in codec.in_chunks(ids):
             marks = ", ".join("?" * len(chunk))
             cursor.execute(f"SELECT id, last_due FROM schedules WHERE id IN ({marks})", chunk)
             stored.update(cursor.fetchall())
@@ -234,8 +232,7 @@ class Together:
         ]
         who = self._who
         run_ids: list[int | None] = [None] * len(claims)
-        for start in range(0, len(won), _CLAIMS_A_STATEMENT):
-            chunk = won[start : start + _CLAIMS_A_STATEMENT]
+        for chunk in codec.in_chunks(won, _CLAIMS_A_STATEMENT):
             cursor.execute(_MOVE_LAST_DUES, (_array(self._moves[index] for index in chunk),))
             skipped = _array(self._skipped[index] for index in chunk if self._skipped[index])
             if skipped != "[]":
@@ -249,8 +246,6 @@ class Together:
         return run_ids
 
 
-_IDS_A_READ = 500
-"""Ids in one ``IN (...)``: under the 999 variables of SQLite's builds before 3.32."""
 _CLAIMS_A_STATEMENT = 100
 """Claims one statement writes (a wake's 1,000 fires: 70,000 skipped rows in 10 statements)."""
 _MOVE_LAST_DUES = (
@@ -397,7 +392,7 @@ def write_starts(cursor: Any, param: str, starts: Sequence[Start], holder: Holde
     sql = (
         f"UPDATE runs SET started_at = {p}, attempt = {p}, job_pid = NULL, job_started = NULL, "
         f"log_path = COALESCE({p}, log_path), lease_until = {p} "
-        f"WHERE id = {p} AND status = '{_RUNNING}' AND (machine IS NULL OR machine = {p})"
+        f"WHERE id = {p} AND status = '{codec.RUNNING}' AND (machine IS NULL OR machine = {p})"
     )
     done: list[bool] = []
     for start in starts:
@@ -415,7 +410,7 @@ def write_finishes(cursor: Any, param: str, finishes: Sequence[Finish]) -> list[
     p = param
     sql = (
         f"UPDATE runs SET status = {p}, finished_at = {p}, exit_code = {p}, reason = {p}, "
-        f"output_tail = {p} WHERE id = {p} AND status = '{_RUNNING}'"
+        f"output_tail = {p} WHERE id = {p} AND status = '{codec.RUNNING}'"
     )
     done: list[bool] = []
     for finish in finishes:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any, TypeVar
@@ -31,6 +31,7 @@ from domi_desktop.model import (
     Pairs,
     Placement,
     Policies,
+    RunStatus,
     SessionTriggers,
 )
 
@@ -42,6 +43,17 @@ _MICROSECOND = timedelta(microseconds=1)
 
 _E = TypeVar("_E", bound=Enum)
 _T = TypeVar("_T")
+
+RUNNING = RunStatus.running.value
+"""A run's ``status`` while it runs, as SQL written out by hand compares it."""
+IDS_A_STATEMENT = 500
+"""Ids in one ``IN (...)``: under the 999 variables of SQLite's builds before 3.32."""
+
+
+def in_chunks(items: Sequence[_T], size: int = IDS_A_STATEMENT) -> Iterator[Sequence[_T]]:
+    """``items`` a statement's worth at a time."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 class CodecError(ValueError):

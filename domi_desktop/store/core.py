@@ -21,10 +21,18 @@ from peewee import Database, SqliteDatabase
 from domi_desktop.errors import StoreError
 from domi_desktop.model import RunStatus
 from domi_desktop.paths import DB_FILENAME, LOG_DIRNAME, ensure_private_dir
-from domi_desktop.store import _open, _replan, _rows, backend, claims, listen, migrations, retention
+from domi_desktop.store import (
+    _open,
+    _replan,
+    _rows,
+    backend,
+    claims,
+    codec,
+    listen,
+    migrations,
+    retention,
+)
 from domi_desktop.store.models import RunRow, database
-
-_RUNNING = RunStatus.running.value
 
 OPEN_GUARD = threading.Lock()
 """Held while the module-level database proxy is bound or unbound."""
@@ -143,9 +151,9 @@ class StoreCore:
     def _delete_runs(self, doomed: Mapping[int, str | None]) -> int:
         ids = sorted(doomed)
         deleted = 0
-        for start in range(0, len(ids), retention.DELETE_CHUNK):
+        for chunk in codec.in_chunks(ids, retention.DELETE_CHUNK):
             with self._using(), claims.write_transaction(self._db):
-                deleted += retention.delete(ids[start : start + retention.DELETE_CHUNK])
+                deleted += retention.delete(chunk)
         retention.remove_logs(self.log_dir, [path for path in doomed.values() if path])
         return deleted
 
@@ -210,7 +218,7 @@ class StoreCore:
         with self._using(), claims.write_transaction(self._db):
             updated = (
                 RunRow.update(changes)
-                .where((RunRow.id == run_id) & (RunRow.status == _RUNNING))
+                .where((RunRow.id == run_id) & (RunRow.status == codec.RUNNING))
                 .execute()
             )
             if not updated:

@@ -17,7 +17,6 @@ from domi_desktop.model import RunStatus, Trigger
 from domi_desktop.store import codec
 from domi_desktop.store.claims import Holder
 
-_RUNNING = RunStatus.running.value
 EXPIRED = "lease expired on machine "
 """The reason of a taken-over run starts with this, then the machine's name."""
 
@@ -32,7 +31,7 @@ def renew(
     ids = sorted(run_ids)
     marks = ", ".join([p] * len(ids))
     cursor.execute(
-        f"UPDATE runs SET lease_until = {p} WHERE id IN ({marks}) AND status = '{_RUNNING}' "
+        f"UPDATE runs SET lease_until = {p} WHERE id IN ({marks}) AND status = '{codec.RUNNING}' "
         f"AND (machine IS NULL OR machine = {p}) RETURNING id",
         (holder.lease_until(now), *ids, holder.machine),
     )
@@ -53,7 +52,7 @@ def take_over(
     p = param
     stamp = codec.to_micros(now)
     where = (
-        f"status = '{_RUNNING}' AND machine IS NOT NULL AND machine <> {p} "
+        f"status = '{codec.RUNNING}' AND machine IS NOT NULL AND machine <> {p} "
         f"AND COALESCE(lease_until, 0) < {p}"
     )
     params: list[object] = [holder.machine, stamp]

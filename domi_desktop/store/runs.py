@@ -18,12 +18,7 @@ from domi_desktop.store.core import StoreCore
 from domi_desktop.store.models import RunRow
 from domi_desktop.store.writer import Writer
 
-_RUNNING = RunStatus.running.value
 _FAILED = (RunStatus.failed.value, RunStatus.timed_out.value)
-_IDS_PER_QUERY = 500
-"""Schedule ids in one ``IN (...)``: well under every backend's limit on parameters."""
-_ID_CHUNK = 500
-"""Ids in one ``IN (...)`` (SQLite allows 32,766 parameters, older builds 999)."""
 EMPTY: Mapping[int, str] = MappingProxyType({})
 
 
@@ -130,7 +125,7 @@ class RunStore(StoreCore):
         with self._using():
             return {
                 row.id: identity.Job(pid=row.job_pid, started=row.job_started)
-                for row in RunRow.select().where(self._mine(RunRow.status == _RUNNING))
+                for row in RunRow.select().where(self._mine(RunRow.status == codec.RUNNING))
                 if row.job_pid is not None and not _rows.owner_alive(row)
             }
 
@@ -142,7 +137,7 @@ class RunStore(StoreCore):
             return {
                 row.id: row.owner_token
                 for row in RunRow.select().where(
-                    self._mine((RunRow.status == _RUNNING) & RunRow.job_pid.is_null())
+                    self._mine((RunRow.status == codec.RUNNING) & RunRow.job_pid.is_null())
                 )
                 if row.owner_token and not _rows.owner_alive(row)
             }
@@ -172,8 +167,7 @@ class RunStore(StoreCore):
         ids = sorted(set(run_ids))
         found: dict[int, Run] = {}
         with self._using():
-            for start in range(0, len(ids), _ID_CHUNK):
-                chunk = ids[start : start + _ID_CHUNK]
+            for chunk in codec.in_chunks(ids):
                 found.update(
                     (row.id, _rows.run(row)) for row in RunRow.select().where(RunRow.id.in_(chunk))
                 )
@@ -209,9 +203,9 @@ class RunStore(StoreCore):
         )
         ids = list(found)
         with self._using():
-            for start in range(0, len(ids), _IDS_PER_QUERY):
+            for chunk in codec.in_chunks(ids):
                 where = (
-                    RunRow.schedule_id.in_(ids[start : start + _IDS_PER_QUERY])
+                    RunRow.schedule_id.in_(chunk)
                     & (RunRow.id > fn.COALESCE(latest, 0))
                     & RunRow.status.in_(_FAILED)
                     & RunRow.finished_at.is_null(False)
@@ -255,7 +249,7 @@ class RunStore(StoreCore):
         with self._using(), self._atomic():
             orphans = [
                 row
-                for row in RunRow.select().where(self._mine(RunRow.status == _RUNNING))
+                for row in RunRow.select().where(self._mine(RunRow.status == codec.RUNNING))
                 if not _rows.owner_alive(row)
             ]
             if not orphans:

@@ -190,10 +190,7 @@ class Store(StoryStore):
             chunks = [query.order_by(ScheduleRow.id)]
         else:
             ids = sorted(set(schedule_ids))
-            chunks = [
-                query.where(ScheduleRow.id.in_(ids[start : start + 500]))
-                for start in range(0, len(ids), 500)
-            ]
+            chunks = [query.where(ScheduleRow.id.in_(chunk)) for chunk in codec.in_chunks(ids)]
         labels: dict[int, tuple[str, str]] = {}
         with self._using():
             for chunk in chunks:

@@ -32,9 +32,6 @@ from domi_desktop.store.claims import (
 )
 
 T = TypeVar("T")
-_RUNNING = RunStatus.running.value
-_ENDS_A_STATEMENT = 500
-"""Runs one statement of ``abandon`` ends: under the 999 variables of SQLite before 3.32."""
 
 Patience = Callable[[StoreUnavailable, int], bool]
 """Asked when a write found the database unavailable, with the error and the tries so far: True
@@ -134,7 +131,7 @@ class Writer:
         p = self._param
         token = identity.this_process().token
         unlaunched = (
-            f"SELECT id FROM runs WHERE status = '{_RUNNING}' AND job_pid IS NULL "
+            f"SELECT id FROM runs WHERE status = '{codec.RUNNING}' AND job_pid IS NULL "
             f"AND owner_token = {p}"
         )
 
@@ -142,11 +139,10 @@ class Writer:
             cursor.execute(unlaunched, (token,))
             ids = [int(row[0]) for row in cursor.fetchall() if int(row[0]) not in keep]
             ended = (RunStatus.interrupted.value, codec.to_micros(now), reason)
-            for start in range(0, len(ids), _ENDS_A_STATEMENT):
-                chunk = ids[start : start + _ENDS_A_STATEMENT]
+            for chunk in codec.in_chunks(ids):
                 cursor.execute(
                     f"UPDATE runs SET status = {p}, finished_at = {p}, reason = {p} "
-                    f"WHERE id IN ({', '.join([p] * len(chunk))}) AND status = '{_RUNNING}'",
+                    f"WHERE id IN ({', '.join([p] * len(chunk))}) AND status = '{codec.RUNNING}'",
                     (*ended, *chunk),
                 )
             return len(ids)
@@ -162,7 +158,7 @@ class Writer:
         def write(cursor: Any) -> None:
             # One statement each, not ``executemany``: on PostgreSQL that is a pipeline (``_many``).
             for run_id, pid, started in jobs:
-                cursor.execute(sql, (pid, started, run_id, _RUNNING))
+                cursor.execute(sql, (pid, started, run_id, codec.RUNNING))
 
         self.transact(write)
 
@@ -170,9 +166,8 @@ class Writer:
         """Delete these runs unless they run (again), in chunks of ``retention.DELETE_CHUNK``,
         each its own transaction: a claim waits for one chunk at most."""
         deleted = 0
-        for start in range(0, len(ids), retention.DELETE_CHUNK):
-            chunk = list(ids[start : start + retention.DELETE_CHUNK])
-            deleted += self.transact(partial(write_deletes, self._param, chunk))
+        for chunk in codec.in_chunks(ids, retention.DELETE_CHUNK):
+            deleted += self.transact(partial(write_deletes, self._param, list(chunk)))
         return deleted
 
     def transact(self, body: Callable[[Any], T]) -> T:
