@@ -74,6 +74,7 @@ def test_an_exception_is_written_with_its_traceback(setup: Path) -> None:
     assert "ERROR it failed" in text and "ValueError: the cause" in text
 
 
+@pytest.mark.linux_only  # /dev/full: every write fails with "no space left on device"
 def test_a_log_that_cannot_be_written_is_said_once_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
