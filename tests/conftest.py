@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
@@ -24,6 +25,9 @@ from domi_desktop.cron import set_local_resolver
 from domi_desktop.platform.timezone import install_os_zone
 from tests import pg
 from tests.fleet import fleet  # noqa: F401  (the fixture of the fleet tests)
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QCoreApplication
 
 # No test asserts a duration, hypothesis's included: its default 200 ms deadline per example
 # failed a store test on Windows' CPython under Wine on a loaded machine (642 ms, then 61 ms).
@@ -74,3 +78,14 @@ def local_is_the_os_zone() -> Iterator[None]:
     install_os_zone()
     yield
     set_local_resolver(None)
+
+
+@pytest.fixture
+def core_app() -> Iterator[QCoreApplication]:
+    """The process's Qt application (a core one, made if none is yet), for tests that turn a
+    Qt loop without widgets."""
+    from PySide6.QtCore import QCoreApplication
+
+    instance = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    assert isinstance(instance, QCoreApplication)
+    yield instance

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 
 import pytest
@@ -17,13 +17,6 @@ from domi_desktop.app.qtloop import QtLoop
 DEADLINE = 30.0
 
 
-@pytest.fixture
-def app() -> Iterator[QCoreApplication]:
-    instance = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    assert isinstance(instance, QCoreApplication)
-    yield instance
-
-
 def turn_until(done: Callable[[], bool]) -> None:
     deadline = time.monotonic() + DEADLINE
     while not done():
@@ -32,7 +25,7 @@ def turn_until(done: Callable[[], bool]) -> None:
 
 
 def test_callbacks_from_many_threads_run_on_the_loop_thread_in_their_order(
-    app: QCoreApplication,
+    core_app: QCoreApplication,
 ) -> None:
     loop = QtLoop()
     ran: list[tuple[int, int]] = []
@@ -57,7 +50,7 @@ def test_callbacks_from_many_threads_run_on_the_loop_thread_in_their_order(
         assert [index for who, index in ran if who == thread] == list(range(2_000))
 
 
-def test_a_flood_of_callbacks_lets_the_timers_run_between_turns(app: QCoreApplication) -> None:
+def test_a_flood_of_callbacks_lets_the_timers_run_between_turns(core_app: QCoreApplication) -> None:
     loop = QtLoop(budget=0.005)
     ran: list[int] = []
     ticks_at: list[int] = []
@@ -75,7 +68,7 @@ def test_a_flood_of_callbacks_lets_the_timers_run_between_turns(app: QCoreApplic
 
 
 def test_a_callback_that_raises_does_not_stall_the_ones_behind_it(
-    app: QCoreApplication, monkeypatch: pytest.MonkeyPatch
+    core_app: QCoreApplication, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     raised: list[BaseException] = []
     monkeypatch.setattr(sys, "excepthook", lambda _type, error, _tb: raised.append(error))

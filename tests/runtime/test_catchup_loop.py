@@ -5,10 +5,8 @@ how long the loop may stand still (its gap_ms); a bound on it here failed on loa
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -29,15 +27,8 @@ from tests.fakes import FakeClock
 SCHEDULES = 1000
 
 
-@pytest.fixture
-def app() -> Iterator[QCoreApplication]:
-    instance = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    assert isinstance(instance, QCoreApplication)
-    yield instance
-
-
 def test_it_catches_up_a_thousand_schedules_without_blocking_the_loop(
-    app: QCoreApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    core_app: QCoreApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The wall clock stands still: a minute turning during the test would fire the every-minute
     # schedules again. The loop, its timers and the heartbeat run in real time.
@@ -92,7 +83,7 @@ def test_it_catches_up_a_thousand_schedules_without_blocking_the_loop(
             while (len(fired) < SCHEDULES or len(finished) < _ran(fired)) and (
                 time.monotonic() < deadline
             ):
-                app.processEvents()
+                core_app.processEvents()
                 time.sleep(0.001)
         finally:  # its jobs and its worker's thread, also when the wait failed
             heartbeat.stop()

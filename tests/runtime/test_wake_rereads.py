@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -33,13 +33,6 @@ SCHEDULES = 5
 QUICK_JOB = (sys.executable, "-c", "pass")  # `true` is POSIX's
 MINUTE = timedelta(minutes=1)
 REREAD = "changed by another process: re-reading them"
-
-
-@pytest.fixture
-def app() -> Iterator[QCoreApplication]:
-    instance = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    assert isinstance(instance, QCoreApplication)
-    yield instance
 
 
 @pytest.fixture
@@ -76,7 +69,7 @@ def cli_disable(data: Path, runtime_dir: Path, schedule_id: int) -> None:
 
 
 def test_the_wake_after_the_workers_claims_and_results_does_not_re_read_but_sees_a_cli_edit(
-    app: QCoreApplication,
+    core_app: QCoreApplication,
     tmp_path: Path,
     reads: list[int],
     caplog: pytest.LogCaptureFixture,
@@ -111,9 +104,9 @@ def test_the_wake_after_the_workers_claims_and_results_does_not_re_read_but_sees
             clock.advance(MINUTE)
             woke = len(wakes)
             loop.call_soon(lambda: runtime.driver.wake(WakeReason.timer))
-            until(app, lambda: len(wakes) > woke, "the wake")
+            until(core_app, lambda: len(wakes) > woke, "the wake")
             until(
-                app,
+                core_app,
                 lambda: store.count_runs(status=RunStatus.succeeded) == runs,
                 f"{runs} runs written by the worker",
             )
@@ -121,7 +114,7 @@ def test_the_wake_after_the_workers_claims_and_results_does_not_re_read_but_sees
 
         try:
             loop.call_soon(runtime.start)
-            until(app, lambda: bool(wakes), "the first wake")
+            until(core_app, lambda: bool(wakes), "the first wake")
             assert len(reads) == 1  # the start reads them all once
 
             wake_and_settle(SCHEDULES)
