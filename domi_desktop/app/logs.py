@@ -122,7 +122,8 @@ class LogFile(logging.handlers.RotatingFileHandler, Batched):
             self.stream = self._open()
         # A batch that would pass the size starts the next file (RotatingFileHandler's rule,
         # asked once a batch, not with a seek at each record).
-        if self.stream.tell() and self.stream.tell() + len(text) >= self.maxBytes:
+        size = self.stream.tell()
+        if size and size + len(text) >= self.maxBytes:
             self.doRollover()
         super().write_text(text)
 
