@@ -75,6 +75,10 @@ WARDEN_STOPPED = (
 )
 """The reason recorded on a run of a shared store whose job the warden (``actions.warden``) ended."""
 
+NOT_STARTED_LATE = "not started: most of its lease went by before the job could start"
+"""The reason the runner gives for a run of a shared store that it did not start
+(``ActionRequest.start_by``); the app writes the start anew and tries again."""
+
 LOCAL_ZONE = "local"
 """A schedule's zone meaning 'the OS zone at the time of evaluation' (a laptop that travels)."""
 

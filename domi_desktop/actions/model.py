@@ -33,12 +33,18 @@ class ActionRequest:
     timeout: timedelta | None = None
     secrets: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Environment variable (command) or header (HTTP) → secret value. See ``resolve_secrets``."""
+    start_by: datetime | None = None
+    """Past this (the runner's clock), the action is not started: the run ends ``interrupted``
+    with reason ``NOT_STARTED_LATE``. A run of a shared store may have been taken over by another
+    machine once its lease lapsed, and a process frozen between the hand-off and the start must
+    not start a second copy then."""
 
     def __repr__(self) -> str:
         # The values must not reach a log through a repr; the names are enough to debug.
         return (
             f"ActionRequest(action={self.action!r}, run_id={self.run_id}, log_path="
-            f"{str(self.log_path)!r}, timeout={self.timeout!r}, secrets={sorted(self.secrets)})"
+            f"{str(self.log_path)!r}, timeout={self.timeout!r}, secrets={sorted(self.secrets)}, "
+            f"start_by={self.start_by!r})"
         )
 
 

@@ -19,7 +19,7 @@ from domi_desktop.actions.identity import job_tags
 from domi_desktop.actions.model import ActionRequest, ActionResult, check_action, resolve_secrets
 from domi_desktop.actions.supervisor import supervisor
 from domi_desktop.errors import ActionError, SecretError
-from domi_desktop.model import CommandAction, RunStatus
+from domi_desktop.model import NOT_STARTED_LATE, CommandAction, RunStatus
 from domi_desktop.ports import Clock, SecretStore
 from domi_desktop.secrets import Masker
 
@@ -210,6 +210,16 @@ class ActionRunner:
         request = checked.request
         run.masker = Masker(request.secrets.values())
         run.started_at = self._clock.now()
+        if request.start_by is not None and run.started_at > request.start_by:
+            # Before the log: the run's next start writes there.
+            self._finish(
+                run,
+                ActionResult(
+                    RunStatus.interrupted, NOT_STARTED_LATE, None, "", request.log_path,
+                    run.started_at, run.started_at,
+                ),
+            )  # fmt: skip
+            return False
         try:
             run.capture = OutputCapture(request.log_path, run.masker, self._log_limits)
         except OSError as error:

@@ -71,11 +71,13 @@ class WakeWrite:
     listing: float = 0.0
     """The worker's time listing the skipped instants, before the write."""
 
-    def held(self, now: datetime, lease: timedelta) -> frozenset[int]:
-        """The runs started with the claims, if they may still be launched as they are: a loop
-        that stood still for most of a lease since (a frozen app) writes each start again, and
-        launches none that another machine took over meanwhile."""
-        return self.started if now - self.at < lease * warden.MARGIN else frozenset()
+    def leased_at(self, run_id: int, now: datetime, lease: timedelta) -> datetime | None:
+        """When the run's start and lease were written, if it was started with its claim and
+        may still be launched as it is; else None: a loop that stood still for most of a lease
+        since (a frozen app) writes the start again, and launches none that another machine took
+        over meanwhile."""
+        held = run_id in self.started and now - self.at < lease * warden.MARGIN
+        return self.at if held else None
 
 
 class FutureLanes:

@@ -17,9 +17,11 @@ from domi_desktop.actions import (
     ActionRequest,
     ActionResult,
     ActionRunner,
+    warden,
 )
 from domi_desktop.events import Event, RunFinished, RunWaiting, WakeDecided
 from domi_desktop.model import (
+    NOT_STARTED_LATE,
     Alerts,
     FireOutcome,
     Overlap,
@@ -336,7 +338,10 @@ class Runtime:
             # Asked at each launch: the app may freeze between two slices of them.
             lease = self.store.holder.lease
             self._slices.run(
-                launches, lambda item: self._begin(*item, outcome.held(self.clock.now(), lease))
+                launches,
+                lambda item: self._begin(
+                    *item, outcome.leased_at(item[0].run_id, self.clock.now(), lease)
+                ),
             )
             self._pruner.maybe()
 
@@ -355,13 +360,15 @@ class Runtime:
                     other.handle.stop(REPLACED)
         self.lanes.run(lane, active)
 
-    def _begin(self, active: Active, pending: Pending, started: frozenset[int]) -> None:
+    def _begin(self, active: Active, pending: Pending, leased_at: datetime | None) -> None:
+        """Launch a claimed fire; ``leased_at``: when its start was written with the claim, if
+        that start still holds (``WakeWrite.leased_at``), else it is written now."""
         lane = self.lanes.get(lane_key(active.schedule))
         if lane is None or active.run_id not in lane.running:
             return  # stopped meanwhile
-        if active.run_id in started:
+        if leased_at is not None:
             active.started_at = self.clock.now()
-            self.run_action(active, self.store.log_path_for(active.run_id))
+            self.run_action(active, self.store.log_path_for(active.run_id), leased_at)
         elif pending.decision.delay > timedelta(0):
             self.loop.call_later(
                 pending.decision.delay.total_seconds(), lambda: self._start(active)
@@ -399,17 +406,22 @@ class Runtime:
                 self._release(active, None)
                 return
             active.started_at = active.started_at or now
-            self.run_action(active, log_path)
+            self.run_action(active, log_path, now)
 
         self.recorder.submit(lambda writer: writer.start([start]), started)
 
-    def run_action(self, active: Active, log_path: Path) -> None:
+    def run_action(self, active: Active, log_path: Path, leased_at: datetime) -> None:
+        """Hand the run to the runner; ``leased_at``: when its start (and lease) was written.
+        On a shared store the runner will not start it once most of that lease has gone by: an
+        app frozen between here and the start may have lost the run to another machine."""
         self.keeper.started(active.run_id, active.schedule)
+        holder = self.store.holder
         request = ActionRequest(
             action=self.keeper.action_for(active.schedule),
             run_id=active.run_id,
             log_path=log_path,
             timeout=active.schedule.policies.timeout,
+            start_by=leased_at + holder.lease * warden.MARGIN if self.store.shared else None,
         )
         run_id = active.run_id
         active.handle = self.runner.start(
@@ -423,6 +435,9 @@ class Runtime:
         active = self.lanes.active(run_id)
         if active is None:
             return  # already recorded (stop() waited for it)
+        if result.reason == NOT_STARTED_LATE:
+            self._start(active)  # a fresh lease, unless another machine took the run meanwhile
+            return
         policies = active.schedule.policies
         failed = result.status in (RunStatus.failed, RunStatus.timed_out)
         if failed and active.attempt < policies.retries:
@@ -462,7 +477,7 @@ class Runtime:
         self.lanes.end(lane, active.run_id)
         for run_id in self.keeper.ended(active.run_id):
             if run_id in self._bursting:
-                self._begin(*self._bursting.pop(run_id), frozenset())
+                self._begin(*self._bursting.pop(run_id), None)
         if not lane.busy and lane.waiting is not None:
             waiting, lane.waiting = lane.waiting, None
             self._launch(lane, waiting)
@@ -497,4 +512,4 @@ class Runtime:
         """A waiting run whose row has just turned ``running``: its action starts."""
         active = Active(run_id, schedule, trigger, started_at=now)
         self.lanes.run(self.lanes.setdefault(lane_key(schedule), Lane()), active)
-        self.run_action(active, log_path)
+        self.run_action(active, log_path, now)

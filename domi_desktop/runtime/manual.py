@@ -36,7 +36,7 @@ class ManualHost(Protocol):
 
     def emit(self, event: Event) -> None: ...
 
-    def run_action(self, active: Active, log_path: Path) -> None: ...
+    def run_action(self, active: Active, log_path: Path, leased_at: datetime) -> None: ...
 
 
 class ManualRuns:
@@ -102,7 +102,7 @@ class ManualRuns:
                         other.handle.stop(REPLACED)
             self._rt.lanes.run(lane, active)
             self._rt.emit(manual_event(schedule, outcome, trigger, now))
-            self._rt.run_action(active, self._rt.store.log_path_for(outcome))
+            self._rt.run_action(active, self._rt.store.log_path_for(outcome), now)
             answer(outcome)
 
         self._rt.recorder.submit(

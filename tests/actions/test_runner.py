@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import threading
@@ -15,7 +16,7 @@ import pytest
 from domi_desktop.actions import ActionRequest, ActionResult, ActionRunner
 from domi_desktop.actions.supervisor import supervisor
 from domi_desktop.clock import SystemClock
-from domi_desktop.model import CommandAction, RunStatus
+from domi_desktop.model import NOT_STARTED_LATE, CommandAction, RunStatus
 from domi_desktop.secrets import MemorySecretStore
 
 pytestmark = pytest.mark.posix_only  # POSIX shells and signals
@@ -247,3 +248,41 @@ def test_a_callback_that_raises_still_ends_the_run_and_is_logged(
     # The thread that looks after every job lived through it.
     after = runner.run(make_request(CommandAction(shell="echo still here"), run_id=2))
     assert (after.status, after.output_tail) == (RunStatus.succeeded, "still here\n")
+
+
+def test_a_request_handed_over_before_a_freeze_is_not_started_past_its_start_by(
+    runner: ActionRunner, tmp_path: Path
+) -> None:
+    """The app froze between handing the run over and the supervisor starting it: by then the
+    run's lease may have lapsed and another machine may be running it, so no process starts."""
+    clock = TickingClock()
+    late = ActionRunner(clock)
+    frozen, thawed = threading.Event(), threading.Event()
+
+    def freeze() -> None:
+        frozen.set()
+        thawed.wait(30)
+
+    supervisor().call_soon(freeze)  # the supervisor stands still, as in a SIGSTOP
+    assert frozen.wait(10)
+    marker = tmp_path / "ran"
+    request = ActionRequest(
+        CommandAction(argv=("touch", str(marker))), 7, tmp_path / "7.log",
+        start_by=clock.now() + timedelta(seconds=45),
+    )  # fmt: skip
+    pids: list[int] = []
+    running = late.start(request, lambda _result: None, on_started=pids.append)
+    clock.current += timedelta(seconds=46)
+    thawed.set()
+    result = running.wait(10)
+    assert result is not None
+    assert (result.status, result.reason, result.exit_code) == (
+        RunStatus.interrupted, NOT_STARTED_LATE, None,
+    )  # fmt: skip
+    assert pids == []
+    assert not marker.exists()
+    assert not request.log_path.exists()  # the run's next start writes its log
+    # In time, the same request starts.
+    on_time = runner.run(dataclasses.replace(request, start_by=datetime.now(UTC) + timedelta(1)))
+    assert on_time.status is RunStatus.succeeded
+    assert marker.exists()
