@@ -49,11 +49,27 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def until(app: QCoreApplication, condition: Callable[[], bool], what: str) -> None:
+def where_the_runs_stand(store: Store, runtime: Runtime) -> str:
+    """Each run's row, and the job's pid of each the runtime still carries (None: not started)."""
+    rows = [(run.id, run.status.value, run.reason) for run in store.runs()]
+    pids = {}
+    for run_id in runtime.running_runs():
+        active = runtime.lanes.active(run_id)
+        pids[run_id] = None if active is None or active.handle is None else active.handle.pid
+    return f"rows {rows}, carried {pids}"
+
+
+def until(
+    app: QCoreApplication,
+    condition: Callable[[], bool],
+    what: str,
+    state: Callable[[], object] = lambda: "",
+) -> None:
+    """``state``: what the failure's message shows of where things stood."""
     # Generous: a worker process starts in seconds under Wine, and on a loaded machine.
     deadline = time.monotonic() + 120
     while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what}: {state()}"
         app.processEvents()
         time.sleep(0.002)
 
@@ -109,6 +125,7 @@ def test_the_wake_after_the_workers_claims_and_results_does_not_re_read_but_sees
                 core_app,
                 lambda: store.count_runs(status=RunStatus.succeeded) == runs,
                 f"{runs} runs written by the worker",
+                lambda: where_the_runs_stand(store, runtime),
             )
             return wakes[-1]
 
