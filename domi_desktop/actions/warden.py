@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import IO
 
 import psutil
@@ -40,6 +41,13 @@ MARGIN = 0.75
 third of the lease, so a healthy app never gets that near."""
 POLL = 0.2
 """Seconds between two looks at the pipe and the deadline."""
+
+
+def trusted_until(written: datetime, lease: timedelta) -> datetime:
+    """Until when a lease written at ``written`` is sure to hold: later, this machine's run may
+    have been taken over (its job stopped by the warden), so it is neither launched nor started
+    as it stands."""
+    return written + lease * MARGIN
 
 
 def lapse_at(now: float, held: float, lease: float) -> float:

@@ -76,7 +76,7 @@ class WakeWrite:
         may still be launched as it is; else None: a loop that stood still for most of a lease
         since (a frozen app) writes the start again, and launches none that another machine took
         over meanwhile."""
-        held = run_id in self.started and now - self.at < lease * warden.MARGIN
+        held = run_id in self.started and now < warden.trusted_until(self.at, lease)
         return self.at if held else None
 
 

@@ -415,13 +415,13 @@ class Runtime:
         On a shared store the runner will not start it once most of that lease has gone by: an
         app frozen between here and the start may have lost the run to another machine."""
         self.keeper.started(active.run_id, active.schedule)
-        holder = self.store.holder
+        lease = self.store.holder.lease
         request = ActionRequest(
             action=self.keeper.action_for(active.schedule),
             run_id=active.run_id,
             log_path=log_path,
             timeout=active.schedule.policies.timeout,
-            start_by=leased_at + holder.lease * warden.MARGIN if self.store.shared else None,
+            start_by=warden.trusted_until(leased_at, lease) if self.store.shared else None,
         )
         run_id = active.run_id
         active.handle = self.runner.start(
