@@ -47,16 +47,21 @@ class OutputCapture:
     The log keeps what ``LogLimits`` allows: past its head, the middle is cut out as the output
     grows, a line at the cut says how much went, and a note at the end says the log was cut.
 
+    The file is made when the first byte is to be written: a run that prints nothing (and ends
+    well, with no note) leaves none. A silent ``* * * * *`` job would leave 1,440 empty files a
+    day, and making one was most of what starting a quiet job cost the app (``runner_bench``).
+
     Thread-safe: a reader thread feeds the job's output while the worker adds notes. Once closed,
     further output is dropped (a process that escaped the job may still hold the pipe open).
-    A log that cannot be written (a full disk) does not stop the run: the tail is still kept, and
-    ``log_error`` says what went wrong.
+    A log that cannot be made or written (a full disk, a folder gone) does not stop the run: the
+    tail is still kept, and ``log_error`` says what went wrong.
     """
 
     def __init__(
         self, log_path: Path, masker: Masker, limits: LogLimits = DEFAULT_LOG_LIMITS
     ) -> None:
-        self._fd = _open_log(log_path)
+        self._path = log_path
+        self._fd: int | None = None
         self._limits = limits
         self._total = 0
         """Bytes of output and notes so far, whether kept or cut."""
@@ -113,14 +118,19 @@ class OutputCapture:
                         f"the output was {_size(self._total)}; its log keeps the first "
                         f"{_size(self._limits.head)} and the last {_size(self._limits.tail)}"
                     )
-                if self.log_error is None and self._rest > self._limits.tail:
+                if (
+                    self._fd is not None
+                    and self.log_error is None
+                    and self._rest > self._limits.tail
+                ):
                     try:
-                        self._cut_middle()
+                        self._cut_middle(self._fd)
                     except OSError as error:
-                        self.log_error = error.strerror or str(error)
+                        self.log_error = _describe(error)
                 self._closed = True
-                with contextlib.suppress(OSError):  # a write that failed is reported already
-                    os.close(self._fd)
+                if self._fd is not None:
+                    with contextlib.suppress(OSError):  # a write that failed is reported already
+                        os.close(self._fd)
 
     def __enter__(self) -> OutputCapture:
         return self
@@ -142,31 +152,34 @@ class OutputCapture:
                 # Unbuffered: the log of a running job can be opened from the history.
                 self._write_log(data)
             except OSError as error:
-                self.log_error = error.strerror or str(error)
+                self.log_error = _describe(error)
         self._tail += data
         del self._tail[:-TAIL_BYTES]
         self._at_line_start = data.endswith(b"\n")
 
     def _write_log(self, data: bytes) -> None:
+        fd = self._fd
+        if fd is None:
+            fd = self._fd = _open_log(self._path)
         room = self._limits.head - self._head_written
         if room > 0:
             head, data = data[:room], data[room:]
-            _write_all(self._fd, head)
+            _write_all(fd, head)
             self._head_written += len(head)
             self._head_ends_line = head.endswith(b"\n")
         if data:
-            _write_all(self._fd, data)
+            _write_all(fd, data)
             self._rest += len(data)
             if self._rest > 2 * self._limits.tail:
-                self._cut_middle()
+                self._cut_middle(fd)
 
-    def _cut_middle(self) -> None:
+    def _cut_middle(self, fd: int) -> None:
         """Keep the head and the last ``tail`` bytes; put the line saying what went between."""
         tail = self._limits.tail
         end = self._head_written + self._marker_size + self._rest
         # One byte more: whether the kept part starts at a line start.
-        os.lseek(self._fd, end - tail - 1, os.SEEK_SET)
-        before, kept = _read_up_to(self._fd, 1), _read_up_to(self._fd, tail)
+        os.lseek(fd, end - tail - 1, os.SEEK_SET)
+        before, kept = _read_up_to(fd, 1), _read_up_to(fd, tail)
         if before != b"\n":
             start = kept.find(b"\n", 0, _LINE_SEARCH)
             if start >= 0:
@@ -177,9 +190,9 @@ class OutputCapture:
             f"{line_break}{NOTE_PREFIX}... {self._cut:,} bytes of output cut here: the log keeps "
             f"the first {_size(self._limits.head)} and the last {_size(tail)} ...\n"
         ).encode()
-        os.lseek(self._fd, self._head_written, os.SEEK_SET)
-        _write_all(self._fd, marker + kept)
-        os.ftruncate(self._fd, self._head_written + len(marker) + len(kept))
+        os.lseek(fd, self._head_written, os.SEEK_SET)
+        _write_all(fd, marker + kept)
+        os.ftruncate(fd, self._head_written + len(marker) + len(kept))
         self._marker_size = len(marker)
         self._rest = len(kept)
 
@@ -204,6 +217,12 @@ def _open_log(log_path: Path) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _describe(error: OSError) -> str:
+    text = error.strerror or str(error)
+    # A write's error names no file; the log's making does, and which folder failed matters.
+    return text if error.filename is None else f"{text}: {error.filename}"
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -205,8 +205,8 @@ class ActionRunner:
             self._failed(run, error)
 
     def _open(self, run: _Run, checked: _Checked) -> bool:
-        """Open the run's log; False when the run has ended already (it could not be written,
-        the request was refused, or a stop came first)."""
+        """Ready the run's log; False when the run has ended already (it was handed over too
+        late, the request was refused, or a stop came first)."""
         request = checked.request
         run.masker = Masker(request.secrets.values())
         run.started_at = self._clock.now()
@@ -220,18 +220,7 @@ class ActionRunner:
                 ),
             )  # fmt: skip
             return False
-        try:
-            run.capture = OutputCapture(request.log_path, run.masker, self._log_limits)
-        except OSError as error:
-            reason = f"could not write the log file: {error.strerror}: {error.filename}"
-            now = self._clock.now()
-            self._finish(
-                run,
-                ActionResult(
-                    RunStatus.failed, reason, None, "", request.log_path, run.started_at, now
-                ),
-            )
-            return False
+        run.capture = OutputCapture(request.log_path, run.masker, self._log_limits)
         stop_reason = run.running._control.stop_reason
         if checked.failure is not None:
             self._conclude(run, Outcome(RunStatus.failed, checked.failure))

@@ -154,15 +154,35 @@ def test_an_invalid_action_fails_the_run(runner: ActionRunner, make_request: Mak
     )
 
 
-def test_a_log_that_cannot_be_written_fails_the_run(runner: ActionRunner, tmp_path: Path) -> None:
+def test_a_log_that_cannot_be_made_does_not_stop_the_run_and_its_tail_says_why(
+    runner: ActionRunner, tmp_path: Path
+) -> None:
     (tmp_path / "a-file").write_text("")
+    log_path = tmp_path / "a-file" / "1.log"
     request = ActionRequest(
-        action=CommandAction(argv=("true",)), run_id=1, log_path=tmp_path / "a-file" / "1.log"
+        action=CommandAction(shell="echo report written"), run_id=1, log_path=log_path
     )
     result = runner.run(request)
-    assert result.status is RunStatus.failed
-    assert result.reason is not None
-    assert result.reason.startswith("could not write the log file: ")
+    assert result.status is RunStatus.succeeded
+    # Opening the log found a file where its folder should be; making the folder then failed.
+    assert result.output_tail == (
+        "report written\n"
+        f"[domi-desktop] the log file could not be written: File exists: {tmp_path / 'a-file'}\n"
+    )
+
+
+def test_a_run_that_prints_nothing_leaves_no_log_file_and_a_failed_one_says_why_in_its_log(
+    runner: ActionRunner, make_request: MakeRequest
+) -> None:
+    quiet = runner.run(make_request(CommandAction(argv=("true",)), run_id=1))
+    assert quiet.status is RunStatus.succeeded
+    assert quiet.output_tail == ""
+    assert not quiet.log_path.exists()
+
+    failed = runner.run(make_request(CommandAction(argv=("false",)), run_id=2))
+    assert failed.log_path.read_text() == "[domi-desktop] exit code 1\n"
+    talking = runner.run(make_request(CommandAction(shell="echo hello"), run_id=3))
+    assert talking.log_path.read_text() == "hello\n"
 
 
 def test_stop_all_stops_every_run_in_progress(

@@ -32,6 +32,8 @@ register(
         "This run has no log: it never started.": "这次运行没有日志：它没有开始。",
         "This run was skipped, so it has no log.": "这次运行已跳过，因此没有日志。",
         "No log was kept for this run.": "这次运行没有保存日志。",
+        "Nothing printed yet.": "还没有任何输出。",
+        "This run printed nothing.": "这次运行没有任何输出。",
         "The log file {path} no longer exists (deleted or moved).": (
             "日志文件 {path} 已不存在（被删除或移动）。"
         ),
@@ -54,6 +56,12 @@ class LogTail:
 def run_log(run: Run, limit: int = LOG_VIEW_LIMIT) -> LogTail:
     """What the log window shows for ``run``."""
     if run.log_path is not None:
+        if not os.path.exists(run.log_path):
+            # The runner makes the file with the run's first byte (``OutputCapture``).
+            if run.status is RunStatus.running:
+                return LogTail("", tr("Nothing printed yet."))
+            if run.output_tail == "":
+                return LogTail("", tr("This run printed nothing."))
         return read_log_tail(run.log_path, limit)
     if run.status is RunStatus.skipped:
         return LogTail("", tr("This run was skipped, so it has no log."))

@@ -187,6 +187,7 @@ _PATTERNS = (
     (re.compile(r"HTTP (?P<code>\d+)"), "HTTP {code}"),
     (re.compile(r"waiting for the disk (?P<name>.+)"), "waiting for the disk {name}"),
     (re.compile(r"waiting for the (?P<name>.+) network"), "waiting for the {name} network"),
+    # No longer given (a log that cannot be made no longer stops a run), but kept in histories.
     (re.compile(r"could not write the log file: (?P<error>.+)"),
      "could not write the log file: {error}"),
 )  # fmt: skip

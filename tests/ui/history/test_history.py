@@ -477,6 +477,24 @@ def test_a_run_without_a_log_file_says_why(
     assert run_log(run) == LogTail("", note)
 
 
+@pytest.mark.parametrize(
+    ("status", "tail", "note"),
+    [
+        (RunStatus.running, None, "Nothing printed yet."),
+        (RunStatus.succeeded, "", "This run printed nothing."),
+        (RunStatus.succeeded, "done\n", "The log file {path} no longer exists (deleted or moved)."),
+    ],
+)
+def test_a_log_file_not_there_says_whether_nothing_was_printed_or_it_went(
+    tmp_path: Path, status: RunStatus, tail: str | None, note: str
+) -> None:
+    path = str(tmp_path / "run-1.log")
+    run = Run(
+        1, 1, status, Trigger.scheduled, NOW, NOW, started_at=NOW, log_path=path, output_tail=tail
+    )
+    assert run_log(run) == LogTail("", note.format(path=path))
+
+
 def test_an_empty_log_says_so(tmp_path: Path) -> None:
     (tmp_path / "empty.log").touch()
     assert read_log_tail(str(tmp_path / "empty.log")) == LogTail("", "The log is empty.")
