@@ -91,9 +91,6 @@ class CommandJob:
         action = self._action
         env = job_environment(action, self._secrets, self._tags)
         cwd = _working_directory(action.cwd, env.get("HOME") or os.path.expanduser("~"))
-        if not os.path.isdir(cwd):
-            self._end(Outcome(RunStatus.failed, f"the working directory does not exist: {cwd}"))
-            return
         limits = _room_for_jobs()
         try:
             process = subprocess.Popen(
@@ -109,9 +106,12 @@ class CommandJob:
                 creationflags=_CREATION_FLAGS,
             )
         except OSError as error:
-            self._end(
-                Outcome(RunStatus.failed, f"could not start: {_describe(error, action, env)}")
-            )
+            # Looked at only now: a start is the usual case, and a stat less for each.
+            if not os.path.isdir(cwd):
+                reason = f"the working directory does not exist: {cwd}"
+            else:
+                reason = f"could not start: {_describe(error, action, env)}"
+            self._end(Outcome(RunStatus.failed, reason))
             return
         _give_back_file_limit(process.pid, limits)
         tree = ProcessTree(process.pid)

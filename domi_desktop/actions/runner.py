@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 KILL_GRACE = 3.0
 """Seconds between asking a job's processes to stop (SIGTERM) and killing them (SIGKILL)."""
 
+_NO_SECRETS = Masker(())
+"""The masker of a run without secrets (most runs), made once."""
+
 OnFinished = Callable[[ActionResult], None]
 OnStarted = Callable[[int], None]
 
@@ -208,7 +211,7 @@ class ActionRunner:
         """Ready the run's log; False when the run has ended already (it was handed over too
         late, the request was refused, or a stop came first)."""
         request = checked.request
-        run.masker = Masker(request.secrets.values())
+        run.masker = Masker(request.secrets.values()) if request.secrets else _NO_SECRETS
         run.started_at = self._clock.now()
         if request.start_by is not None and run.started_at > request.start_by:
             # Before the log: the run's next start writes there.

@@ -104,6 +104,10 @@ class Supervisor:
         more = False
         while True:
             timeout = 0.0 if more else None
+            # A job that ended before its deadline left its timer in the heap, cancelled: waking
+            # for it would be a wake-up for nothing (after a burst, one for each such job).
+            while self._timers and self._timers[0].callback is None:
+                heapq.heappop(self._timers)
             if self._timers and not more:
                 timeout = max(0.0, self._timers[0].when - time.monotonic())
             for ready in self._watches.ready(timeout):

@@ -117,10 +117,16 @@ def test_a_missing_working_directory_fails_the_run(
     runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
 ) -> None:
     missing = tmp_path / "nowhere"
-    result = runner.run(make_request(CommandAction(argv=("pwd",), cwd=str(missing))))
-    assert result.status is RunStatus.failed
-    assert result.reason == f"the working directory does not exist: {missing}"
-    assert result.exit_code is None
+    # A program found on PATH, one named relative to the missing folder, and a shell line.
+    for action in (
+        CommandAction(argv=("pwd",), cwd=str(missing)),
+        CommandAction(argv=("./report.sh",), cwd=str(missing)),
+        CommandAction(shell="pwd", cwd=str(missing)),
+    ):
+        result = runner.run(make_request(action))
+        assert result.status is RunStatus.failed
+        assert result.reason == f"the working directory does not exist: {missing}"
+        assert result.exit_code is None
 
 
 def test_stdin_is_fed_from_the_action(runner: ActionRunner, make_request: MakeRequest) -> None:
