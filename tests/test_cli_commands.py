@@ -151,7 +151,13 @@ def test_run_now_runs_here_records_a_manual_run_and_exits_with_the_outcome(
     )
     done = run("run-now", "1")
     assert done.returncode == 0 and done.stdout.strip() == f"hello from {tmp_path}"
-    assert run("run-now", "2").returncode == 1
+    logged = done.stderr.strip().rpartition("; log: ")[2]
+    assert Path(logged).read_text() == f"hello from {tmp_path}\n"
+    failed = run("run-now", "2")
+    assert failed.returncode == 1
+    assert Path(failed.stderr.strip().rpartition("; log: ")[2]).read_text() == (
+        "[domi-desktop] exit code 4\n"
+    )
     runs = ok("runs", "--json")
     assert [r["status"] for r in runs] == ["failed", "succeeded"]  # newest first
     keys = {"id", "schedule_id", "due", "fired_at", "started_at", "finished_at", "status", "reason",
@@ -166,6 +172,10 @@ def test_run_now_runs_here_records_a_manual_run_and_exits_with_the_outcome(
     assert [r["status"] for r in ok("runs", "--status", "failed", "--limit", "5", "--json")] == [
         "failed"
     ]
+    ok("schedule", "add", "quiet", "--cron", "0 9 * * *", "--", "true")
+    quiet = run("run-now", "3")
+    assert quiet.returncode == 0
+    assert quiet.stderr.strip().endswith("run 3: succeeded; log: none, nothing was printed")
 
 
 def test_simulate_json_is_the_seeds_demo(ok: Callable[..., Any], data: Path) -> None:

@@ -87,7 +87,9 @@ def print_run_outcome(args: argparse.Namespace, run: dict[str, Any]) -> int:
         if run["output_tail"]:
             print(run["output_tail"], end="" if run["output_tail"].endswith("\n") else "\n")
         outcome = run["status"] + (f" ({run['reason']})" if run["reason"] else "")
-        print(f"run {run['id']}: {outcome}; log: {run['log_path']}", file=sys.stderr)
+        # Nothing written, not even a note: the runner made no log file (``OutputCapture``).
+        log = run["log_path"] if run["output_tail"] else "none, nothing was printed"
+        print(f"run {run['id']}: {outcome}; log: {log}", file=sys.stderr)
     return 0 if run["status"] == "succeeded" else 1
 
 
