@@ -26,6 +26,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from session import rerun_under_a_desktop
+
 ROOT = Path(__file__).resolve().parents[1]
 FAKE_DESKTOP = ROOT / "tests" / "desktop" / "fake_desktop.py"
 HZ = os.sysconf("SC_CLK_TCK")
@@ -202,10 +204,8 @@ def main() -> int:
     options.add_argument("--schedules", type=int, default=1000)
     options.add_argument("--json", action="store_true")
     args = options.parse_args()
-    if not os.environ.get("DISPLAY") or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-        wrapped = ["dbus-run-session", "--", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
-                   sys.executable, *sys.argv]  # fmt: skip
-        return subprocess.call(wrapped, env={**os.environ, "HOME": tempfile.mkdtemp()})
+    if (code := rerun_under_a_desktop()) is not None:
+        return code
 
     sys.path.insert(0, str(ROOT))
     work = Path(tempfile.mkdtemp(prefix="domi-bench-"))

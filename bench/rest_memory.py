@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from app_bench import BARE_TRAY, ROOT, Desktop, make_data, rss_mb, start_and_wait
+from session import rerun_under_a_desktop
 
 BUDGET_MB = 90.0
 
@@ -73,10 +74,8 @@ def main() -> int:
     options.add_argument("--repeat", type=int, default=3)
     options.add_argument("--json", action="store_true")
     args = options.parse_args()
-    if not os.environ.get("DISPLAY") or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-        wrapped = ["dbus-run-session", "--", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
-                   sys.executable, *sys.argv]  # fmt: skip
-        return subprocess.call(wrapped, env={**os.environ, "HOME": tempfile.mkdtemp()})
+    if (code := rerun_under_a_desktop()) is not None:
+        return code
 
     sys.path.insert(0, str(ROOT))
     work = Path(tempfile.mkdtemp(prefix="domi-rest-"))

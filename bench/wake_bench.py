@@ -62,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 
 from jeepney.io.blocking import open_dbus_connection
 
+from bench.session import rerun_under_a_desktop
 from bench.status_poller import StatusPoller, percentile
 from tests import slowdisk
 from tests.desktop.harness import (
@@ -418,10 +419,8 @@ def main() -> int:
     )  # fmt: skip
     options.add_argument("--json", action="store_true")
     args = options.parse_args()
-    if not os.environ.get("DISPLAY") or not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-        wrapped = ["dbus-run-session", "--", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
-                   sys.executable, *sys.argv]  # fmt: skip
-        return subprocess.call(wrapped, env={**os.environ, "HOME": tempfile.mkdtemp()})
+    if (code := rerun_under_a_desktop()) is not None:
+        return code
     work = Path(tempfile.mkdtemp(prefix="domi-wake-"))
     config = work / "system-bus.conf"
     config.write_text(SYSTEM_BUS_CONFIG)
