@@ -350,6 +350,13 @@ class Run:
         return self.finished_at - self.started_at
 
 
+def printed_nothing(output_tail: str | None) -> bool:
+    """Whether a finished run wrote no byte, so has no log file at its ``log_path``: the runner
+    makes the file with the first byte, and every byte (its own notes too) reaches the tail
+    (``actions.capture.OutputCapture``)."""
+    return output_tail == ""
+
+
 @dataclass(frozen=True, slots=True)
 class FireClaim:
     """What the runtime asks the store to record for one fire, all or nothing (``claim_fire``):

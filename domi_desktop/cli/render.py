@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from domi_desktop import timefmt
 from domi_desktop.errors import CronError, DomiError
+from domi_desktop.model import printed_nothing
 
 
 def print_cron_error(error: CronError, out: TextIO) -> None:
@@ -87,8 +88,9 @@ def print_run_outcome(args: argparse.Namespace, run: dict[str, Any]) -> int:
         if run["output_tail"]:
             print(run["output_tail"], end="" if run["output_tail"].endswith("\n") else "\n")
         outcome = run["status"] + (f" ({run['reason']})" if run["reason"] else "")
-        # Nothing written, not even a note: the runner made no log file (``OutputCapture``).
-        log = run["log_path"] if run["output_tail"] else "none, nothing was printed"
+        log = (
+            "none, nothing was printed" if printed_nothing(run["output_tail"]) else run["log_path"]
+        )
         print(f"run {run['id']}: {outcome}; log: {log}", file=sys.stderr)
     return 0 if run["status"] == "succeeded" else 1
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domi_desktop.model import Run, RunStatus
+from domi_desktop.model import Run, RunStatus, printed_nothing
 from domi_desktop.ui.i18n import register, tr
 
 LOG_VIEW_LIMIT = 1024 * 1024
@@ -57,10 +57,9 @@ def run_log(run: Run, limit: int = LOG_VIEW_LIMIT) -> LogTail:
     """What the log window shows for ``run``."""
     if run.log_path is not None:
         if not os.path.exists(run.log_path):
-            # The runner makes the file with the run's first byte (``OutputCapture``).
             if run.status is RunStatus.running:
                 return LogTail("", tr("Nothing printed yet."))
-            if run.output_tail == "":
+            if printed_nothing(run.output_tail):
                 return LogTail("", tr("This run printed nothing."))
         return read_log_tail(run.log_path, limit)
     if run.status is RunStatus.skipped:
