@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import suppress
@@ -27,6 +28,9 @@ pytestmark = pytest.mark.windows_only
 START_TIMEOUT = 180.0
 CLI_TIMEOUT = 180.0
 STOP_TIMEOUT = 120.0
+POOL_IDLE_TIME = 8.0
+"""Longer than Wine's thread pool keeps an idle thread (5 s)."""
+SEND_TIMEOUT = 60.0
 
 WM_POWERBROADCAST = 0x0218
 PBT_APMRESUMEAUTOMATIC = 0x12
@@ -248,6 +252,43 @@ def test_each_whole_line_of_a_write_is_answered_and_a_cut_one_waits_for_its_newl
         transport.send(b"\n")
         (second,) = read_answers(transport, 1)
         assert second["id"] == 2 and second["result"]["pid"] == app.process.pid
+
+
+def test_clients_idle_past_the_thread_pools_idle_time_are_still_answered(app: App) -> None:
+    """Qt's pipe reader started each next read on a thread-pool thread; Wine retires a pool
+    thread idle for 5 s (once the pool has grown) and cancels the reads it started, so a client
+    waiting longer for an answer (``run-now`` of a long job, ``events``) lost its connection
+    ('Unknown error 995'). Answers arriving together grow the pool; then every client idles."""
+    import msvcrt
+
+    from domi_desktop.frontdoor.rpc.client import PipeTransport, _kernel32_peek
+
+    state = running(app)
+    pipes = [open(state["socket"], "r+b", buffering=0) for _ in range(12)]  # noqa: SIM115
+    stuck = False
+    try:
+        peek = _kernel32_peek()
+        clients = [PipeTransport(p, msvcrt.get_osfhandle(p.fileno()), peek) for p in pipes]
+        for round_id in (1, 2, 3):
+            for client in clients:
+                # A write the app no longer reads blocks for ever: in a thread, so the test
+                # fails instead of hanging.
+                request = b'{"jsonrpc":"2.0","id":%d,"method":"app.status"}\n' % round_id
+                sender = threading.Thread(target=client.send, args=(request,), daemon=True)
+                sender.start()
+                sender.join(SEND_TIMEOUT)
+                stuck = sender.is_alive()
+                assert not stuck, f"round {round_id}: the app no longer reads a client"
+            for client in clients:
+                (answer,) = read_answers(client, 1)
+                assert answer["id"] == round_id and "result" in answer, answer
+            time.sleep(POOL_IDLE_TIME)  # the condition under test: no byte either way
+    finally:
+        if stuck:  # closing a pipe waits for its blocked write; a dead app ends that write
+            app.process.kill()
+            app.process.wait(STOP_TIMEOUT)
+        for pipe in pipes:
+            pipe.close()
 
 
 def test_a_flood_of_idle_pipe_clients_never_loses_the_listener(app: App) -> None:

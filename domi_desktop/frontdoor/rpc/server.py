@@ -5,10 +5,10 @@ request is answered or the client is dropped, and nothing a client sends can rai
 Connections are capped (the oldest idle one goes first) so a flood of idle clients cannot use up
 the process's file descriptors, and the listener is checked and re-created if it is lost.
 
-On Linux and macOS the server takes each accepted descriptor itself (``incomingConnection``) rather
-than through ``QLocalSocket``: Qt closes a socket as soon as the peer half-closes, which would lose
-the answers owed to ``echo REQUEST | socat - UNIX-CONNECT:…``. Windows named pipes cannot half-close,
-so there ``QLocalSocket`` serves.
+The server takes each accepted connection itself (``incomingConnection``) rather than through
+``QLocalSocket``. On Linux and macOS Qt closes a socket as soon as the peer half-closes, which would
+lose the answers owed to ``echo REQUEST | socat - UNIX-CONNECT:…``; on Windows Qt's pipe reads are
+started by thread-pool threads, and a retired one takes its reads with it (``winpipe``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSocketNotifier
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QObject, QSocketNotifier, Qt, Signal
+from PySide6.QtNetwork import QLocalServer
 
 from domi_desktop.frontdoor.rpc.dispatch import AppMethod, Dispatcher, error_reply
 from domi_desktop.frontdoor.rpc.protocol import EVENTS_CLOSED, INVALID_REQUEST, MAX_LINE
@@ -215,41 +215,48 @@ class _UnixConnection(Connection):
         self.server.forget(self)
 
 
-class _QtConnection(Connection):
-    """A ``QLocalSocket`` (Windows named pipes)."""
+class _Relay(QObject):
+    """Carries a pipe thread's news to the app's thread."""
 
-    def __init__(self, server: RpcServer, socket: QLocalSocket) -> None:
+    data = Signal(object)
+    ended = Signal()
+
+
+class _PipeConnection(Connection):
+    """A named pipe handle the server accepted (Windows), read and written by its own thread
+    (``winpipe``); what it reads is handed to this connection on the app's thread."""
+
+    def __init__(self, server: RpcServer, handle: int) -> None:
         super().__init__(server)
-        self._socket = socket
-        socket.readyRead.connect(self._read)
-        socket.disconnected.connect(self._disconnected)
+        from domi_desktop.frontdoor.rpc.winpipe import PipeChannel
+
+        self._relay = _Relay(server)
+        self._relay.data.connect(self.feed, Qt.ConnectionType.QueuedConnection)
+        self._relay.ended.connect(self._ended, Qt.ConnectionType.QueuedConnection)
+        self._channel = PipeChannel(handle, self._relay.data.emit, self._relay.ended.emit)
+        self._channel.start()
 
     def queued(self) -> int:
-        return int(self._socket.bytesToWrite())
-
-    def _read(self) -> None:
-        self.feed(bytes(self._socket.readAll().data()))
-
-    def _disconnected(self) -> None:
-        self._read()
-        self.close()
+        return self._channel.queued()
 
     def _write(self, data: bytes) -> None:
-        self._socket.write(data)
-        self._socket.flush()
+        self._channel.write(data)
 
     def flush(self) -> None:
         if not self.closed:
-            self._socket.waitForBytesWritten(1000)
+            self._channel.flush(1.0)
 
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
+        self._channel.close()
         self.server.forget(self)
-        self._socket.readyRead.disconnect(self._read)
-        self._socket.abort()
-        self._socket.deleteLater()
+
+    def _ended(self) -> None:
+        """The pipe's thread is done (the client left, or ``close``): its last word."""
+        self.close()
+        self._relay.deleteLater()
 
 
 class _Listener(QLocalServer):
@@ -258,8 +265,10 @@ class _Listener(QLocalServer):
         self._rpc = server
 
     def incomingConnection(self, socketDescriptor: int, /) -> None:
+        """``socketDescriptor`` is the accepted socket's descriptor, or on Windows the pipe's
+        handle: the server's own connections serve it, never a ``QLocalSocket``."""
         if sys.platform == "win32":
-            super().incomingConnection(socketDescriptor)
+            self._rpc.adopt(_PipeConnection(self._rpc, socketDescriptor))
         else:
             self._rpc.adopt(_UnixConnection(self._rpc, socketDescriptor))
 
@@ -375,8 +384,6 @@ class RpcServer(QObject):
             victim.close()  # what the send wrote at once still reaches the client
 
     def _accept(self) -> None:
-        while self._server.hasPendingConnections():
-            self.adopt(_QtConnection(self, self._server.nextPendingConnection()))
         self.ensure_listening()
 
 
