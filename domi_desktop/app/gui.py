@@ -16,7 +16,7 @@ from domi_desktop.app.monitoring import start_monitoring
 from domi_desktop.app.qtloop import SignalBridge, favour_the_loop
 from domi_desktop.app.session import start_session_triggers
 from domi_desktop.errors import StoreError
-from domi_desktop.platform.memory import limit_arenas
+from domi_desktop.platform.memory import limit_arenas, set_aside_survivors
 from domi_desktop.platform.notify import Notice, notifier_for
 from domi_desktop.store import Store
 from domi_desktop.ui.icons import load_icon
@@ -57,6 +57,7 @@ def run_tray(data_dir: str | Path | None) -> int:
 
         return run_headless(data_dir)
     limit_arenas()  # before Qt's threads and ours
+    set_aside_survivors()
     favour_the_loop()
     try:
         return _run_tray(data_dir)

@@ -20,7 +20,7 @@ from domi_desktop.app.monitoring import start_monitoring
 from domi_desktop.app.qtloop import SignalBridge, favour_the_loop
 from domi_desktop.app.session import start_session_triggers
 from domi_desktop.clock import SystemClock
-from domi_desktop.platform.memory import limit_arenas
+from domi_desktop.platform.memory import limit_arenas, set_aside_survivors
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
@@ -28,6 +28,7 @@ log = logging.getLogger("domi_desktop")
 
 def run_headless(data_dir: str | Path | None) -> int:
     limit_arenas()  # before Qt's threads and ours
+    set_aside_survivors()
     favour_the_loop()
     with Store.open(data_dir, now=SystemClock().now()) as store:
         return _serve(store)

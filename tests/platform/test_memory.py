@@ -7,6 +7,7 @@ import gc
 import subprocess
 import sys
 import weakref
+from collections.abc import Iterator
 
 import pytest
 
@@ -65,24 +66,55 @@ def test_elsewhere_it_does_nothing_and_says_so(monkeypatch: pytest.MonkeyPatch) 
     assert memory.give_back() is False
 
 
-def test_settling_sets_what_lives_aside_and_a_cycle_that_died_since_is_still_collected() -> None:
-    class Node:
-        other: Node | None = None
-
-    def cycle() -> weakref.ref[Node]:
-        first, second = Node(), Node()
-        first.other, second.other = second, first
-        return weakref.ref(first)
-
-    alive = cycle()
-    kept = alive()  # alive while the heap is settled: set aside with the rest
+@pytest.fixture
+def unfrozen() -> Iterator[None]:
+    """The test's own process goes back to a heap nothing is set aside from."""
+    walked = memory._walked
     try:
-        memory.settle_heap()
-        assert gc.get_freeze_count() > 0
-        del kept
-        gc.collect()
-        assert alive() is not None  # frozen: the collector does not look at it
-        memory.settle_heap()
-        assert alive() is None  # looked at again, found dead, collected
+        yield
     finally:
         gc.unfreeze()
+        memory._walked = walked
+
+
+class Node:
+    other: Node | None = None
+
+
+def cycle() -> weakref.ref[Node]:
+    first, second = Node(), Node()
+    first.other, second.other = second, first
+    return weakref.ref(first)
+
+
+@pytest.mark.usefixtures("unfrozen")
+def test_settling_sets_what_lives_aside_and_a_cycle_that_died_since_is_still_collected() -> None:
+    alive = cycle()
+    kept = alive()  # alive while the heap is settled: set aside with the rest
+    memory._walked = 0
+    memory.settle_heap()
+    assert gc.get_freeze_count() > 0
+    del kept
+    gc.collect()
+    assert alive() is not None  # frozen: the collector does not look at it
+    memory.settle_heap()
+    assert alive() is not None  # what is set aside has not grown: not looked at again yet
+    grown = [[] for _ in range(gc.get_freeze_count())]
+    memory.settle_heap()
+    assert alive() is None  # grown by half: looked at again, found dead, collected
+    del grown
+
+
+@pytest.mark.usefixtures("unfrozen")
+def test_after_start_up_each_full_collection_sets_its_survivors_aside() -> None:
+    memory.set_aside_survivors()
+    try:
+        gc.unfreeze()
+        survivors = [[] for _ in range(1000)]
+        gc.collect()
+        assert gc.get_freeze_count() >= len(survivors)
+        gc.unfreeze()
+        gc.collect(1)  # a younger generation's collection sets nothing aside
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.callbacks.remove(memory._set_aside)
