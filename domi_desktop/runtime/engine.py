@@ -169,7 +169,7 @@ class Runtime:
         for running in self.runner.stop_all("stopped: domi-desktop quit"):
             result = running.wait(wait)
             if result is not None:
-                self._finished(running.run_id, result)
+                self.finished(running.run_id, result)
         # A wake's claims the recorder committed as the app quit were never handed to a lane.
         known = self.lanes.run_ids()
         self.recorder.submit(partial(Writer.abandon, keep=known, now=self.clock.now(), reason=why))
@@ -213,25 +213,8 @@ class Runtime:
         return self.lanes.by_schedule()
 
     def stop_run(self, run_id: int, reason: str = "stopped by the user") -> bool:
-        """Stop a running run (its whole process tree); False when it is not running here.
-
-        The runner reports the stopped result as usual, so ``RunFinished`` follows. A run still
-        waiting for its jitter delay or a retry has no process: it is recorded as stopped now.
-        """
-        active = self.lanes.holding(run_id)
-        if active is None:
-            return False
-        if active.handle is not None and active.handle.wait(0) is None:
-            active.handle.stop(reason)
-        else:
-            now = self.clock.now()
-            stopped = ActionResult(
-                RunStatus.interrupted, reason, None, "",
-                self.store.log_path_for(run_id), active.started_at or now, now,
-            )  # fmt: skip
-            active.attempt = active.schedule.policies.retries  # no retry after a stop
-            self._finished(run_id, stopped)
-        return True
+        """Stop a run in progress; False when it is not running here (``ManualRuns.stop``)."""
+        return self._manual.stop(run_id, reason)
 
     # -- the driver's sink ---------------------------------------------------------------------
 
@@ -426,12 +409,12 @@ class Runtime:
         run_id = active.run_id
         active.handle = self.runner.start(
             request,
-            lambda result: self.loop.call_soon(lambda: self._finished(run_id, result)),
+            lambda result: self.loop.call_soon(lambda: self.finished(run_id, result)),
             secrets=self.secrets,
             on_started=lambda pid: self.recorder.record_job(run_id, pid),
         )
 
-    def _finished(self, run_id: int, result: ActionResult) -> None:
+    def finished(self, run_id: int, result: ActionResult) -> None:
         active = self.lanes.active(run_id)
         if active is None:
             return  # already recorded (stop() waited for it)

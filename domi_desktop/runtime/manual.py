@@ -2,7 +2,7 @@
 unlock...), within the schedule's overlap policy, and the re-run of a run whose process (or whose
 machine's lease) died. Each is recorded and started in
 one write of the recorder, and its lane counts it busy from the moment it is handed over (a wake
-in between must not start a second copy beside it)."""
+in between must not start a second copy beside it). And a run stopped before its end."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+from domi_desktop.actions import ActionResult
 from domi_desktop.errors import BusyError, DomiError
 from domi_desktop.events import Event
-from domi_desktop.model import Overlap, Trigger
+from domi_desktop.model import Overlap, RunStatus, Trigger
 from domi_desktop.ports import Clock
 from domi_desktop.runtime.lanes import REPLACED, Active, Lane, Lanes, lane_key, manual_event
 from domi_desktop.runtime.recorder import Recorder
@@ -38,6 +39,8 @@ class ManualHost(Protocol):
 
     def run_action(self, active: Active, log_path: Path, leased_at: datetime) -> None: ...
 
+    def finished(self, run_id: int, result: ActionResult) -> None: ...
+
 
 class ManualRuns:
     def __init__(self, runtime: ManualHost) -> None:
@@ -54,6 +57,27 @@ class ManualRuns:
                 log.info("run %s was interrupted; re-running it as run %s", run_id, outcome)
 
         self.run(schedule_id, Trigger.resumed, run_id, resumed)
+
+    def stop(self, run_id: int, reason: str) -> bool:
+        """Stop a run in progress (its whole process tree); False when it is not running here.
+
+        The runner reports the stopped result as usual, so ``RunFinished`` follows. A run still
+        waiting for its jitter delay or a retry has no process: it is recorded as stopped now.
+        """
+        active = self._rt.lanes.holding(run_id)
+        if active is None:
+            return False
+        if active.handle is not None and active.handle.wait(0) is None:
+            active.handle.stop(reason)
+        else:
+            now = self._rt.clock.now()
+            stopped = ActionResult(
+                RunStatus.interrupted, reason, None, "",
+                self._rt.store.log_path_for(run_id), active.started_at or now, now,
+            )  # fmt: skip
+            active.attempt = active.schedule.policies.retries  # no retry after a stop
+            self._rt.finished(run_id, stopped)
+        return True
 
     def run(
         self,
