@@ -63,6 +63,8 @@ class ActionResult:
     log_path: Path
     started_at: datetime
     finished_at: datetime
+    too_late: bool = False
+    """The runner did not start the action: it was handed over past its ``start_by``."""
 
 
 def resolve_secrets(action: Action, store: SecretStore) -> dict[str, str]:

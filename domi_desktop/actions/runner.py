@@ -219,7 +219,7 @@ class ActionRunner:
                 run,
                 ActionResult(
                     RunStatus.interrupted, NOT_STARTED_LATE, None, "", request.log_path,
-                    run.started_at, run.started_at,
+                    run.started_at, run.started_at, too_late=True,
                 ),
             )  # fmt: skip
             return False

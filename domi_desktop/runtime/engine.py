@@ -21,7 +21,6 @@ from domi_desktop.actions import (
 )
 from domi_desktop.events import Event, RunFinished, RunWaiting, WakeDecided
 from domi_desktop.model import (
-    NOT_STARTED_LATE,
     Alerts,
     FireOutcome,
     Overlap,
@@ -418,7 +417,7 @@ class Runtime:
         active = self.lanes.active(run_id)
         if active is None:
             return  # already recorded (stop() waited for it)
-        if result.reason == NOT_STARTED_LATE:
+        if result.too_late:
             self._start(active)  # a fresh lease, unless another machine took the run meanwhile
             return
         policies = active.schedule.policies

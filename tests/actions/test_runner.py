@@ -296,8 +296,8 @@ def test_a_request_handed_over_before_a_freeze_is_not_started_past_its_start_by(
     thawed.set()
     result = running.wait(10)
     assert result is not None
-    assert (result.status, result.reason, result.exit_code) == (
-        RunStatus.interrupted, NOT_STARTED_LATE, None,
+    assert (result.status, result.reason, result.exit_code, result.too_late) == (
+        RunStatus.interrupted, NOT_STARTED_LATE, None, True,
     )  # fmt: skip
     assert pids == []
     assert not marker.exists()
