@@ -242,7 +242,7 @@ class Host(QObject):
         driver = self.runtime.driver
         last = driver.last_wake
         try:
-            schedules: int | None = self.store.count_schedules(wait=False)
+            schedules: int | None = self.store.count_schedules()
             problem = None
         except StoreError as error:
             # A database that cannot be read is what status is asked about then: said, not raised.

@@ -88,8 +88,8 @@ class Service:
         return self._store.get_schedule(schedule_id)
 
     def schedule_count(self) -> int:
-        """For the windows: never waits behind another thread's read (``Store.count_schedules``)."""
-        return self._store.count_schedules(wait=False)
+        """Never waits behind another thread's read (``Store.count_schedules``)."""
+        return self._store.count_schedules()
 
     def paused_schedules(self, limit: int) -> list[Schedule]:
         """Disabled schedules (the planner does not know them), at most ``limit``."""

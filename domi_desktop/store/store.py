@@ -329,13 +329,13 @@ class Store(StoryStore):
 
     # -- counting ------------------------------------------------------------------------------
 
-    def count_schedules(self, *, wait: bool = True) -> int:
+    def count_schedules(self) -> int:
         """Counted again only when the schedule change counter moved: ``count(*)`` walks the
-        table (a millisecond at 10,000 schedules) and ``app.status`` asks on the GUI thread.
-        ``wait=False``: while another thread uses this store (the recorder's pruning reads
-        held it for 150 ms in a burst), the count last read, if there is one."""
+        table (a millisecond at 10,000 schedules) and ``app.status`` and the windows ask on the
+        GUI thread. Never waits while another thread uses this store (the recorder's pruning
+        reads held it for 150 ms in a burst): the count last read answers then."""
         counted = self._counted
-        if wait or counted is None:
+        if counted is None:
             return self._count_schedules()
         if not self._lock.acquire(blocking=False):
             return counted[1]

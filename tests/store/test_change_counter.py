@@ -222,7 +222,7 @@ def test_the_schedule_count_follows_this_stores_and_another_connections_writes(
     assert store.count_schedules() == 2
 
 
-def test_a_count_that_does_not_wait_answers_the_last_one_while_another_thread_reads(
+def test_the_count_does_not_wait_and_answers_the_last_one_while_another_thread_reads(
     store: Store, schedule: Schedule, sql: Sql
 ) -> None:
     assert store.count_schedules() == 1
@@ -242,8 +242,8 @@ def test_a_count_that_does_not_wait_answers_the_last_one_while_another_thread_re
             " updated_at) SELECT 'copy', expr, tz, enabled, action, policies, created_at,"
             " updated_at FROM schedules"
         )
-        assert store.count_schedules(wait=False) == 1
+        assert store.count_schedules() == 1
     finally:
         done.set()
         reader.join()
-    assert store.count_schedules(wait=False) == 2
+    assert store.count_schedules() == 2
