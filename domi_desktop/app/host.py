@@ -125,6 +125,7 @@ class Host(QObject):
                 "events.subscribe": self._subscribe,
                 "run.stop": self._stop_run,
             },
+            self.loop.call_soon,
             self,
         )
         self.runtime.subscribe(self._on_event)

@@ -21,10 +21,11 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSocketNotifier, Qt, Signal
+from PySide6.QtCore import QObject, QSocketNotifier
 from PySide6.QtNetwork import QLocalServer
 
 from domi_desktop.frontdoor.rpc.dispatch import AppMethod, Dispatcher, error_reply
@@ -215,25 +216,22 @@ class _UnixConnection(Connection):
         self.server.forget(self)
 
 
-class _Relay(QObject):
-    """Carries a pipe thread's news to the app's thread."""
-
-    data = Signal(object)
-    ended = Signal()
-
-
 class _PipeConnection(Connection):
     """A named pipe handle the server accepted (Windows), read and written by its own thread
-    (``winpipe``); what it reads is handed to this connection on the app's thread."""
+    (``winpipe``); what it reads is handed to this connection by the app's ``call_soon``, the
+    road the job threads take. A Qt signal of each connection's own, emitted from its pipe thread,
+    failed inside PySide under load ("SystemError: Type does not define the tp_name field" on
+    entering the slot), and the app answered no one after it."""
 
     def __init__(self, server: RpcServer, handle: int) -> None:
         super().__init__(server)
         from domi_desktop.frontdoor.rpc.winpipe import PipeChannel
 
-        self._relay = _Relay(server)
-        self._relay.data.connect(self.feed, Qt.ConnectionType.QueuedConnection)
-        self._relay.ended.connect(self._ended, Qt.ConnectionType.QueuedConnection)
-        self._channel = PipeChannel(handle, self._relay.data.emit, self._relay.ended.emit)
+        self._channel = PipeChannel(
+            handle,
+            lambda data: server.call_soon(partial(self.feed, data)),
+            lambda: server.call_soon(self.close),
+        )
         self._channel.start()
 
     def queued(self) -> int:
@@ -252,11 +250,6 @@ class _PipeConnection(Connection):
         self.closed = True
         self._channel.close()
         self.server.forget(self)
-
-    def _ended(self) -> None:
-        """The pipe's thread is done (the client left, or ``close``): its last word."""
-        self.close()
-        self._relay.deleteLater()
 
 
 class _Listener(QLocalServer):
@@ -280,9 +273,12 @@ class RpcServer(QObject):
         self,
         methods: Mapping[str, Callable[[Mapping[str, Any]], Any]],
         app_methods: Mapping[str, AppMethod[Connection]],
+        call_soon: Callable[[Callable[[], None]], None],
         parent: QObject | None = None,
     ) -> None:
+        """``call_soon`` runs a callback on the app's loop, from any thread (``ports.Loop``)."""
         super().__init__(parent)
+        self.call_soon = call_soon
         self.dispatcher: Dispatcher[Connection] = Dispatcher(methods, app_methods)
         self._server = _Listener(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)

@@ -105,13 +105,9 @@ class PipeChannel:
     ``on_end`` is called once the client is gone (or the channel closed), both on that thread."""
 
     def __init__(
-        self,
-        handle: int,
-        on_data: Callable[[bytes], None],
-        on_end: Callable[[], None],
-        api: Any = None,
+        self, handle: int, on_data: Callable[[bytes], None], on_end: Callable[[], None]
     ) -> None:
-        self._api = api or load_windows("kernel32", KERNEL32)
+        self._api = load_windows("kernel32", KERNEL32)
         self._handle = handle
         self._on_data = on_data
         self._on_end = on_end
@@ -153,14 +149,16 @@ class PipeChannel:
                 self._api.SetEvent(self._wake)
 
     def _serve(self) -> None:
-        read, write = _Operation(self._api, self._handle), _Operation(self._api, self._handle)
+        operations: list[_Operation] = []
         try:
-            self._pump(read, write)
+            for _ in ("read", "write"):
+                operations.append(_Operation(self._api, self._handle))
+            self._pump(*operations)
         except Exception:  # a failed Win32 call ends this client, never the app
             log.exception("serving an RPC pipe client failed")
         finally:
             self._api.CancelIoEx(self._handle, None)
-            for operation in (read, write):
+            for operation in operations:
                 if operation.pending:
                     operation.result(wait=True)
                 operation.close()

@@ -14,6 +14,7 @@ from typing import Any, BinaryIO, cast
 import pytest
 from PySide6.QtCore import QCoreApplication
 
+from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.frontdoor.rpc.client import Kernel32Peek, PipeTransport, RpcClient, open_pipe
 from domi_desktop.frontdoor.rpc.peercred import PeerError, WindowsUsers, check_pipe_server
 from domi_desktop.frontdoor.rpc.server import RpcServer
@@ -230,7 +231,7 @@ def test_a_pipe_read_times_out_and_sees_the_end() -> None:
 def test_the_server_listens_again_when_its_socket_file_disappears(
     qapp: QCoreApplication, tmp_path: Path
 ) -> None:
-    server = RpcServer({"ping": lambda _p: "pong"}, {})
+    server = RpcServer({"ping": lambda _p: "pong"}, {}, QtLoop().call_soon)
     name = str(tmp_path / "s.sock")
     try:
         assert server.listen(name)
@@ -251,7 +252,7 @@ def test_the_server_makes_its_tmp_directory_again_when_a_cleaner_removed_it(
     # macOS's periodic cleaner removes what in /tmp was left untouched for three days.
     directory = Path(tempfile.mkdtemp(prefix="domi-test-", dir="/tmp"))
     name = str(directory / "s.sock")
-    server = RpcServer({"ping": lambda _p: "pong"}, {})
+    server = RpcServer({"ping": lambda _p: "pong"}, {}, QtLoop().call_soon)
     try:
         assert server.listen(name)
         shutil.rmtree(directory)
