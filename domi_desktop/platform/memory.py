@@ -81,7 +81,8 @@ def set_aside_survivors() -> None:
     burst (a 10,000-schedule wake) every full collection otherwise walked all that the burst had
     made so far, again each time: 60-80 ms in the GUI thread, the wake's longest loop gaps
     (``bench/wake_bench.py`` with ``GAPS``). Set aside, each walks only what came since the last.
-    A cycle that dies once set aside waits for the next ``settle_heap`` (at rest) to be freed."""
+    A cycle that dies once set aside waits to be freed for ``settle_heap``'s next walk of the
+    whole heap."""
     if _set_aside not in gc.callbacks:
         gc.callbacks.append(_set_aside)
 
