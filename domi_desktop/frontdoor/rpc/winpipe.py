@@ -171,10 +171,10 @@ class PipeChannel:
             self._on_end()
 
     def _pump(self, read: _Operation, write: _Operation) -> None:
+        # One buffer for every read: what a read filled is copied out before the next starts.
+        inbox = ctypes.create_string_buffer(CHUNK)
         while True:
-            if not read.pending and read.start(
-                self._api.ReadFile, ctypes.create_string_buffer(CHUNK), CHUNK
-            ):
+            if not read.pending and read.start(self._api.ReadFile, inbox, CHUNK):
                 return  # the client has gone (ERROR_BROKEN_PIPE) or the pipe failed
             with self._lock:
                 if self._closing:
