@@ -59,21 +59,35 @@ def settle_heap() -> None:
     100 ms, in whichever thread, holding the GIL: the GUI loop stood still through it.
 
     What was set aside is looked at again (``unfreeze``), so that a cycle that died since is
-    collected, once it has grown by half since it was last looked at: that walk of the whole heap
-    is itself 30-70 ms at 10,000 schedules, and a busy app comes to rest every minute."""
-    global _walked
+    collected, once it has grown by half since it was last looked at, or at the latest every
+    ``REWALK_EVERY`` rests: that walk of the whole heap is itself 30-70 ms at 10,000 schedules,
+    and a busy app comes to rest every minute."""
+    global _walked, _rests
+    _rests += 1
     gc.collect()  # what came since the last freeze
     gc.freeze()
-    if not _walked or gc.get_freeze_count() > REWALK_GROWTH * _walked:
+    if not _walked or gc.get_freeze_count() > REWALK_GROWTH * _walked or _rests >= REWALK_EVERY:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
-        _walked = gc.get_freeze_count()
+        _walked, _rests = gc.get_freeze_count(), 0
+    _count_nothing_as_old()
 
 
 REWALK_GROWTH = 1.5
+REWALK_EVERY = 60
 _walked = 0
 """How many objects were set aside after the last walk of the whole heap (0: none yet)."""
+_rests = 0
+"""Rests since that walk."""
+
+
+def _count_nothing_as_old() -> None:
+    # A full collection waits until what was added to the oldest generation since the last one
+    # is a quarter of the survivors that one counted, set aside or not. After a walk of the whole
+    # heap that quarter was 250,000 objects at 10,000 schedules: the next full collection came
+    # late and walked them all, 80 ms inside a wake. A collection of nothing counts 0 survivors.
+    gc.collect()
 
 
 def set_aside_survivors() -> None:
@@ -85,6 +99,8 @@ def set_aside_survivors() -> None:
     whole heap."""
     if _set_aside not in gc.callbacks:
         gc.callbacks.append(_set_aside)
+    gc.freeze()
+    _count_nothing_as_old()
 
 
 def _set_aside(phase: str, info: dict[str, int]) -> None:

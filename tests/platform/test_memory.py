@@ -69,12 +69,13 @@ def test_elsewhere_it_does_nothing_and_says_so(monkeypatch: pytest.MonkeyPatch) 
 @pytest.fixture
 def unfrozen() -> Iterator[None]:
     """The test's own process goes back to a heap nothing is set aside from."""
-    walked = memory._walked
+    walked, rests, thresholds = memory._walked, memory._rests, gc.get_threshold()
     try:
         yield
     finally:
         gc.unfreeze()
-        memory._walked = walked
+        gc.set_threshold(*thresholds)
+        memory._walked, memory._rests = walked, rests
 
 
 class Node:
@@ -103,6 +104,49 @@ def test_settling_sets_what_lives_aside_and_a_cycle_that_died_since_is_still_col
     memory.settle_heap()
     assert alive() is None  # grown by half: looked at again, found dead, collected
     del grown
+
+
+@pytest.mark.usefixtures("unfrozen")
+def test_a_cycle_that_died_once_set_aside_is_collected_within_a_bounded_number_of_rests() -> None:
+    memory._walked = 0
+    memory.settle_heap()
+    alive = cycle()
+    kept = alive()
+    memory.settle_heap()  # set aside while alive
+    del kept
+    for _ in range(memory.REWALK_EVERY - 2):
+        memory.settle_heap()
+        assert alive() is not None  # nothing grew: not looked at again yet
+    memory.settle_heap()
+    assert alive() is None
+
+
+class FullCollections:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            self.count += 1
+
+
+@pytest.mark.usefixtures("unfrozen")
+def test_after_settling_a_full_collection_does_not_wait_for_a_quarter_of_the_heap() -> None:
+    # The collector runs a full collection only once what reached the oldest generation since the
+    # last one is a quarter of what that one counted; a heap of 40,000 set aside must not make
+    # 5,000 new survivors wait (thresholds made small so that the count, not the quarter, decides).
+    heap = [[] for _ in range(40_000)]
+    memory._walked = 0
+    memory.settle_heap()
+    gc.set_threshold(100, 2, 2)
+    full = FullCollections()
+    gc.callbacks.append(full)
+    try:
+        survivors = [[] for _ in range(5_000)]
+    finally:
+        gc.callbacks.remove(full)
+    assert full.count > 0, "no full collection while 5,000 survivors came"
+    del heap, survivors
 
 
 @pytest.mark.usefixtures("unfrozen")
