@@ -135,6 +135,10 @@ class Host(QObject):
         self._give_back.setSingleShot(True)
         self._give_back.setInterval(GIVE_BACK_AFTER)
         self._give_back.timeout.connect(self._at_rest)
+        self._counting = False
+        """The countdown to rest runs (or the host stopped: it never runs again)."""
+        self._stirred = False
+        """The runtime spoke since the countdown to rest began: it begins again."""
         self._lock = QLockFile(str(lock_path(store.data_dir)))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone
         self._waiting: dict[int, list[Responder]] = {}
@@ -214,6 +218,7 @@ class Host(QObject):
         self.diary.stop()  # before the runtime closes the recorder that writes it
         self.runtime.stop()
         self._give_back.stop()  # it hands work to the workers, which take none after this
+        self._counting = True
         self._workers.shutdown(wait=False, cancel_futures=True)
         self.rpc.close()
         self._lock.unlock()
@@ -286,7 +291,7 @@ class Host(QObject):
     def _on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         log_wake(plan, reason)
         if reason is WakeReason.start:
-            self._give_back.start()  # the schedules read: at rest soon, runs or none
+            self._stir()  # the schedules read: at rest soon, runs or none
         self.diary.tick()
         self.rpc.ensure_listening()
         # Piggyback on the scheduler's own tick (at most a minute apart) rather than a timer of
@@ -302,18 +307,33 @@ class Host(QObject):
 
     def _at_rest(self) -> None:
         """A burst is over (or the app has started): the heap settled, freed memory given back."""
+        if self._stirred or self.runtime.driver.waking:
+            # Settling can walk the whole heap (tens of ms at 10,000 schedules): not amid a wake.
+            self._stirred = False
+            self._give_back.start()
+            return
+        self._counting = False
         settle_heap()
         self._workers.submit(give_back)
+
+    def _stir(self) -> None:
+        """At rest is counted from the runtime's last word (a wake's fire, a run's end): a flag
+        per event, not a timer's restart, which is a call into Qt 20,000 times in a burst."""
+        if self._counting:
+            self._stirred = True
+        else:
+            self._counting = True
+            self._give_back.start()
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StoreProblem):
             log.error("cannot write to the database: %s", event.message)
         log_event(event)
         self.rpc.broadcast(event.kind, event.to_json)
+        self._stir()
         if isinstance(event, RunFinished):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))
-            self._give_back.start()  # again: counted from the last run of a burst
         for listener in self.event_listeners:
             listener(event)
 
@@ -362,7 +382,7 @@ class Host(QObject):
 
     def _start_runtime(self) -> None:
         self.runtime.start()
-        self._give_back.start()  # what reading every schedule left behind
+        self._stir()  # what reading every schedule left behind
 
     def _wake(self, reason: WakeReason) -> None:
         self.runtime.driver.wake(reason)

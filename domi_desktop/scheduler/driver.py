@@ -142,6 +142,11 @@ class Driver:
     def soonest(self) -> tuple[datetime, Schedule] | None:
         return self._planner.soonest()
 
+    @property
+    def waking(self) -> bool:
+        """A wake is being decided or its fires claimed (over several turns of the loop)."""
+        return self._in_flight
+
     def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
         return self._planner.soonest_n(count)
 

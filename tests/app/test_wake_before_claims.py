@@ -25,7 +25,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from domi_desktop.app.gui import connect
-from domi_desktop.app.host import Host
+from domi_desktop.app.host import GIVE_BACK_AFTER, Host
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import CommandAction, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier
@@ -107,6 +107,11 @@ class App:
             ).fetchall()
         return [(name, status) for name, status in rows]
 
+    def manual_runs(self) -> list[str]:
+        with closing(sqlite3.connect(self.path)) as db:
+            rows = db.execute("SELECT status FROM runs WHERE trigger = 'manual'").fetchall()
+        return [status for (status,) in rows]
+
     def jobs(self) -> dict[str, list[str]]:
         return {path.name: path.read_text().splitlines() for path in sorted(self.ran.iterdir())}
 
@@ -124,10 +129,21 @@ def locks() -> Iterator[list[WriteLock]]:
 
 
 @pytest.fixture
+def rest_after_ms() -> int:
+    """How long the runtime is silent before the app counts itself at rest."""
+    return GIVE_BACK_AFTER
+
+
+@pytest.fixture
 def app(
-    locks: list[WriteLock], qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    locks: list[WriteLock],
+    qapp: QApplication,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    rest_after_ms: int,
 ) -> Iterator[App]:
     monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setattr("domi_desktop.app.host.GIVE_BACK_AFTER", rest_after_ms)
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
     clock = ShiftedClock()
     monkeypatch.setattr("domi_desktop.app.host.SystemClock", lambda: clock)
@@ -200,3 +216,28 @@ def test_claims_that_then_fail_to_commit_are_said_once_and_nothing_runs(
     assert app.claimed() == []
     assert app.jobs() == {}
     assert app.host.runtime.running_runs() == []
+
+
+@pytest.mark.parametrize("rest_after_ms", [3000])
+def test_the_heap_is_not_settled_amid_a_wake_whose_claims_wait_for_the_lock(
+    app: App, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Settling the heap can walk all of it (tens of ms at 10,000 schedules, the GUI loop stood
+    # still): a countdown to rest begun by the last burst must not end inside the next wake,
+    # here one whose claims wait 5 s for another process's write lock.
+    settled: list[bool] = []
+    monkeypatch.setattr(
+        "domi_desktop.app.host.settle_heap",
+        lambda: settled.append(app.host.runtime.driver.waking),
+    )
+    app.host.runtime.run_now(1)
+    qtbot.waitUntil(lambda: app.manual_runs() == ["succeeded"], timeout=WAIT_MS)
+    lock = app.lock()
+    app.resume()  # while the countdown to rest begun by that run's end runs
+    qtbot.waitUntil(lambda: app.host.runtime.store_problem is not None, timeout=WAIT_MS)
+    lock.release()
+    qtbot.waitUntil(
+        lambda: app.claimed() == [(name, "succeeded") for name in NAMES], timeout=WAIT_MS
+    )
+    qtbot.waitUntil(lambda: settled != [], timeout=WAIT_MS)
+    assert settled == [False], "the heap was settled while a wake's claims were in flight"
