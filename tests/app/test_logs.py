@@ -43,6 +43,22 @@ def lines(data: Path) -> list[str]:
     return [line for f in files for line in f.read_text().splitlines()]
 
 
+def test_a_record_is_handed_on_while_another_thread_holds_the_handlers_lock(setup: Path) -> None:
+    # The queue needs no lock: a job thread that took it and then waited for the GIL held the
+    # GUI thread's next record back (85 ms in a 10,000-schedule wake).
+    (handing,) = [h for h in logging.getLogger().handlers if isinstance(h, logs._Handing)]
+    assert handing.lock is not None
+    with handing.lock:
+        logged = threading.Thread(
+            target=logging.getLogger("domi_desktop.test").info, args=("past the lock",)
+        )
+        logged.start()
+        logged.join(timeout=30)
+        assert not logged.is_alive(), "the record waited for the handler's lock"
+    stop_writer()
+    assert [line.split(" INFO ")[1] for line in lines(setup)] == ["past the lock"]
+
+
 def test_a_flood_from_two_threads_reaches_the_file_in_order_and_rotates(setup: Path) -> None:
     log = logging.getLogger("domi_desktop.test")
 
