@@ -133,12 +133,11 @@ class Host(QObject):
         """The machine's own story: awake, asleep, off (the Timeline's)."""
         self._give_back = QTimer(self)
         self._give_back.setSingleShot(True)
-        self._give_back.setInterval(GIVE_BACK_AFTER)
         self._give_back.timeout.connect(self._at_rest)
         self._counting = False
         """The countdown to rest runs (or the host stopped: it never runs again)."""
-        self._stirred = False
-        """The runtime spoke since the countdown to rest began: it begins again."""
+        self._last_word = 0.0
+        """When the runtime last said anything (``time.monotonic``)."""
         self._lock = QLockFile(str(lock_path(store.data_dir)))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone
         self._waiting: dict[int, list[Responder]] = {}
@@ -307,23 +306,25 @@ class Host(QObject):
 
     def _at_rest(self) -> None:
         """A burst is over (or the app has started): the heap settled, freed memory given back."""
-        if self._stirred or self.runtime.driver.waking:
+        if self.runtime.driver.waking:
             # Settling can walk the whole heap (tens of ms at 10,000 schedules): not amid a wake.
-            self._stirred = False
-            self._give_back.start()
+            self._give_back.start(GIVE_BACK_AFTER)
+            return
+        quiet = int((time.monotonic() - self._last_word) * 1000)
+        if quiet < GIVE_BACK_AFTER:
+            self._give_back.start(GIVE_BACK_AFTER - quiet)
             return
         self._counting = False
         settle_heap()
         self._workers.submit(give_back)
 
     def _stir(self) -> None:
-        """At rest is counted from the runtime's last word (a wake's fire, a run's end): a flag
-        per event, not a timer's restart, which is a call into Qt 20,000 times in a burst."""
-        if self._counting:
-            self._stirred = True
-        else:
+        """At rest is counted from the runtime's last word (a wake's fire, a run's end): its time
+        noted, not the timer started again, a call into Qt 20,000 times in a burst."""
+        self._last_word = time.monotonic()
+        if not self._counting:
             self._counting = True
-            self._give_back.start()
+            self._give_back.start(GIVE_BACK_AFTER)
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StoreProblem):
