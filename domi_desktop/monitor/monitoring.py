@@ -137,7 +137,10 @@ class Monitoring:
 
         def wait() -> None:
             if not self.worker.drained(budget):
-                log.warning("the checks could not all be paused before the sleep")
+                # The machine sleeps once ``done`` lets it: a pause that goes later (the network
+                # back a moment before the app hears of the wake) would silence a check awake.
+                log.warning("the checks could not all be paused before the sleep: not sent")
+                self.worker.drop_pauses(retry_now=False)
             done()
 
         threading.Thread(target=wait, name="domi-monitor-sleep", daemon=True).start()

@@ -82,12 +82,13 @@ class Worker:
             self._idle = False
             self._lock.notify_all()
 
-    def drop_pauses(self) -> None:
-        """The machine is awake again: what waits for a retry is tried now, and pauses not sent
-        before the sleep go (they would only silence their checks until each one's next run)."""
+    def drop_pauses(self, *, retry_now: bool = True) -> None:
+        """Pauses not sent yet go (sent after the sleep began, they would only silence their
+        checks until each one's next run); with ``retry_now`` (the machine is awake again) what
+        waits for a retry is tried now."""
         with self._lock:
             self._dropping = True
-            self._kicked = True
+            self._kicked = self._kicked or retry_now
             self._lock.notify_all()
 
     def drained(self, timeout: float) -> bool:
