@@ -124,7 +124,7 @@ def check_claim(claim: FireClaim) -> None:
 
 def write_deletes(param: str, ids: Sequence[int], cursor: Any) -> int:
     """Delete the runs ``ids`` unless they run; how many."""
-    marks = ", ".join([param] * len(ids))
+    marks = codec.marks(param, len(ids))
     cursor.execute(f"DELETE FROM runs WHERE id IN ({marks}) AND status != '{codec.RUNNING}'", ids)
     return int(cursor.rowcount)
 
@@ -222,7 +222,7 @@ class Together:
         stored: dict[int, int | None] = {}
         ids = [claim.schedule_id for claim in claims]
         for chunk in codec.in_chunks(ids):
-            marks = ", ".join("?" * len(chunk))
+            marks = codec.marks("?", len(chunk))
             cursor.execute(f"SELECT id, last_due FROM schedules WHERE id IN ({marks})", chunk)
             stored.update(cursor.fetchall())
         won = [
@@ -286,7 +286,7 @@ def _skipped_json(claim: FireClaim) -> str:
 
 
 def _insert(param: str) -> str:
-    return f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join([param] * 14)})"
+    return f"INSERT INTO runs ({_COLUMNS}) VALUES ({codec.marks(param, 14)})"
 
 
 def _insert_skipped(param: str) -> str:
@@ -360,7 +360,7 @@ def write_manual_run(
         if earlier is not None:
             raise StoreError(f"run {resumed_from} was already resumed as run {earlier[0]}")
     owner = identity.this_process()
-    values = ", ".join([p] * 15)
+    values = codec.marks(p, 15)
     cursor.execute(
         f"INSERT INTO runs ({_COLUMNS}, resumed_from) VALUES ({values}) RETURNING id",
         (schedule_id, status.value, trigger.value, None, codec.to_micros(fired_at), reason,

@@ -50,6 +50,11 @@ IDS_A_STATEMENT = 500
 """Ids in one ``IN (...)``: under the 999 variables of SQLite's builds before 3.32."""
 
 
+def marks(param: str, count: int) -> str:
+    """``count`` parameter marks (``param``: the driver's ``?`` or ``%s``), comma-separated."""
+    return ", ".join([param] * count)
+
+
 def in_chunks(items: Sequence[_T], size: int = IDS_A_STATEMENT) -> Iterator[Sequence[_T]]:
     """``items`` a statement's worth at a time."""
     for start in range(0, len(items), size):

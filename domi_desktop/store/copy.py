@@ -15,7 +15,7 @@ from typing import Any
 from peewee import BooleanField, Database, Model
 
 from domi_desktop.errors import StoreError
-from domi_desktop.store import backend, claims
+from domi_desktop.store import backend, claims, codec
 from domi_desktop.store.models import RunRow, ScheduleRow
 
 _TABLES: tuple[type[Model], ...] = (ScheduleRow, RunRow)
@@ -89,7 +89,7 @@ def load(db: Database, snapshot: Snapshot, *, replace: bool, label: str) -> None
                 )
         spans = snapshot.rows.get(SPANS, [])
         if spans:
-            marks = ", ".join([db.param] * 6)
+            marks = codec.marks(db.param, 6)
             cursor.executemany(f"INSERT INTO {SPANS} ({_SPAN_COLUMNS}) VALUES ({marks})", spans)
 
 
@@ -108,6 +108,6 @@ def _insert(cursor: Any, db: Database, model: type[Model], rows: Sequence[tuple[
         tuple(bool(v) if flag and v is not None else v for v, flag in zip(row, flags, strict=True))
         for row in rows
     ]
-    marks = ", ".join([db.param] * len(fields))
+    marks = codec.marks(db.param, len(fields))
     table = model._meta.table_name
     cursor.executemany(f"INSERT INTO {table} ({_quoted(model)}) VALUES ({marks})", values)

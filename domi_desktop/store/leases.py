@@ -29,7 +29,7 @@ def renew(
         return set()
     p = param
     ids = sorted(run_ids)
-    marks = ", ".join([p] * len(ids))
+    marks = codec.marks(p, len(ids))
     cursor.execute(
         f"UPDATE runs SET lease_until = {p} WHERE id IN ({marks}) AND status = '{codec.RUNNING}' "
         f"AND (machine IS NULL OR machine = {p}) RETURNING id",
@@ -59,7 +59,7 @@ def take_over(
     if schedule_ids is not None:
         if not schedule_ids:
             return []
-        where += f" AND schedule_id IN ({', '.join([p] * len(schedule_ids))})"
+        where += f" AND schedule_id IN ({codec.marks(p, len(schedule_ids))})"
         params.extend(sorted(schedule_ids))
     cursor.execute(
         f"UPDATE runs SET status = '{RunStatus.interrupted.value}', finished_at = {p}, "
@@ -70,7 +70,7 @@ def take_over(
     candidates = sorted(run_id for run_id, trigger in taken if trigger != Trigger.resumed.value)
     if not candidates:
         return []
-    marks = ", ".join([p] * len(candidates))
+    marks = codec.marks(p, len(candidates))
     cursor.execute(f"SELECT resumed_from FROM runs WHERE resumed_from IN ({marks})", candidates)
     resumed = {int(row[0]) for row in cursor.fetchall()}
     return [run_id for run_id in candidates if run_id not in resumed]

@@ -215,7 +215,7 @@ class RunStore(StoreCore):
             cursor = self._db.cursor()  # type: ignore[no-untyped-call]
             for chunk in codec.in_chunks(list(found)):
                 cursor.execute(
-                    _FAILURES.format(ids=", ".join([param] * len(chunk)), p=param),
+                    _FAILURES.format(ids=codec.marks(param, len(chunk)), p=param),
                     (*chunk, *_FAILED, RunStatus.succeeded.value),
                 )
                 for run_id, schedule_id, status, reason, finished in cursor.fetchall():

@@ -62,7 +62,7 @@ def _open_span(cursor: Any, machine: str) -> tuple[int, SpanKind, int] | None:
     rows = cursor.fetchall()
     if len(rows) > 1:  # two instances once shared a name: only the newest stays open
         p = _param(cursor)
-        marks = ", ".join([p] * (len(rows) - 1))
+        marks = codec.marks(p, len(rows) - 1)
         cursor.execute(
             f"UPDATE machine_spans SET is_open = {p} WHERE id IN ({marks})",
             (False, *[int(row[0]) for row in rows[1:]]),

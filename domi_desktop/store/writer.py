@@ -142,7 +142,7 @@ class Writer:
             for chunk in codec.in_chunks(ids):
                 cursor.execute(
                     f"UPDATE runs SET status = {p}, finished_at = {p}, reason = {p} "
-                    f"WHERE id IN ({', '.join([p] * len(chunk))}) AND status = '{codec.RUNNING}'",
+                    f"WHERE id IN ({codec.marks(p, len(chunk))}) AND status = '{codec.RUNNING}'",
                     (*ended, *chunk),
                 )
             return len(ids)
