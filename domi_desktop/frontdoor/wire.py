@@ -34,7 +34,7 @@ from domi_desktop.model import (
 from domi_desktop.scheduler.alerts import check_alerts
 from domi_desktop.scheduler.conditions import check_conditions
 from domi_desktop.scheduler.simulate import EARLIEST, LATEST
-from domi_desktop.store.codec import conditions_and_alerts
+from domi_desktop.store.codec import policies_document
 
 Json = dict[str, Any]
 MAX_PREVIEW = 1000
@@ -84,27 +84,8 @@ def action_json(action: Action) -> Json:
 
 
 def policies_json(policies: Policies) -> Json:
-    def seconds(value: timedelta | None) -> float | None:
-        return None if value is None else value.total_seconds()
-
-    return {
-        "catch_up": policies.catch_up.value,
-        "catch_up_within": seconds(policies.catch_up_within),
-        "overlap": policies.overlap.value,
-        "concurrency_key": policies.concurrency_key,
-        "timeout": seconds(policies.timeout),
-        "retries": policies.retries,
-        "retry_backoff": policies.retry_backoff.total_seconds(),
-        "jitter": policies.jitter.total_seconds(),
-        "wake_to_run": policies.wake_to_run,
-        **conditions_and_alerts(policies),  # the same shape in the store and on the wire
-        # Only a placed schedule says where it runs (``PLACEMENT_KEYS``): anywhere is unsaid.
-        **(
-            {}
-            if policies.placement is Placement.anywhere
-            else {"placement": policies.placement.value, "machines": list(policies.machines)}
-        ),
-    }
+    """The store's shape: one shape for the policies, wherever they are written."""
+    return policies_document(policies)
 
 
 _EXTRA_POLICIES = ("conditions", "alerts", "session", "monitor")

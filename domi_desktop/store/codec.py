@@ -139,8 +139,18 @@ def encode_action(action: Action) -> str:
 
 
 def encode_policies(policies: Policies) -> str:
-    document: dict[str, Any] = {
-        "v": POLICIES_SHAPE_VERSION,
+    document: dict[str, Any] = {"v": POLICIES_SHAPE_VERSION, **policies_document(policies)}
+    # Said only when on, as placement: rows written before it read the same.
+    if not policies.wake_to_run:
+        del document["wake_to_run"]
+    return _dumps(document)
+
+
+def policies_document(policies: Policies) -> dict[str, Any]:
+    """The policies as JSON values, the same in the store and on the wire: durations in seconds,
+    only what differs from the defaults of conditions and alerts, and placement only when placed
+    (rows written before placement existed decode to anywhere)."""
+    return {
         "catch_up": policies.catch_up.value,
         "catch_up_within": _optional_seconds(policies.catch_up_within),
         "overlap": policies.overlap.value,
@@ -149,22 +159,19 @@ def encode_policies(policies: Policies) -> str:
         "retries": policies.retries,
         "retry_backoff": _seconds(policies.retry_backoff),
         "jitter": _seconds(policies.jitter),
-        **conditions_and_alerts(policies),
+        "wake_to_run": policies.wake_to_run,
+        **_conditions_and_alerts(policies),
+        **(
+            {}
+            if policies.placement is Placement.anywhere
+            else {"placement": policies.placement.value, "machines": list(policies.machines)}
+        ),
     }
-    # Only a placed schedule carries its placement: rows without it (all those written before
-    # placement existed) decode to anywhere.
-    if policies.placement is not Placement.anywhere:
-        document["placement"] = policies.placement.value
-        document["machines"] = list(policies.machines)
-    # Said only when on, as placement: rows written before it read the same.
-    if policies.wake_to_run:
-        document["wake_to_run"] = True
-    return _dumps(document)
 
 
-def conditions_and_alerts(policies: Policies) -> dict[str, Any]:
+def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
     """``conditions`` when any is set, ``alerts`` when the schedule has its own: only what differs
-    from the defaults, so rows written before conditions read the same. The wire shape too."""
+    from the defaults, so rows written before conditions read the same."""
     found: dict[str, Any] = {}
     c = policies.conditions
     if c != Conditions():
