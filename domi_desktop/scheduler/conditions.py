@@ -41,14 +41,11 @@ from domi_desktop.scheduler.resources import (
     gone,
     mount_point,
     on_network,
-    present_tense,
     waited_for,
 )
 
 RECHECK = timedelta(seconds=60)
 """The longest a waiting run goes without being looked at again, signal or not."""
-
-LANGUAGES = ("en", "zh")
 
 
 class Verdict(Enum):
@@ -91,7 +88,8 @@ class Unmet:
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """The verdict on a due run, with what it waited for, in words by ``describe_gate``."""
+    """The verdict on a due run, with what it waited for (recorded in words by ``describe_gate``,
+    said in the app's language by ``ui.condition_words``)."""
 
     verdict: Verdict
     unmet: tuple[Unmet, ...] = ()
@@ -106,7 +104,7 @@ class Gate:
     @property
     def reason(self) -> str | None:
         """The English words recorded on the run; ``None`` for a plain ``run``."""
-        return describe_gate(self, "en")
+        return describe_gate(self)
 
 
 def needs_network(conditions: Conditions, action_kind: str) -> bool:
@@ -202,7 +200,7 @@ def lost(
     went = [item for item in unmet(conditions, action_kind, state) if item.need not in before]
     if not went:
         return None
-    return "stopped: " + join_words([_lost_words(item) for item in went], "en")
+    return "stopped: " + join_words([_lost_words(item) for item in went])
 
 
 def _lost_words(item: Unmet) -> str:
@@ -236,163 +234,55 @@ def check_conditions(conditions: Conditions, where: str = "conditions") -> None:
     check_resources(conditions, where)
 
 
-def format_span(span: timedelta, lang: str = "en") -> str:
-    """``6 hours``, ``1 day 2 hours``, ``90 seconds`` -> ``1 minute 30 seconds``; zh ``6 小时``."""
-    _check_lang(lang)
+def format_span(span: timedelta) -> str:
+    """``6 hours``, ``1 day 2 hours``, ``90 seconds`` -> ``1 minute 30 seconds``: the words of a
+    run's recorded reason (English, as the log; the app says them in its language from the
+    values, ``ui.condition_words``)."""
     seconds = int(span.total_seconds())
-    units = (
-        ("day", "天", 86400),
-        ("hour", "小时", 3600),
-        ("minute", "分钟", 60),
-        ("second", "秒", 1),
-    )
     parts: list[str] = []
-    for en, zh, size in units:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
         count, seconds = divmod(seconds, size)
         if count:
-            parts.append(
-                f"{count} {zh}" if lang == "zh" else f"{count} {en}{'' if count == 1 else 's'}"
-            )
-    if not parts:
-        return "0 秒" if lang == "zh" else "0 seconds"
-    return " ".join(parts)
+            parts.append(f"{count} {unit}{'' if count == 1 else 's'}")
+    return " ".join(parts) if parts else "0 seconds"
 
 
-def describe_conditions(
-    conditions: Conditions, action_kind: str, lang: str = "en", when: str | None = None
-) -> str:
-    """The editor's sentence: "Waits for the charger, at most 6 hours, then runs anyway."; with
-    ``when`` (the cron expression in words) and a disk, a network name or a path: "At 00:00,
-    every day, when the disk Backup is plugged in; waits at most 3 days, then runs anyway." """
-    _check_lang(lang)
-    zh = lang == "zh"
-    wanted: list[str] = []
-    if conditions.unmetered_only:
-        item = "不计流量的网络" if zh else "an unmetered network"
-        if conditions.metered_after is not None:
-            span = format_span(conditions.metered_after, lang)
-            item += (
-                f"（连续 {span}没有成功运行后也可用计流量的网络）"
-                if zh
-                else f" (or a metered one after {span} without a successful run)"
-            )
-        wanted.append(item)
-    elif needs_network(conditions, action_kind):
-        wanted.append("网络" if zh else "the network")
-    if conditions.on_ac_power:
-        wanted.append("充电器" if zh else "the charger")
-    elif conditions.min_battery_percent is not None:
-        level = conditions.min_battery_percent
-        wanted.append(f"充电器或电量达到 {level} %" if zh else f"the charger or {level} % battery")
-    resources = [
-        (need.value, value)
-        for need in RESOURCES
-        if (value := getattr(conditions, need.value)) is not None
-    ]
-    lead = None
-    if when is not None and resources:
-        lead = ("，" if zh else ", ").join(
-            [when, join_words([present_tense(f, v, lang) for f, v in resources], lang)]
-        )
-    else:
-        wanted.extend(waited_for(field, value, lang) for field, value in resources)
-    sentences: list[str] = []
-    if not wanted and lead is None:
-        sentences.append("到期即运行。" if zh else "Runs as soon as it is due.")
-    else:
-        clauses = [] if lead is None else [lead]
-        if wanted:
-            verb = "等待" if zh else "waits for " if lead else "Waits for "
-            waits = verb + join_words(wanted, lang)
-            if lead is None:
-                clauses.append(waits)
-            else:
-                clauses[0] += ("；" if zh else "; ") + waits
-        if conditions.wait_at_most is not None:
-            span = format_span(conditions.wait_at_most, lang)
-            if lead is not None and not wanted:
-                clauses[0] += f"；最多等待 {span}" if zh else f"; waits at most {span}"
-            else:
-                clauses.append(f"最多 {span}" if zh else f"at most {span}")
-            if conditions.on_deadline is OnDeadline.run:
-                clauses.append("之后照常运行" if zh else "then runs anyway")
-            else:
-                clauses.append("之后跳过这次运行" if zh else "then skips the run")
-        sentences.append(("，" if zh else ", ").join(clauses) + ("。" if zh else "."))
-        if conditions.stop_if_lost:
-            sentences.append(
-                "条件失去时停止，恢复后再运行一次。"
-                if zh
-                else "Stops if they go away, and runs once more when they are back."
-            )
-    if conditions.keep_awake:
-        sentences.append(
-            "运行期间不让电脑睡眠。" if zh else "Keeps the computer awake while it runs."
-        )
-    return ("" if zh else " ").join(sentences)
-
-
-def describe_unmet(item: Unmet, lang: str = "en") -> str:
-    _check_lang(lang)
-    zh = lang == "zh"
+def describe_unmet(item: Unmet) -> str:
     if item.need is Need.network:
         if item.network is NetworkState.portal:
-            return "网络（需先登录热点门户）" if zh else "the network (behind a captive portal)"
+            return "the network (behind a captive portal)"
         if item.network is NetworkState.limited:
-            return "网络（只连到本地网络）" if zh else "the network (local network only)"
-        return "网络" if zh else "the network"
+            return "the network (local network only)"
+        return "the network"
     if item.need is Need.unmetered:
-        return "不计流量的网络" if zh else "an unmetered network"
+        return "an unmetered network"
     if item.need is Need.charger:
-        return "充电器" if zh else "the charger"
+        return "the charger"
     if item.need in RESOURCES:
-        what = waited_for(item.need.value, item.name or "", lang)
+        what = waited_for(item.need.value, item.name or "")
         if item.hidden:
-            what += (
-                "（macOS 只向获准使用定位服务的应用提供 Wi-Fi 名称）"
-                if zh
-                else " (macOS tells the Wi-Fi name only to apps allowed Location Services)"
-            )
+            what += " (macOS tells the Wi-Fi name only to apps allowed Location Services)"
         return what
-    return (
-        f"充电器（电量 {item.battery_percent} % < {item.minimum} %）"
-        if zh
-        else f"the charger (battery {item.battery_percent} % < {item.minimum} %)"
-    )
+    return f"the charger (battery {item.battery_percent} % < {item.minimum} %)"
 
 
-def describe_gate(gate: Gate, lang: str = "en") -> str | None:
-    """What a waiting, skipped or run-anyway run says: "waiting for the network"."""
-    _check_lang(lang)
-    zh = lang == "zh"
-    what = join_words([describe_unmet(item, lang) for item in gate.unmet], lang)
+def describe_gate(gate: Gate) -> str | None:
+    """The reason recorded on a waiting, skipped or run-anyway run: "waiting for the network"."""
+    what = join_words([describe_unmet(item) for item in gate.unmet])
     if gate.verdict is Verdict.wait:
-        return f"正在等待{what}" if zh else f"waiting for {what}"
+        return f"waiting for {what}"
     if gate.verdict is Verdict.run:
         if gate.metered_allowance is None:
             return None
-        span = format_span(gate.metered_allowance, lang)
-        return (
-            f"已 {span}没有成功运行，因此使用计流量的网络运行"
-            if zh
-            else f"ran on a metered network after {span} without a successful run"
-        )
-    span = format_span(gate.waited or timedelta(0), lang)
+        span = format_span(gate.metered_allowance)
+        return f"ran on a metered network after {span} without a successful run"
+    span = format_span(gate.waited or timedelta(0))
     if gate.verdict is Verdict.run_anyway:
-        return (
-            f"等待{what} {span}后照常运行" if zh else f"ran anyway after waiting {span} for {what}"
-        )
-    return f"等待{what} {span}后跳过" if zh else f"skipped after waiting {span} for {what}"
+        return f"ran anyway after waiting {span} for {what}"
+    return f"skipped after waiting {span} for {what}"
 
 
-def join_words(items: list[str], lang: str) -> str:
-    if lang == "zh":
-        return "、".join(items)
+def join_words(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _check_lang(lang: str) -> None:
-    if lang not in LANGUAGES:
-        raise ParamError("lang", f"unknown language {lang!r}; one of {', '.join(LANGUAGES)}")

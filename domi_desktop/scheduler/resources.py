@@ -68,15 +68,6 @@ FIELDS = ("volume", "network_name", "path_exists")
 """The ``Conditions`` fields of the resources, in the order they are said."""
 
 
-def resource_words(conditions: Conditions, lang: str) -> list[str]:
-    """What ``conditions`` waits for besides the network and the power, in words."""
-    return [
-        waited_for(field, value, lang)
-        for field in FIELDS
-        if (value := getattr(conditions, field)) is not None
-    ]
-
-
 def job_environment(conditions: Conditions, state: SystemState) -> tuple[tuple[str, str], ...]:
     """What the job is told of the resources it waited for: ``DOMI_VOLUME_PATH``."""
     if conditions.volume is None:
@@ -108,17 +99,16 @@ def check_resources(conditions: Conditions, where: str) -> None:
 # -- words -----------------------------------------------------------------------------------------
 
 
-def waited_for(field: str, value: str, lang: str) -> str:
-    """What a run waits for: "the disk Backup", "the office network", "/mnt/nas/ready"."""
-    zh = lang == "zh"
+def waited_for(field: str, value: str) -> str:
+    """What a run waits for, in its recorded reason: "the disk Backup", "the office network",
+    "/mnt/nas/ready"."""
     if field == "volume":
-        name = volume_name(value)
-        return f"磁盘 {name}" if zh else f"the disk {name}"
+        return f"the disk {volume_name(value)}"
     if field == "network_name":
         if value.lower() == ETHERNET:
-            return "有线网络" if zh else "a wired network"
-        return f"网络 {value}" if zh else f"the {value} network"
-    return f"路径 {value}" if zh else value
+            return "a wired network"
+        return f"the {value} network"
+    return value
 
 
 def gone(field: str, value: str) -> str:
@@ -126,16 +116,5 @@ def gone(field: str, value: str) -> str:
     if field == "volume":
         return f"the disk {volume_name(value)} was unplugged"
     if field == "network_name":
-        return f"the machine left {waited_for(field, value, 'en')}"
+        return f"the machine left {waited_for(field, value)}"
     return f"{value} went away"
-
-
-def present_tense(field: str, value: str, lang: str) -> str:
-    """The editor's and tray's clause: "when the disk Backup is plugged in"."""
-    zh = lang == "zh"
-    what = waited_for(field, value, lang)
-    if field == "volume":
-        return f"插入{what} 时" if zh else f"when {what} is plugged in"
-    if field == "network_name":
-        return f"连上{what} 时" if zh else f"when on {what}"
-    return f"{value} 存在时" if zh else f"when {value} exists"

@@ -24,7 +24,7 @@ from domi_desktop.model import (
     SystemState,
     Trigger,
 )
-from domi_desktop.scheduler.conditions import Verdict, describe_gate, gate
+from domi_desktop.scheduler.conditions import Gate, Verdict, gate
 from domi_desktop.scheduler.decide import decide
 from domi_desktop.scheduler.wake import wake_plan
 
@@ -40,15 +40,24 @@ LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 class Waited:
     """A fire its conditions held: what it waited for, and how the wait ended."""
 
-    reason: str
-    """"waiting for the disk Backup"."""
+    gate: Gate
+    """The gate's verdict when the fire came: ``wait``, with what it waited for."""
     until: datetime | None
     """When the wait ended; ``None``: not before the simulation's end."""
     verdict: Verdict
     """``run`` when what it waited for came; ``run_anyway`` or ``skip`` when its deadline did
     first; ``wait`` when neither came."""
-    outcome: str | None = None
-    """For ``run_anyway`` and ``skip``: the gate's words at the deadline."""
+    deadline: Gate | None = None
+    """For ``run_anyway`` and ``skip``: the gate's verdict at the deadline."""
+
+    @property
+    def reason(self) -> str:
+        """ "waiting for the disk Backup"."""
+        return self.gate.reason or ""
+
+    @property
+    def outcome(self) -> str | None:
+        return None if self.deadline is None else self.deadline.reason
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -65,7 +74,6 @@ def play_wait(
     due: datetime,
     at: datetime,
     comes: datetime | None,
-    lang: str = "en",
 ) -> Waited | None:
     """A fire at ``at`` for ``due`` while the disk, network name or path ``conditions`` wait for
     is away until ``comes`` (``None``: for good), played through the gate; ``None`` when it
@@ -76,11 +84,10 @@ def play_wait(
     first = gate(conditions, kind, away, due, at, None)
     if first.verdict is not Verdict.wait:
         return None
-    reason = describe_gate(first, lang) or ""
     if first.until is not None and (comes is None or first.until <= comes):
         later = gate(conditions, kind, away, due, first.until, None)
-        return Waited(reason, first.until, later.verdict, describe_gate(later, lang))
-    return Waited(reason, comes, Verdict.wait if comes is None else Verdict.run)
+        return Waited(first, first.until, later.verdict, later)
+    return Waited(first, comes, Verdict.wait if comes is None else Verdict.run)
 
 
 @dataclass(frozen=True, slots=True)

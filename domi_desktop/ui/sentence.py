@@ -7,16 +7,11 @@ from __future__ import annotations
 from domi_desktop.cron import describe, parse
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Schedule
-from domi_desktop.scheduler.conditions import LANGUAGES, RESOURCES, describe_conditions
-from domi_desktop.scheduler.session import describe_session
+from domi_desktop.scheduler.conditions import RESOURCES
 from domi_desktop.ui.backend import Engine
+from domi_desktop.ui.condition_words import conditions_words, session_words
 from domi_desktop.ui.history.texts import reason_words
-from domi_desktop.ui.i18n import language, register, tr
-
-
-def condition_language() -> str:
-    """The language ``describe_conditions`` takes: the app's, when the scheduler speaks it."""
-    return language() if language() in LANGUAGES else "en"
+from domi_desktop.ui.i18n import cron_language, register, tr
 
 
 def schedule_sentence(schedule: Schedule) -> str | None:
@@ -25,18 +20,17 @@ def schedule_sentence(schedule: Schedule) -> str | None:
     waits = any(getattr(conditions, need.value) is not None for need in RESOURCES)
     if not waits and not session.any:
         return None
-    lang = condition_language()
-    moments = describe_session(session, lang)
+    moments = session_words(session)
     if session.only:
         return moments
     try:
-        when = describe(parse(schedule.expr), lang)
+        when = describe(parse(schedule.expr), cron_language())
     except DomiError:
         return None
     if waits:
-        text = describe_conditions(conditions, schedule.action.kind, lang, when)
+        text = conditions_words(conditions, schedule.action.kind, when)
     else:
-        text = when + ("。" if lang == "zh" else ".")
+        text = tr("{sentence}.", sentence=when)
     return f"{text} {moments}" if moments else text
 
 

@@ -11,7 +11,6 @@ from domi_desktop.model import Conditions, OnDeadline, SystemState, Volume, Want
 from domi_desktop.scheduler.conditions import (
     Verdict,
     check_conditions,
-    describe_conditions,
     gate,
     lost,
 )
@@ -134,14 +133,6 @@ def test_only_what_waits_is_watched() -> None:
     assert wanted([Conditions(network_name="office")]).network_names
 
 
-def test_the_sentence_names_the_disk() -> None:
-    conditions = Conditions(volume="LABEL=Backup", wait_at_most=timedelta(days=3))
-    assert describe_conditions(conditions, "command") == (
-        "Waits for the disk Backup, at most 3 days, then runs anyway."
-    )
-    assert "磁盘 Backup" in describe_conditions(conditions, "command", "zh")
-
-
 @pytest.mark.parametrize(
     ("conditions", "field"),
     [
@@ -161,23 +152,3 @@ def test_bad_resources_are_named(conditions: Conditions, field: str) -> None:
 def test_windows_paths_are_absolute_too() -> None:
     check_conditions(Conditions(path_exists="C:\\Backups\\ready"), "c")
     check_conditions(Conditions(path_exists="\\\\nas\\share"), "c")
-
-
-def test_with_its_time_it_is_one_sentence() -> None:
-    when = "At 00:00, every day"
-    three_days = Conditions(volume="Backup", wait_at_most=timedelta(days=3))
-    assert describe_conditions(three_days, "command", "en", when) == (
-        "At 00:00, every day, when the disk Backup is plugged in; waits at most 3 days, then "
-        "runs anyway."
-    )
-    assert describe_conditions(three_days, "command", "zh", "每天 00:00") == (
-        "每天 00:00，插入磁盘 Backup 时；最多等待 3 天，之后照常运行。"
-    )
-    both = Conditions(volume="Backup", on_ac_power=True, network_name="office")
-    assert describe_conditions(both, "command", "en", when) == (
-        "At 00:00, every day, when the disk Backup is plugged in and when on the office network;"
-        " waits for the charger."
-    )
-    assert describe_conditions(Conditions(on_ac_power=True), "command", "en", when) == (
-        "Waits for the charger."
-    )

@@ -10,7 +10,7 @@ import pytest
 from domi_desktop.errors import ParamError
 from domi_desktop.model import CommandAction, Policies, Schedule, SessionTriggers, Trigger
 from domi_desktop.scheduler.decide import decide
-from domi_desktop.scheduler.session import allowed, check_session, describe_session, wants
+from domi_desktop.scheduler.session import allowed, check_session, wants
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -52,16 +52,3 @@ def test_a_schedule_fired_only_by_moments_is_never_due_by_its_time() -> None:
         schedule = Schedule(1, "s", "@hourly", "UTC", action, policies=policies,
                             last_due=NOW - 3 * HOUR)  # fmt: skip
         assert (decide(schedule, NOW) is not None) is fires
-
-
-def test_the_sentence() -> None:
-    assert describe_session(SessionTriggers()) == ""
-    assert describe_session(SessionTriggers(at_unlock=True, min_interval=HOUR)) == (
-        "Also at unlock, at most once every 1 hour."
-    )
-    assert describe_session(SessionTriggers(at_login=True, only=True)) == (
-        "Only at login (not by its time)."
-    )
-    assert describe_session(SessionTriggers(at_login=True, on_resume=True), "zh") == (
-        "也在登录时、从睡眠唤醒时运行。"
-    )

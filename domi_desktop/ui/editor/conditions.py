@@ -15,12 +15,10 @@ from domi_desktop.errors import CronError, ParamError
 from domi_desktop.frontdoor.triggers import parse_session
 from domi_desktop.frontdoor.wire import Json, parse_conditions
 from domi_desktop.model import Conditions, OnDeadline, SessionTriggers
-from domi_desktop.scheduler.conditions import describe_conditions
-from domi_desktop.scheduler.session import describe_session
+from domi_desktop.ui.condition_words import conditions_words, session_words
 from domi_desktop.ui.editor.resources import ResourceRows
 from domi_desktop.ui.editor.widgets import help_label, row
-from domi_desktop.ui.i18n import Texts, register
-from domi_desktop.ui.sentence import condition_language
+from domi_desktop.ui.i18n import Texts, cron_language, register
 
 NETWORK = (
     (None, "As the action needs (HTTP: yes)"),
@@ -143,9 +141,9 @@ class ConditionsBox(QGroupBox):
             self._expr = expr
             self.update_help()
 
-    def _when(self, lang: str) -> str | None:
+    def _when(self) -> str | None:
         try:
-            return describe(parse(self._expr), lang)
+            return describe(parse(self._expr), cron_language())
         except CronError:
             return None
 
@@ -160,9 +158,8 @@ class ConditionsBox(QGroupBox):
         self.resources.update()
         conditions, session = self.conditions(), self.session()
         if conditions is not None and session is not None:
-            lang = condition_language()
-            text = describe_conditions(conditions, self._action_kind, lang, self._when(lang))
-            moments = describe_session(session, lang)
+            text = conditions_words(conditions, self._action_kind, self._when())
+            moments = session_words(session)
             self.sentence.setText(f"{text} {moments}" if moments else text)
 
     def load(self, policies: Json) -> None:

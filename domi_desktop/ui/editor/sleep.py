@@ -14,12 +14,11 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLa
 
 from domi_desktop.cron import next_run, parse, prev_run, zone_for
 from domi_desktop.model import CatchUp, Policies, SystemState
-from domi_desktop.scheduler.conditions import RESOURCES, Verdict, describe_gate, gate, join_words
-from domi_desktop.scheduler.resources import resource_words
+from domi_desktop.scheduler.conditions import RESOURCES, Verdict, gate
 from domi_desktop.scheduler.simulate import SimulatedWake, play_wait, simulate
+from domi_desktop.ui.condition_words import gate_words, list_words, resources_waited_for
 from domi_desktop.ui.editor.waking import this_machine, wake_sentence
 from domi_desktop.ui.i18n import format_moment, register, tr
-from domi_desktop.ui.sentence import condition_language
 
 
 class Scenario(Enum):
@@ -105,11 +104,10 @@ def gate_lines(wakes: list[SimulatedWake], policies: Policies, kind: str) -> tup
         return summarize(wakes), []
     wake = runs[-1]
     assert wake.due is not None
-    lang = condition_language()
     first = gate(policies.conditions, kind, ON_BATTERY, wake.due, wake.at, None)
     if first.verdict is Verdict.run:
         return summarize(wakes), []
-    reason = describe_gate(first, lang) or ""
+    reason = gate_words(first) or ""
     at, due = format_moment(wake.at), format_moment(wake.due)
     lines = [tr("{at}: the run due {due} waits: {reason}.", at=at, due=due, reason=reason)]
     if first.until is not None:
@@ -119,7 +117,7 @@ def gate_lines(wakes: list[SimulatedWake], policies: Policies, kind: str) -> tup
                 tr(
                     "{at}: still on battery: {reason}.",
                     at=format_moment(first.until),
-                    reason=describe_gate(later, lang) or "",
+                    reason=gate_words(later) or "",
                 )
             )
     elif any(item.need in RESOURCES for item in first.unmet):
@@ -136,23 +134,23 @@ def resource_lines(
     """What the schedule's conditions make of a run due while its disk, network name or path is
     not there, which comes ``ARRIVES`` after the due time: the sentence, and the detail lines."""
     conditions = policies.conditions
-    lang = condition_language()
-    words = resource_words(conditions, lang)
+    words = resources_waited_for(conditions)
     runs = [wake for wake in wakes if wake.run and wake.due is not None]
     if not runs or not words:
         return summarize(wakes), []
     wake = runs[-1]
     assert wake.due is not None
-    waited = play_wait(conditions, kind, wake.due, wake.at, wake.due + ARRIVES, lang)
+    waited = play_wait(conditions, kind, wake.due, wake.at, wake.due + ARRIVES)
     if waited is None:
         return summarize(wakes), []
     assert waited.until is not None  # what it waits for comes, so the wait ends
-    due, what = format_moment(wake.due), join_words(words, lang)
+    due, what = format_moment(wake.due), list_words(words)
     at = format_moment(wake.at)
-    lines = [tr("{at}: the run due {due} waits: {reason}.", at=at, due=due, reason=waited.reason)]
+    reason = gate_words(waited.gate) or ""
+    lines = [tr("{at}: the run due {due} waits: {reason}.", at=at, due=due, reason=reason)]
     until = format_moment(waited.until)
     if waited.verdict is not Verdict.run:
-        outcome = waited.outcome or ""
+        outcome = "" if waited.deadline is None else gate_words(waited.deadline) or ""
         lines.append(tr("{at}: still not there: {reason}.", at=until, reason=outcome))
         return tr(
             "Waits for {what} until {at}: {reason}.", what=what, at=until, reason=outcome
