@@ -31,7 +31,7 @@ def _sentence(clauses: list[str]) -> str:
     return tr("{sentence}.", sentence=text)
 
 
-def _sentences(sentences: list[str]) -> str:
+def sentences_words(sentences: list[str]) -> str:
     """Sentences one after the other: spaced in English, not in Chinese."""
     text = sentences[0]
     for sentence in sentences[1:]:
@@ -126,7 +126,7 @@ def conditions_words(conditions: Conditions, action_kind: str, when: str | None 
             sentences.append(tr("Stops if they go away, and runs once more when they are back."))
     if conditions.keep_awake:
         sentences.append(tr("Keeps the computer awake while it runs."))
-    return _sentences(sentences)
+    return sentences_words(sentences)
 
 
 def unmet_words(item: Unmet) -> str:

@@ -9,7 +9,7 @@ from domi_desktop.errors import DomiError
 from domi_desktop.model import Schedule
 from domi_desktop.scheduler.conditions import RESOURCES
 from domi_desktop.ui.backend import Engine
-from domi_desktop.ui.condition_words import conditions_words, session_words
+from domi_desktop.ui.condition_words import conditions_words, sentences_words, session_words
 from domi_desktop.ui.history.texts import reason_words
 from domi_desktop.ui.i18n import cron_language, register, tr
 
@@ -31,7 +31,7 @@ def schedule_sentence(schedule: Schedule) -> str | None:
         text = conditions_words(conditions, schedule.action.kind, when)
     else:
         text = tr("{sentence}.", sentence=when)
-    return f"{text} {moments}" if moments else text
+    return sentences_words([text, moments]) if moments else text
 
 
 WAITING_SHOWN = 3

@@ -20,6 +20,7 @@ from domi_desktop.model import (
     Trigger,
 )
 from domi_desktop.runtime.gates import Held
+from domi_desktop.ui import i18n
 from domi_desktop.ui.schedule_model import Column
 from domi_desktop.ui.sentence import schedule_sentence
 from domi_desktop.ui.tray import TrayApp
@@ -77,6 +78,12 @@ def test_moments_only_say_so() -> None:
     assert schedule_sentence(Schedule(2, "b", "@daily", "UTC", action, policies=also)) == (
         "At 00:00, every day. Also at unlock."
     )
+    i18n.set_language("zh")
+    try:
+        chinese = schedule_sentence(Schedule(2, "b", "@daily", "UTC", action, policies=also))
+    finally:
+        i18n.set_language("en")
+    assert chinese == "每天 00:00。也在解锁时运行。"  # Chinese sentences are not spaced
 
 
 def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(with_backup: TrayApp) -> None:

@@ -15,7 +15,7 @@ from domi_desktop.errors import CronError, ParamError
 from domi_desktop.frontdoor.triggers import parse_session
 from domi_desktop.frontdoor.wire import Json, parse_conditions
 from domi_desktop.model import Conditions, OnDeadline, SessionTriggers
-from domi_desktop.ui.condition_words import conditions_words, session_words
+from domi_desktop.ui.condition_words import conditions_words, sentences_words, session_words
 from domi_desktop.ui.editor.resources import ResourceRows
 from domi_desktop.ui.editor.widgets import help_label, row
 from domi_desktop.ui.i18n import Texts, cron_language, register
@@ -160,7 +160,7 @@ class ConditionsBox(QGroupBox):
         if conditions is not None and session is not None:
             text = conditions_words(conditions, self._action_kind, self._when())
             moments = session_words(session)
-            self.sentence.setText(f"{text} {moments}" if moments else text)
+            self.sentence.setText(sentences_words([text, moments]) if moments else text)
 
     def load(self, policies: Json) -> None:
         """Fill the boxes from a schedule's policies JSON (no ``conditions``: the defaults)."""
