@@ -219,7 +219,8 @@ def editor_shots(service: Service) -> None:
     zone.set_zone("America/New_York")
     scenario = dialog.findChild(QComboBox, "simulateScenario")
     if scenario is not None:
-        scenario.setCurrentIndex(scenario.count() - 1)
+        # By name: the last of the list was this once, until a scenario was added after it.
+        scenario.setCurrentIndex(scenario.findData("on_battery"))
     QApplication.processEvents()
     save(dialog, "editor.png")
     dialog.close()
