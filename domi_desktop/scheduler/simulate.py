@@ -48,7 +48,8 @@ class Waited:
     """``run`` when what it waited for came; ``run_anyway`` or ``skip`` when its deadline did
     first; ``wait`` when neither came."""
     deadline: Gate | None = None
-    """For ``run_anyway`` and ``skip``: the gate's verdict at the deadline."""
+    """The gate's verdict at the deadline, when the deadline came first (``run_anyway``,
+    ``skip``, or ``run`` when what it waited for came with it)."""
 
     @property
     def reason(self) -> str:
