@@ -129,12 +129,17 @@ def save(widget: QWidget, name: str) -> None:
 
 
 def tray_menu_shot(app: QApplication, store: Store) -> None:
-    from domi_desktop.app.host import Host
     from domi_desktop.ui.tray import TrayApp
+    from tests.engine import running_engine
 
-    host = Host(store, gui=True, secrets=MemorySecretStore({"login-api": "not-a-real-token"}))
-    host.runtime.driver.reload()
-    tray = TrayApp(app, host)
+    with running_engine(
+        store, begin=False, secrets=MemorySecretStore({"login-api": "not-a-real-token"})
+    ) as engine:
+        engine.reload()
+        _tray_menu(TrayApp(app, engine.handle), app)
+
+
+def _tray_menu(tray: Any, app: QApplication) -> None:
     tray.rebuild_menu()
     menu = tray.menu
     menu.popup(QPoint(700, 40))

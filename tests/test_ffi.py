@@ -14,7 +14,6 @@ from domi_desktop import ffi
 from domi_desktop.actions import winjob
 from domi_desktop.ffi import Library, Signature
 from domi_desktop.frontdoor.rpc import peercred
-from domi_desktop.platform import memory
 from domi_desktop.platform.inhibit import macos as inhibit_macos
 from domi_desktop.platform.inhibit import windows as inhibit_windows
 from domi_desktop.platform.resume import windows as resume_windows
@@ -46,7 +45,6 @@ WINDOWS_TABLES: dict[str, dict[str, Signature]] = {
     "powrprof (wake timers allowed)": wake_windows.POWRPROF,
 }
 OTHER_TABLES: dict[str, dict[str, Signature]] = {
-    "glibc": memory.GLIBC,
     "libc (wake alarm)": wake_linux.LIBC,
     **{path.rsplit("/", 1)[-1]: table for path, table in inhibit_macos.FRAMEWORKS.items()},
 }

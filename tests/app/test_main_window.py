@@ -17,16 +17,15 @@ from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domi_desktop.app.gui import connect
-from domi_desktop.app.host import Host
 from domi_desktop.errors import ParamError
 from domi_desktop.events import Event, FireEvent, RunFinished, RunWaiting
-from domi_desktop.frontdoor.rpc.instance import socket_name
 from domi_desktop.model import CommandAction, Policies, RunStatus, Trigger, WakeReason
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui.main_window import MainWindow
 from domi_desktop.ui.schedule_model import Column, person_moment
 from domi_desktop.ui.tray import TrayApp
+from tests.engine import RunningEngine, running_engine
 from tests.fakes import wait_for
 
 PASS = CommandAction(argv=(sys.executable, "-c", "pass"))
@@ -46,14 +45,14 @@ def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             Policies(retries=2, timeout=None), notes=REPORT_NOTES, now=now,
         )  # fmt: skip
         store.create_schedule("Always fails", "*/5 * * * *", "UTC", PASS, now=now)
-        host = Host(store, gui=True, secrets=MemorySecretStore())
-        host.runtime.driver.reload()
-        app = TrayApp(qapp, host)
-        connect(app, host)
-        app.main_window.refresh()
-        yield app
-        host.runtime.stop()
-        app.close()
+        with running_engine(store, secrets=MemorySecretStore()) as engine:
+            app = TrayApp(qapp, engine.handle)
+            connect(app, engine.handle)
+            app.engine = engine  # type: ignore[attr-defined]
+            engine.settle()
+            app.main_window.refresh()
+            yield app
+            app.close()
 
 
 def window(tray: TrayApp) -> MainWindow:
@@ -174,15 +173,15 @@ def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: 
     select(win, "Long job")
     assert not win.acts["stop"].isEnabled()
     win.run_selected()
-    qtbot.waitUntil(lambda: tray.host.runtime.running_runs() != [], timeout=10_000)
-    (run_id,) = tray.host.runtime.running_runs()
+    qtbot.waitUntil(lambda: tray.host.engine.state.running_runs() != [], timeout=10_000)
+    (run_id,) = tray.host.engine.state.running_runs()
     assert win.acts["stop"].isEnabled()
     row = names(win).index("Long job")
     assert win.proxy.index(row, Column.result).data() == "running…"
     wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, 10, "both pids")
     parent, child = (int(pid) for pid in pids.read_text().split())
     assert win.stop_selected() == [run_id]
-    qtbot.waitUntil(lambda: tray.host.runtime.running_runs() == [], timeout=10_000)
+    qtbot.waitUntil(lambda: tray.host.engine.state.running_runs() == [], timeout=10_000)
     # The lane is free at once; the result reaches the database with the worker's next batch.
     qtbot.waitUntil(
         lambda: tray.host.store.get_run(run_id).status is RunStatus.interrupted, timeout=10_000
@@ -222,9 +221,9 @@ def test_columns_sort_and_the_search_box_filters(tray: TrayApp) -> None:
     win.table.sortByColumn(Column.next_run, Qt.SortOrder.AscendingOrder)
     # Soonest first ("Always fails", every five minutes, ties with "Report" at 14:00 UTC).
     by_name = {s.name: s.id for s in tray.host.store.list_schedules()}
-    fires = [tray.host.runtime.driver.next_fire(by_name[name]) for name in names(win)]
+    fires = [tray.host.engine.state.next_fire(by_name[name]) for name in names(win)]
     assert None not in fires and fires == sorted(fires)
-    assert fires[0] == tray.host.runtime.driver.next_fire(by_name["Always fails"])
+    assert fires[0] == tray.host.engine.state.next_fire(by_name["Always fails"])
 
     win.search.setText("monday")  # the meaning is searched too
     assert names(win) == ["Report"]
@@ -333,13 +332,15 @@ def test_without_a_tray_closing_the_window_quits(
 def test_the_runtime_changes_state_before_it_tells(tray: TrayApp, qtbot: Any) -> None:
     seen: list[tuple[str, list[int]]] = []
 
+    engine: RunningEngine = tray.engine  # type: ignore[attr-defined]
+
     def listener(event: Event) -> None:
         kind = "fire" if isinstance(event, FireEvent) else "finished"
-        seen.append((kind, tray.host.runtime.running_runs()))
+        seen.append((kind, engine.host.runtime.running_runs()))  # on the engine's thread
 
-    tray.host.runtime.subscribe(listener)
+    engine.call(lambda host: host.runtime.subscribe(listener))
     schedule = tray.host.store.list_schedules()[0]
-    run_id = started(tray, schedule.id, qtbot)
+    run_id = started(tray, schedule.id, qtbot, shown=False)
     qtbot.waitUntil(lambda: len(seen) == 2, timeout=10_000)
     assert seen == [("fire", [run_id]), ("finished", [])]
 
@@ -367,7 +368,7 @@ def test_a_running_schedule_is_marked_in_the_menu(tray: TrayApp, qtbot: Any) -> 
     sub = entry.menu()
     assert sub is not None and "Stop" in [a.text() for a in sub.actions()]
     next(a for a in sub.actions() if a.text() == "Stop").trigger()
-    qtbot.waitUntil(lambda: tray.host.runtime.running_runs() == [], timeout=10_000)
+    qtbot.waitUntil(lambda: tray.host.engine.state.running_runs() == [], timeout=10_000)
     # The lane is free at once; the result reaches the database with the worker's next batch.
     qtbot.waitUntil(
         lambda: tray.host.store.get_run(run_id).status is RunStatus.interrupted, timeout=10_000
@@ -402,24 +403,19 @@ def test_a_schedule_added_through_the_cli_shows_without_a_refresh(
     import subprocess
 
     host = tray.host
-    assert isinstance(host, Host)
-    assert host.rpc.listen(socket_name(host.store.data_dir))
-    try:
-        env = {**os.environ, "DOMI_DATA_DIR": str(host.store.data_dir)}
-        cli = subprocess.Popen(
-            [sys.executable, "-m", "domi_desktop", "schedule", "add", "Via the CLI",
-             "--cron", "0 5 * * *", "--", "true"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        with cli:
-            qtbot.waitUntil(lambda: cli.poll() is not None, timeout=60_000)
-            _out, errors = cli.communicate()
-        assert cli.returncode == 0, errors
-        # The window has no refresh timer: only the change the socket reported can show it (a
-        # generous deadline for loaded machines; ``bench/window_bench.py`` has the row figures).
-        qtbot.waitUntil(lambda: "Via the CLI" in names(window(tray)), timeout=30_000)
-    finally:
-        host.rpc.close()
+    env = {**os.environ, "DOMI_DATA_DIR": str(host.store.data_dir)}
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "domi_desktop", "schedule", "add", "Via the CLI",
+         "--cron", "0 5 * * *", "--", "true"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    with cli:
+        qtbot.waitUntil(lambda: cli.poll() is not None, timeout=60_000)
+        _out, errors = cli.communicate()
+    assert cli.returncode == 0, errors
+    # The window has no refresh timer: only the change the socket reported can show it (a
+    # generous deadline for loaded machines; ``bench/window_bench.py`` has the row figures).
+    qtbot.waitUntil(lambda: "Via the CLI" in names(window(tray)), timeout=30_000)
 
 
 # The offscreen platform cannot raise a window or pass on size hints: not the app's to fix.
@@ -437,13 +433,16 @@ def test_quitting_after_an_editor_was_opened_and_closed_is_clean(
     tray.close()  # what run_tray does on the way out: no "already deleted"
 
 
-def started(tray: TrayApp, schedule_id: int, qtbot: Any) -> int:
-    """A manual run's id, once the recorder has it on record and its job started."""
+def started(tray: TrayApp, schedule_id: int, qtbot: Any, *, shown: bool = True) -> int:
+    """A manual run's id, once the recorder has it on record and its job started (``shown``:
+    and the windows' picture of the engine has it running)."""
     answers: list[int | Exception] = []
-    tray.host.runtime.run_now(schedule_id, answers.append)
+    tray.host.engine.run_now(schedule_id, answers.append)
     qtbot.waitUntil(lambda: answers != [], timeout=10_000)
     (outcome,) = answers
     assert isinstance(outcome, int), outcome
+    if shown:  # the windows see it once the engine's next picture has come
+        qtbot.waitUntil(lambda: outcome in tray.host.engine.state.running_runs(), timeout=10_000)
     return outcome
 
 
@@ -514,12 +513,11 @@ def write_elsewhere(data_dir: Path, name: str) -> None:
 def test_a_schedule_another_process_wrote_to_the_file_shows_after_one_wake(
     tray: TrayApp, qtbot: Any
 ) -> None:
-    host = tray.host
-    assert isinstance(host, Host)
+    engine: RunningEngine = tray.engine  # type: ignore[attr-defined]
     window(tray)  # open: the Schedules window must follow the file
-    write_elsewhere(host.store.data_dir, "Written elsewhere")
+    write_elsewhere(tray.host.store.data_dir, "Written elsewhere")
     assert "Written elsewhere" not in names(window(tray))
-    host.runtime.driver.wake(WakeReason.timer)  # the next wake of any kind
+    engine.call(lambda host: host.runtime.driver.wake(WakeReason.timer))  # any next wake
     qtbot.waitUntil(lambda: "Written elsewhere" in names(window(tray)), timeout=30_000)
 
 
@@ -528,14 +526,14 @@ def empty(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     """The app on its first start: no schedules at all."""
     monkeypatch.setenv("TZ", "Europe/Riga")
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
-    with Store.open(tmp_path / "data", now=datetime.now(UTC)) as store:
-        host = Host(store, gui=True, secrets=MemorySecretStore())
-        host.runtime.driver.reload()
-        app = TrayApp(qapp, host)
-        connect(app, host)
+    with (
+        Store.open(tmp_path / "data", now=datetime.now(UTC)) as store,
+        running_engine(store, secrets=MemorySecretStore()) as engine,
+    ):
+        app = TrayApp(qapp, engine.handle)
+        connect(app, engine.handle)
         app.main_window.refresh()
         yield app
-        host.runtime.stop()
         app.close()
 
 
@@ -613,21 +611,18 @@ def test_without_a_tray_the_window_says_closing_it_stops_the_scheduler(
 def test_a_schedule_another_process_writes_shows_while_the_app_runs(
     tray: TrayApp, qtbot: Any
 ) -> None:
-    host = tray.host
-    assert isinstance(host, Host)
+    engine: RunningEngine = tray.engine  # type: ignore[attr-defined]
     window(tray)
     reasons: list[str] = []
-    host.woke.connect(lambda _plan, reason: reasons.append(str(reason)))
-    host.start()  # watches the database file
-    try:
-        qtbot.waitUntil(lambda: reasons != [], timeout=30_000)  # the start-up wake is over
-        write_elsewhere(host.store.data_dir, "Written meanwhile")
-        # No wake of any kind is asked for: the file seen changing is enough.
-        qtbot.waitUntil(lambda: "Written meanwhile" in names(window(tray)), timeout=30_000)
-        assert WakeReason.edit in reasons  # brought by the file's change, not by a timer
-        assert (
-            host.runtime.driver.next_fire(max(s.id for s in window(tray).model.schedules()))
-            is not None
-        )
-    finally:
-        host.stop()
+    tray.host.woke.connect(lambda _plan, reason: reasons.append(str(reason)))
+    wait_for(
+        lambda: engine.call(lambda host: host.runtime.driver.last_wake is not None),
+        30,
+        "the start-up wake",
+    )
+    write_elsewhere(tray.host.store.data_dir, "Written meanwhile")
+    # No wake of any kind is asked for: the file seen changing is enough.
+    qtbot.waitUntil(lambda: "Written meanwhile" in names(window(tray)), timeout=30_000)
+    assert WakeReason.edit in reasons  # brought by the file's change, not by a timer
+    newest = max(s.id for s in window(tray).model.schedules())
+    qtbot.waitUntil(lambda: tray.host.engine.state.next_fire(newest) is not None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,6 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from domi_desktop.app.gui import connect
-from domi_desktop.app.host import Host
 from domi_desktop.events import FireEvent, LateFire, WakeDecided
 from domi_desktop.model import CommandAction, Trigger, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier
@@ -24,6 +24,7 @@ from domi_desktop.ui import i18n
 from domi_desktop.ui.notices import late_notice
 from domi_desktop.ui.tray import TrayApp
 from domi_desktop.ui.tray_menu import MENU_SCHEDULES
+from tests.engine import running_engine
 
 
 @pytest.fixture
@@ -36,13 +37,12 @@ def tray(qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
                               CommandAction(argv=(sys.executable, "-c", "pass")), now=now)  # fmt: skip
         store.create_schedule("Every minute", "* * * * *", "UTC",
                               CommandAction(argv=(sys.executable, "-c", "pass")), now=now)  # fmt: skip
-        host = Host(store, gui=True, secrets=MemorySecretStore())
-        host.runtime.driver.reload()
-        app = TrayApp(qapp, host)
-        connect(app, host)
-        yield app
-        host.runtime.stop()
-        app.close()
+        with running_engine(store, secrets=MemorySecretStore()) as engine:
+            app = TrayApp(qapp, engine.handle)
+            connect(app, engine.handle)
+            app.engine = engine  # type: ignore[attr-defined]
+            yield app
+            app.close()
 
 
 def texts(menu: QMenu) -> list[str]:
@@ -87,16 +87,20 @@ def test_the_timeline_opens_from_the_menu_and_the_schedules_window(tray: TrayApp
     opened.close()
 
 
-def test_pause_and_resume_from_the_menu(tray: TrayApp) -> None:
+def test_pause_and_resume_from_the_menu(tray: TrayApp, qtbot: Any) -> None:
     tray.main_window.ensure_loaded()
     tray.rebuild_menu()
     sub = tray.menu.actions()[1].menu()
     assert sub is not None
     action(sub, "Pause").trigger()
     assert not tray.host.store.get_schedule(1).enabled
-    tray.rebuild_menu()
-    paused = next(a for a in tray.menu.actions() if a.text().startswith("Rate-limit report"))
-    assert paused.text() == "Rate-limit report · paused"
+
+    def paused_entry() -> QAction:
+        tray.rebuild_menu()  # from the engine's picture, once it has planned without it
+        return next(a for a in tray.menu.actions() if a.text().startswith("Rate-limit report"))
+
+    qtbot.waitUntil(lambda: paused_entry().text() == "Rate-limit report · paused")
+    paused = paused_entry()
     sub = paused.menu()
     assert sub is not None
     action(sub, "Resume").trigger()
@@ -106,7 +110,7 @@ def test_pause_and_resume_from_the_menu(tray: TrayApp) -> None:
 def test_pause_all_is_a_checkable_toggle(tray: TrayApp) -> None:
     tray.rebuild_menu()
     action(tray.menu, "Pause all").trigger()
-    assert tray.host.runtime.driver.paused
+    assert tray.host.engine.state.paused
     tray.rebuild_menu()
     assert action(tray.menu, "Pause all").isChecked()
 
@@ -134,7 +138,7 @@ def test_a_long_list_is_cut_to_the_soonest_with_a_way_to_all(tray: TrayApp) -> N
         tray.host.store.create_schedule(
             f"job {i}", "0 3 * * *", "UTC", CommandAction(argv=("true",)), now=now
         )
-    tray.host.runtime.driver.reload()
+    tray.engine.reload()  # type: ignore[attr-defined]
     tray.main_window.refresh()
     tray.rebuild_menu()
     schedules = [a for a in tray.menu.actions() if a.menu() is not None]
@@ -151,7 +155,7 @@ def test_paused_schedules_follow_the_scheduled_ones_without_loading_the_window(
             f"paused {i:02}", "0 3 * * *", "UTC", CommandAction(argv=("true",)), now=now
         )
         tray.host.store.set_enabled(job.id, False, now)
-    tray.host.runtime.driver.reload()
+    tray.engine.reload()  # type: ignore[attr-defined]
     tray.rebuild_menu()
     schedules = [a.text() for a in tray.menu.actions() if a.menu() is not None]
     assert schedules[0].startswith("Every minute · ")
@@ -193,22 +197,20 @@ def test_the_icon_shows_running_then_attention_until_the_history_is_seen(
         "Broken",
         "0 9 * * *",
         "UTC",
-        CommandAction(argv=(sys.executable, "-c", "raise SystemExit(2)")),
+        CommandAction(
+            argv=(sys.executable, "-c", "import time; time.sleep(1); raise SystemExit(2)")
+        ),
         now=datetime.now(UTC),
     )
     tray.update_look()
     assert tray.state == "idle"
     assert "Next: Every minute · " in tray.tray.toolTip()
-    looks: list[str] = []
-    look = tray.update_look
-    monkeypatch.setattr(tray, "update_look", lambda: (look(), looks.append(tray.state)))
     tray.run_now(failing.id)
-    qtbot.waitUntil(lambda: looks != [], timeout=10_000)  # type: ignore[attr-defined]
-    assert looks[0] == "running"  # told once the run is on record and its job started
+    qtbot.waitUntil(lambda: tray.state == "running", timeout=10_000)  # type: ignore[attr-defined]
     qtbot.waitUntil(lambda: tray.state == "attention", timeout=10_000)  # type: ignore[attr-defined]
     assert "Attention" in tray.tray.toolTip()
     tray.open_history(None)
-    assert tray.state == "idle"
+    qtbot.waitUntil(lambda: tray.state == "idle", timeout=10_000)  # type: ignore[attr-defined]
     tray._windows["history"].close()
 
 
@@ -219,7 +221,8 @@ def test_a_second_update_touches_only_what_changed(
     before = [a.menu() for a in tray.menu.actions() if a.menu() is not None]
     first = next(a for a in tray.menu.actions() if a.text().startswith("Every minute"))
     schedule_id = next(s.id for s in tray.host.store.list_schedules() if s.name == "Every minute")
-    monkeypatch.setattr(tray.host.runtime, "running_by_schedule", lambda: {schedule_id: [1]})
+    engine = tray.host.engine
+    monkeypatch.setattr(engine, "state", replace(engine.state, running={schedule_id: (1,)}))
     tray.rebuild_menu()
     after = [a.menu() for a in tray.menu.actions() if a.menu() is not None]
     assert after == before  # the same submenus: nothing cleared and rebuilt

@@ -4,6 +4,7 @@ its menu, and in the Schedules window's tooltip of its meaning; the others are u
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,9 +18,8 @@ from domi_desktop.model import (
     RunStatus,
     Schedule,
     SessionTriggers,
-    Trigger,
 )
-from domi_desktop.runtime.gates import Held
+from domi_desktop.runtime.view import WaitingRun
 from domi_desktop.ui import i18n
 from domi_desktop.ui.schedule_model import Column
 from domi_desktop.ui.sentence import schedule_sentence
@@ -44,7 +44,7 @@ def with_backup(tray: TrayApp) -> TrayApp:
     tray.host.store.create_schedule(
         "Backup", "0 0 * * *", "UTC", action, BACKUP, now=datetime.now(UTC)
     )
-    tray.host.runtime.driver.reload()
+    tray.engine.reload()  # type: ignore[attr-defined]
     return tray
 
 
@@ -88,19 +88,19 @@ def test_moments_only_say_so() -> None:
 
 def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(with_backup: TrayApp) -> None:
     tray = with_backup
-    known = {s.name: s for s in tray.host.runtime.known_schedules().values()}
-    now = datetime.now(UTC)
-    held = tray.host.runtime.keeper.held
-    held[41] = Held(
-        41, known["Backup"].id, now, now, Trigger.scheduled, "waiting for the disk Backup"
-    )
+    known = {s.name: s for s in tray.host.store.list_schedules()}
+    engine = tray.host.engine
+    waiting = [WaitingRun(41, known["Backup"].id, "Backup", "waiting for the disk Backup")]
+    engine.state = replace(engine.state, waiting=tuple(waiting))  # type: ignore[misc]
     tray.update_look()
     assert "Backup: waiting for the disk Backup" in tray.tray.toolTip().splitlines()
-    for run_id in range(42, 46):
-        held[run_id] = Held(run_id, known["Every minute"].id, now, now, Trigger.scheduled, "busy")
+    waiting += [
+        WaitingRun(r, known["Every minute"].id, "Every minute", "busy") for r in range(42, 46)
+    ]
+    engine.state = replace(engine.state, waiting=tuple(waiting))  # type: ignore[misc]
     tray.update_look()
     assert tray.tray.toolTip().splitlines()[-1] == "2 more waiting"
-    held.clear()
+    engine.state = replace(engine.state, waiting=())  # type: ignore[misc]
     tray.update_look()
     assert "waiting" not in tray.tray.toolTip()
 

@@ -25,13 +25,13 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from domi_desktop.app.gui import connect
-from domi_desktop.app.host import GIVE_BACK_AFTER, Host
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import CommandAction, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui.tray import TrayApp
+from tests.engine import RunningEngine, running_engine
 from tests.locks import WriteLock
 
 NAMES = ("backup", "report", "sync")
@@ -75,7 +75,7 @@ class Recorded(Notifier):
 
 @dataclass
 class App:
-    host: Host
+    engine: RunningEngine
     clock: ShiftedClock
     notifier: Recorded
     ran: Path
@@ -83,7 +83,10 @@ class App:
 
     @property
     def path(self) -> Path:
-        return self.host.store.path
+        return self.engine.handle.store.path
+
+    def store_problem(self) -> str | None:
+        return self.engine.call(lambda host: host.runtime.store_problem)
 
     def lock(self) -> WriteLock:
         """The file's write lock, taken by another process (let go after the app stopped, if
@@ -93,7 +96,7 @@ class App:
 
     def resume(self) -> None:
         self.clock.slept += timedelta(days=3)
-        self.host.runtime.driver.wake(WakeReason.resume)
+        self.engine.call(lambda host: host.runtime.driver.wake(WakeReason.resume))
 
     def wake_notices(self) -> list[Notice]:
         return [n for n in self.notifier.notices if n.title.endswith("caught up after sleep")]
@@ -129,21 +132,13 @@ def locks() -> Iterator[list[WriteLock]]:
 
 
 @pytest.fixture
-def rest_after_ms() -> int:
-    """How long the runtime is silent before the app counts itself at rest."""
-    return GIVE_BACK_AFTER
-
-
-@pytest.fixture
 def app(
     locks: list[WriteLock],
     qapp: QApplication,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    rest_after_ms: int,
 ) -> Iterator[App]:
     monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.setattr("domi_desktop.app.host.GIVE_BACK_AFTER", rest_after_ms)
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
     clock = ShiftedClock()
     monkeypatch.setattr("domi_desktop.app.host.SystemClock", lambda: clock)
@@ -155,21 +150,16 @@ def app(
             store.create_schedule(
                 name, "0 9 * * *", "UTC", CommandAction(argv=argv), now=clock.now()
             )
-        host = Host(store, gui=True, secrets=MemorySecretStore())
-        tray = TrayApp(qapp, host)
-        connect(tray, host)
-        notifier = Recorded()
-        tray.notifier = notifier
-        try:
-            host.runtime.start()  # nothing due yet: every schedule was made just now
-            yield App(host, clock, notifier, ran, locks)
-        finally:
-            # As at the app's quit: what the recorder answers from now on reaches no loop that
-            # would act on it; what it answered before is handled here, not in the next test.
-            host.loop.blockSignals(True)
-            host.stop()
-            qapp.processEvents()
-            tray.close()
+        # Nothing is due at its start: every schedule was made just now.
+        with running_engine(store, secrets=MemorySecretStore()) as engine:
+            tray = TrayApp(qapp, engine.handle)
+            connect(tray, engine.handle)
+            notifier = Recorded()
+            tray.notifier = notifier
+            try:
+                yield App(engine, clock, notifier, ran, locks)
+            finally:
+                tray.close()
 
 
 def test_a_wake_is_told_while_another_process_holds_the_write_lock_then_each_job_runs_once(
@@ -182,7 +172,7 @@ def test_a_wake_is_told_while_another_process_holds_the_write_lock_then_each_job
     (told,) = app.notifier.notices
     assert told.run_id is None  # no run is on record to open yet
     assert [line.split(":")[0] for line in told.body.splitlines()] == list(NAMES)
-    qtbot.waitUntil(lambda: app.host.runtime.store_problem is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: app.store_problem() is not None, timeout=WAIT_MS)
     assert app.claimed() == []
     assert app.jobs() == {}
     lock.release()
@@ -205,7 +195,7 @@ def test_claims_that_then_fail_to_commit_are_said_once_and_nothing_runs(
     lock = app.lock()
     app.resume()
     qtbot.waitUntil(lambda: app.wake_notices() != [], timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: app.host.runtime.store_problem is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: app.store_problem() is not None, timeout=WAIT_MS)
     lock.release(then=REFUSE_RUNS)
     qtbot.waitUntil(
         lambda: "the fires of this wake could not be recorded" in caplog.text, timeout=WAIT_MS
@@ -215,29 +205,4 @@ def test_claims_that_then_fail_to_commit_are_said_once_and_nothing_runs(
     assert len(app.wake_notices()) == 1
     assert app.claimed() == []
     assert app.jobs() == {}
-    assert app.host.runtime.running_runs() == []
-
-
-@pytest.mark.parametrize("rest_after_ms", [3000])
-def test_the_heap_is_not_settled_amid_a_wake_whose_claims_wait_for_the_lock(
-    app: App, qtbot: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Settling the heap can walk all of it (tens of ms at 10,000 schedules, the GUI loop stood
-    # still): a countdown to rest begun by the last burst must not end inside the next wake,
-    # here one whose claims wait 5 s for another process's write lock.
-    settled: list[bool] = []
-    monkeypatch.setattr(
-        "domi_desktop.app.host.settle_heap",
-        lambda: settled.append(app.host.runtime.driver.waking),
-    )
-    app.host.runtime.run_now(1)
-    qtbot.waitUntil(lambda: app.manual_runs() == ["succeeded"], timeout=WAIT_MS)
-    lock = app.lock()
-    app.resume()  # while the countdown to rest begun by that run's end runs
-    qtbot.waitUntil(lambda: app.host.runtime.store_problem is not None, timeout=WAIT_MS)
-    lock.release()
-    qtbot.waitUntil(
-        lambda: app.claimed() == [(name, "succeeded") for name in NAMES], timeout=WAIT_MS
-    )
-    qtbot.waitUntil(lambda: settled != [], timeout=WAIT_MS)
-    assert settled == [False], "the heap was settled while a wake's claims were in flight"
+    assert app.engine.call(lambda host: host.runtime.running_runs()) == []

@@ -62,7 +62,7 @@ def test_it_catches_up_a_thousand_schedules_without_blocking_the_loop(
         finished: list[RunFinished] = []
         runtime = Runtime(
             store, clock, loop, MemorySecretStore(),
-            recorder=Recorder(store, loop), slice_budget=0.01,
+            recorder=Recorder(store, loop),
             on_wake=lambda plan, _reason: wakes.append(plan),
         )  # fmt: skip
         runtime.subscribe(
