@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 SOONEST_KEPT = 40
 """Upcoming fires the picture carries: the tray's menu shows 20, the tooltip one."""
 
+
 @dataclass(frozen=True, slots=True)
 class WaitingRun:
     """A run held back by its conditions, named for the tray."""
