@@ -42,6 +42,11 @@ class BusUnreachable(BusError):
 class BusRefused(BusError):
     """The service answered with an error (no such property, access denied...)."""
 
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+        """The D-Bus error's name (``org.freedesktop.DBus.Error.ServiceUnknown``...)."""
+
 
 @dataclass(frozen=True, slots=True)
 class BusSignal:
@@ -91,7 +96,7 @@ class BusCaller:
     def call(
         self, service: str, path: str, interface: str, member: str, signature: str = "", *args: Any
     ) -> tuple[Any, ...]:
-        from jeepney import DBusAddress, MessageType, new_method_call
+        from jeepney import DBusAddress, HeaderFields, MessageType, new_method_call
 
         if self._conn is None:
             self._conn = _open(self._address, self._fds)
@@ -102,7 +107,8 @@ class BusCaller:
         except (OSError, TimeoutError, EOFError, ConnectionError) as error:
             raise BusUnreachable(f"{service} did not answer {member} ({error!r})") from None
         if reply.header.message_type == MessageType.error:
-            raise BusRefused(f"{service}: {member}: {' '.join(map(str, reply.body))}")
+            name = str(reply.header.fields.get(HeaderFields.error_name, ""))
+            raise BusRefused(name, f"{service}: {member}: {' '.join(map(str, reply.body))}")
         return tuple(reply.body)
 
     def get(self, service: str, path: str, interface: str, prop: str) -> Any:

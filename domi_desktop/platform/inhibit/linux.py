@@ -16,6 +16,7 @@ from domi_desktop.platform.dbus import (
     LOGIND_SERVICE,
     BusCaller,
     BusError,
+    BusRefused,
     system_bus_address,
 )
 from domi_desktop.platform.inhibit.base import NoInhibition
@@ -71,8 +72,11 @@ class LogindSleepInhibitor:
                     LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "Inhibit", "ssss",
                     "sleep", WHO, why, self._mode,
                 )  # fmt: skip
+        except BusRefused as error:
+            self.status = f"logind refused Inhibit: {error.name}: {error}"
+            return None
         except BusError as error:
-            self.status = f"logind refused Inhibit: {error}"
+            self.status = f"no logind to ask: {error}"
             return None
         except ValueError as error:  # no file descriptor in the answer
             self.status = f"logind's Inhibit returned no file descriptor: {error}"
