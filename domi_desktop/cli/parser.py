@@ -9,7 +9,6 @@ all of them took 6 ms of the 48 ms that ``domi-desktop status`` took. Handlers a
 from __future__ import annotations
 
 import argparse
-import sys
 from types import ModuleType
 
 from domi_desktop import __version__
@@ -26,8 +25,11 @@ if TYPE_CHECKING:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        """One line, as every other refusal: the usage block argparse prints first buried the
+        reason under a screenful of options. The line says where the whole story is."""
+        from domi_desktop.cli.render import printable  # a refusal only: no cost to the fast path
+
+        self.exit(EXIT_USAGE, f"{self.prog}: {printable(message)} (see {self.prog} --help)\n")
 
 
 if TYPE_CHECKING:
