@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +72,58 @@ def test_help_still_shows_the_usage_and_every_option(run: Run) -> None:
     assert done.returncode == 0 and not done.stderr
     assert done.stdout.startswith("usage: domi-desktop timeline [-h]")
     assert "--days N" in done.stdout and "how far back (7)" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["schedule", "add", "x", "--cron", "@daily", "--http", "http://[::1"],
+         "domi-desktop: action: bad URL 'http://[::1': Invalid IPv6 URL"),
+        (["schedule", "add", "x", "--cron", "@daily", "--webhook", "http://[::1", "--", "true"],
+         "domi-desktop: policies.monitor.webhook: must be an http:// or https:// URL"),
+        (["schedule", "add", "x", "--cron", "@daily", "--healthchecks", "http://[::1", "--", "true"],
+         "domi-desktop: policies.monitor.healthchecks_url: must be an http:// or https:// URL"),
+        (["--store", "postgresql://me:pw@[::1", "schedule", "list"],
+         "domi-desktop: --store: not a URL (Invalid IPv6 URL)"),
+        (["schedule", "add", "x", "--cron", "@daily", "--at-login", "--min-interval", "9" * 23,
+          "--", "true"],
+         "domi-desktop: policies.session.min_interval: must be longer than zero and at most 10"),
+        (["simulate", "0 9 * * *", "--last-due", "2024-06-04T09:00", "--wake", "2024-06-05T10:00",
+          "--wait-at-most", "9" * 23],
+         "domi-desktop: policies.conditions.wait_at_most: must be a number of seconds >= 0"),
+        (["import-crontab", __file__, "--encoding", "\udcff"],
+         "domi-desktop: --encoding: '\\udcff' is not a text encoding Python knows"),
+        (["--data-dir", "/tmp/\udcff", "status"],
+         "domi-desktop: argument --data-dir: b'/tmp/\\xff' is not UTF-8"),
+        (["export", "--output", "a\nb"],
+         "domi-desktop export: argument -o/--output: 'a\\nb' holds a control character"),
+        (["import", "no\x00such"], "domi-desktop: cannot read 'no\\x00such': no file name holds"),
+    ],
+)  # fmt: skip
+def test_a_bad_value_is_one_line_naming_it(
+    bad: Callable[..., str], args: list[str], said: str
+) -> None:
+    line = one_line(bad(*args))
+    assert line.startswith(said)
+    assert "pw" not in line  # the store's password is never echoed
+
+
+@pytest.mark.parametrize(
+    ("document", "said"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "{file}: nested too deeply to be an export"),
+        ('{"version": ' + "9" * 5000 + "}",
+         "{file}: holds a number of more than 4300 digits; not an export"),
+        ('{"format": "domi-desktop/schedules", "version": true, "schedules": []}',
+         "document.version: True is not supported (this version reads 1)"),
+        ('{"format": "domi-desktop/schedules", "version": 1.0, "schedules": []}',
+         "document.version: 1.0 is not supported (this version reads 1)"),
+    ],
+)  # fmt: skip
+def test_an_import_that_is_no_export_is_one_line(
+    bad: Callable[..., str], tmp_path: Path, document: str, said: str
+) -> None:
+    export = tmp_path / "export.json"
+    export.write_text(document)
+    refused = one_line(bad("import", str(export), "--dry-run"))
+    assert refused == "domi-desktop: " + said.format(file=export)

@@ -12,6 +12,7 @@ import argparse
 from types import ModuleType
 
 from domi_desktop import __version__
+from domi_desktop.cli.arguments import text_path
 from domi_desktop.cli.exits import EXIT_USAGE
 from domi_desktop.cli.monitor_options import add_monitor_command, add_monitor_options
 
@@ -44,7 +45,10 @@ def _top() -> _Parser:
     )
     parser.add_argument("--version", action="version", version=f"domi-desktop {__version__}")
     parser.add_argument(
-        "--data-dir", metavar="DIR", help="where the database lives (or DOMI_DATA_DIR)"
+        "--data-dir",
+        metavar="DIR",
+        type=text_path,
+        help="where the database lives (or DOMI_DATA_DIR)",
     )
     parser.add_argument(
         "--store",
@@ -321,7 +325,9 @@ def _export(subcommands: Subcommands) -> None:
     )
     export.add_argument("ids", type=int, nargs="*", metavar="ID", help="default: all (JSON)")
     export.add_argument("--to", choices=TARGETS, default="json")
-    export.add_argument("-o", "--output", metavar="PATH", help="a file (JSON) or a folder")
+    export.add_argument(
+        "-o", "--output", metavar="PATH", type=text_path, help="a file (JSON) or a folder"
+    )
     export.add_argument(
         "--lossy", action="store_true", help="drop what the target cannot express, and list it"
     )
