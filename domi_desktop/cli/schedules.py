@@ -11,7 +11,14 @@ from typing import Any
 from domi_desktop.cli.backend import backend
 from domi_desktop.cli.exits import EXIT_USAGE
 from domi_desktop.cli.monitor_options import monitor_params
-from domi_desktop.cli.render import emit, print_schedule, printable, table, when
+from domi_desktop.cli.render import (
+    emit,
+    next_words,
+    print_schedule,
+    printable,
+    session_of,
+    table,
+)
 from domi_desktop.errors import UsageError
 
 
@@ -168,10 +175,10 @@ def list_schedules(args: argparse.Namespace) -> int:
         (
             str(s["id"]),
             s["name"],
-            s["expr"],
+            _when_it_runs(s),
             s["tz"],
             "BROKEN" if s.get("broken") else "yes" if s["enabled"] else "no",
-            when(s["next_run"], s["tz"]) if s["next_run"] else "-",
+            next_words(s),
         )
         for s in schedules
     ]
@@ -180,6 +187,13 @@ def list_schedules(args: argparse.Namespace) -> int:
         if s.get("broken"):
             print(f"domi-desktop: {printable(s['broken'])}", file=sys.stderr)
     return 0
+
+
+def _when_it_runs(shown: dict[str, Any]) -> str:
+    """The expression, or ``only at login`` when the session's moments alone run it."""
+    from domi_desktop.cli.words import only_words
+
+    return only_words(session_of(shown)) or shown["expr"]
 
 
 def show_schedule(args: argparse.Namespace) -> int:
@@ -197,7 +211,7 @@ def _simple(method: str) -> Callable[[argparse.Namespace], int]:
             print(f"removed schedule {args.id}")
         else:
             state = "enabled" if result["enabled"] else "disabled"
-            print(f"schedule {args.id} {state}; next: {result['next_run'] or '-'}")
+            print(f"schedule {args.id} {state}; next: {next_words(result)}")
         return 0
 
     return handler
