@@ -54,28 +54,30 @@ def print_schedule(shown: dict[str, Any]) -> None:
     """One schedule for people: times on the local clock as ``list`` shows them, the policies in
     words, a schedule its session moments alone run said as such."""
     from domi_desktop.cli.words import only_words, policy_lines
-    from domi_desktop.frontdoor.portable import schedule_from_json
+    from domi_desktop.frontdoor.wire import parse_policies
 
-    schedule = schedule_from_json(shown)
+    # The rest is shown as stored, a name no longer allowed included (escaped by ``printable``).
+    policies = parse_policies(shown["policies"])
+    tz = shown["tz"]
     action = shown["action"]
     if action["kind"] == "http":
         what = f"{action['method']} {action['url']}"
     else:
         what = action["shell"] or shlex.join(action["argv"])
-    only = only_words(schedule.policies.session)
-    lines: list[tuple[str, object]] = [("id", schedule.id), ("name", schedule.name)]
+    only = only_words(policies.session)
+    lines: list[tuple[str, object]] = [("id", shown["id"]), ("name", shown["name"])]
     if only is None:
-        lines.append(("cron", f"{schedule.expr}  ({shown['description']})"))
+        lines.append(("cron", f"{shown['expr']}  ({shown['description']})"))
     else:
         lines += [
             ("when", f"{only} (not by its time)"),
-            ("cron", f"{schedule.expr}  (not used: it runs {only})"),
+            ("cron", f"{shown['expr']}  (not used: it runs {only})"),
         ]
     lines += [
-        ("zone", schedule.tz),
-        ("enabled", "yes" if schedule.enabled else "no"),
+        ("zone", tz),
+        ("enabled", "yes" if shown["enabled"] else "no"),
         ("runs", what),
-        ("last due", when(shown["last_due"], schedule.tz)),
+        ("last due", when(shown["last_due"], tz)),
         ("next", next_words(shown)),
     ]
     if action["kind"] == "command":
@@ -85,9 +87,9 @@ def print_schedule(shown: dict[str, Any]) -> None:
             lines.append(("env", f"{key}={value}"))
         for key, value in action["secret_env"].items():
             lines.append(("secret env", f"{key} <- keyring:{value}"))
-    lines += policy_lines(schedule.policies)
+    lines += policy_lines(policies)
     # One label, then the notes' own lines under it, as the user wrote them.
-    for index, line in enumerate(schedule.notes.split("\n") if schedule.notes else ()):
+    for index, line in enumerate(shown["notes"].split("\n") if shown["notes"] else ()):
         lines.append(("notes" if index == 0 else "", line))
     for label, value in lines:
         print(
