@@ -81,3 +81,15 @@ def test_an_encoding_that_is_not_a_text_encoding_is_named(
     assert done.stderr == (
         f"domi-desktop: --encoding: {encoding!r} is not a text encoding Python knows\n"
     )
+
+
+def test_a_crontab_that_starts_with_a_byte_order_mark_is_read(data: Path, tmp_path: Path) -> None:
+    crontab = tmp_path / "crontab"
+    crontab.write_bytes(b"\xef\xbb\xbf*/15 * * * * /usr/local/bin/sync\r\n0 9 * * * report\r\n")
+    done = cli(data, "import-crontab", str(crontab), "--dry-run", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [entry["expr"] for entry in json.loads(done.stdout)["planned"]] == [
+        "*/15 * * * *",
+        "0 9 * * *",
+    ]
+    assert "not a number" not in done.stderr

@@ -72,7 +72,12 @@ def _url(value: Any, param: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise ParamError(param, "must be a URL")
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError as error:  # an unclosed [ of an IPv6 host, a netloc that NFKC changes
+        raise ParamError(
+            param, f"must be an http:// or https:// URL, not {value!r}: {error}"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ParamError(param, f"must be an http:// or https:// URL, not {value!r}")
     if parts.username or parts.password:

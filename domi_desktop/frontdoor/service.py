@@ -72,7 +72,8 @@ class Service:
         }
 
     def next_run_of(self, schedule: Schedule) -> datetime | None:
-        if not schedule.enabled:
+        # Its session's moments alone run it: the expression is kept but fires nothing.
+        if not schedule.enabled or schedule.policies.session.only:
             return None
         if self._next_fire is not None:
             return self._next_fire(schedule.id)

@@ -69,10 +69,10 @@ def _interval(raw: Any, where: str) -> timedelta | None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
         raise ParamError(where, f"must be a number of seconds or null, not {raw!r}")
-    span = timedelta(seconds=raw)
-    if not timedelta(0) < span <= MAX_INTERVAL:
+    # Compared as a number first: a timedelta of 1e22 seconds cannot be made.
+    if not 0 < raw <= MAX_INTERVAL.total_seconds():
         raise ParamError(where, f"must be longer than zero and at most 10 years, not {raw!r}")
-    return span
+    return timedelta(seconds=raw)
 
 
 def imported_policies(at_login: bool) -> dict[str, Any]:
