@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from domi_desktop.errors import ParamError, SecretError
 from domi_desktop.model import Monitor
+from domi_desktop.ports import SecretStore
 from domi_desktop.secrets import validate_name
 
 MIN_GRACE = timedelta(minutes=1)
@@ -65,6 +66,25 @@ def parse_monitor(value: Any, base: Monitor) -> Monitor:
             "give a ping URL or an API key, not both (with a key domi makes the check itself)",
         )
     return monitor
+
+
+def check_key_secret(name: str, secrets: SecretStore) -> None:
+    """``ParamError`` unless ``secrets`` has a secret named ``name``, listing those it has. A
+    keyring that cannot be listed now (none on this machine, locked) cannot say: the name is
+    taken, and the monitor waits for the secret."""
+    try:
+        names = secrets.names()
+    except SecretError:
+        return
+    if name in names:
+        return
+    # The name typed is not repeated: what lands here is often the key itself, pasted.
+    choices = ", ".join(names) if names else "none yet"
+    raise ParamError(
+        "policies.monitor.healthchecks_key",
+        f"no secret has this name (the secrets: {choices}); store the API key with "
+        "`domi-desktop secret set NAME` and give NAME here",
+    )
 
 
 def _url(value: Any, param: str) -> str | None:

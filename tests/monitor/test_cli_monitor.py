@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.fakes import FakeClock, wait_for
 from tests.monitor.fake_healthchecks import FakeHealthchecks
 from tests.monitor.test_monitoring import (  # noqa: F401 (fixtures)
@@ -94,3 +96,24 @@ def test_monitor_says_what_waits_to_be_sent_and_which_checks_domi_made(
         "Backup (domi #7)", "0 9 * * 1-5", "Europe/Berlin"
     )  # fmt: skip
     assert API_KEY not in ok(data, "monitor") + ok(data, "monitor", "--json")
+
+
+def test_a_key_secret_that_does_not_exist_is_refused_where_it_is_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    # The CLI's subprocesses keep their secrets in a file: a keyring whose names can be listed.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.monitor.file_keyring.FileKeyring")
+    monkeypatch.setenv("DOMI_TEST_KEYRING", str(tmp_path / "keyring.json"))
+    pasted = "hcw_the_key_itself_pasted_where_its_name_goes"
+    ok(data, "secret", "set", "hc-key", stdin=API_KEY)
+    ok(data, "secret", "set", "other-key", stdin=API_KEY + "2")
+    refused = domi(data, *ADD, "--healthchecks-key", pasted, "--", "true")
+    assert refused.returncode == 2, refused.stderr
+    assert "policies.monitor.healthchecks_key" in refused.stderr
+    assert "hc-key, other-key" in refused.stderr
+    assert pasted not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    ok(data, *ADD, "--healthchecks-key", "hc-key", "--", "true")
+    refused = domi(data, "schedule", "edit", "1", "--healthchecks-key", "hc-kye")
+    assert refused.returncode == 2 and "hc-key, other-key" in refused.stderr
+    assert monitor(data)["healthchecks_key"] == "hc-key"
