@@ -8,12 +8,12 @@ calls only three ICU services (``nm -D libQt6Core.so.6``): ``ucol_*`` (QCollator
 ``ucal_*`` (QTimeZone's ICU backend, unused on Linux, where Qt reads the zone files); the other Qt
 libraries call none. So kept are: the collation data of the root locale and of the app's two
 languages (coll/root, coll/ucadata.icu, coll/en*, coll/zh*, coll/res_index), the converter alias
-table (cnvalias.icu: UTF-8, UTF-16 and Latin-1 are built into libicuuc's code), the locale and
-shared tables at the top level (supplementalData, likelySubtags, pool, zoneinfo64...) with the
-root, en and zh locales' own data, and the normalization data. Left out: the display names (lang/, region/, curr/, unit/, zone/), break iterators,
-transliterators, number spelling (rbnf/), the table converters (*.cnv: GB18030, Shift-JIS...,
-which the app never asks Qt for: it decodes job output in Python), StringPrep profiles and
-character names.
+table (cnvalias.icu: UTF-8, UTF-16 and Latin-1 are built into libicuuc's code), the shared
+tables at the top level (supplementalData, likelySubtags, pool, zoneinfo64...) with the root, en
+and zh locales' own data, and the normalization data. Left out: the display names (lang/,
+region/, curr/, unit/, zone/), break iterators, transliterators, number spelling (rbnf/), the
+table converters (*.cnv: GB18030, Shift-JIS..., which the app never asks Qt for: it decodes job
+output in Python), the other locales' data, StringPrep profiles and character names.
 
 Made with Debian's ``icu-devtools`` (``icupkg`` removes items from ICU's common data file,
 ``genccode`` writes it back as assembly) and ``gcc``: the same library name and its one exported
@@ -119,7 +119,10 @@ def main(argv: list[str]) -> int:
         return 2
     missing = tools()
     if missing:
-        print(f"icu_data: {', '.join(missing)} missing (apt install icu-devtools gcc)", file=sys.stderr)
+        print(
+            f"icu_data: {', '.join(missing)} missing (apt install icu-devtools gcc)",
+            file=sys.stderr,
+        )
         return 1
     print(slim(Path(argv[0]), Path(argv[1])))
     return 0
