@@ -15,7 +15,8 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libxcb-xkb1 libxcb-randr0 libxcb-cursor0 xvfb xauth gnome-keyring \
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd systemd-journal-remote util-linux \
 	libcap2-bin e2fsprogs mount \
-	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei imagemagick lxqt-panel
+	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei imagemagick lxqt-panel \
+	pipx
 
 .PHONY: run test system-deps venv lint test-headless test-desktop test-sleeplab test-windows test-fast bench screenshots package package-test clean
 
