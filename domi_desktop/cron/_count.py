@@ -76,7 +76,7 @@ def _segments(
     The first piece also looks back ``_LOOK_BACK``: an interval may start at a change (a
     fixed-time job's gap fire lands there) or inside the repeated hour of a fall-back, whose first
     copy lies before it. Probing every ``FAST_PATH_SPAN`` finds every change: no zone reverts an
-    offset change that quickly (tests/cron/test_zones.py checks the installed tz database), and a
+    offset change that quickly (tests/unit/cron/test_zones.py checks the installed tz database), and a
     probe that sees a change resumes right after it.
     """
     offset = _offset(zone, lo)

@@ -22,7 +22,7 @@ weekday) recur within 40 years, so reaching this means datetime's range ends fir
 FAST_PATH_SPAN = timedelta(days=3)
 """When two instants are this close and have the same UTC offset, no DST transition lies between
 them: the shortest offset change that reverts in the tz database lasts 3.99 days
-(Africa/Freetown, 1939); tests/cron/test_zones.py checks every installed zone."""
+(Africa/Freetown, 1939); tests/unit/cron/test_zones.py checks every installed zone."""
 
 _MINUTE = timedelta(minutes=1)
 _EPOCH = datetime(1970, 1, 1)
