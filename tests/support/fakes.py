@@ -11,6 +11,11 @@ from datetime import datetime, timedelta
 from domi_desktop.model import CommandAction, FireOutcome, Policies, Schedule, WakeReason
 from domi_desktop.scheduler.decide import FireDecision
 
+EVENT_DEADLINE = 300.0
+"""Real seconds a system test waits for the event it needs before it fails. A safety net against
+a hung process, never a measurement: a quiet machine sees each event within seconds, and a loaded
+2-core CI took many times that (a 10 s wait for a fleet's take-over failed there)."""
+
 
 def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
     """Poll a real process's visible state until ``condition()`` is truthy (bounded)."""

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.support import faketime, pg
+from tests.support.fakes import EVENT_DEADLINE
 from tests.support.processes import kill, kill_strays
 
 
@@ -123,9 +124,10 @@ def _stop_left_behind(fleet: Fleet, tmp_path: Path) -> None:
 
 
 def exit_code(app: subprocess.Popen[bytes]) -> int:
-    """Its exit code; one that does not quit in 60 s is made to dump its threads (SIGABRT)."""
+    """Its exit code; one that has not quit by the deadline is made to dump its threads
+    (SIGABRT)."""
     try:
-        return app.wait(60)
+        return app.wait(EVENT_DEADLINE)
     except subprocess.TimeoutExpired:
         app.send_signal(signal.SIGABRT)
         return app.wait(10) or -1

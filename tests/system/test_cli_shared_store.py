@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import pg
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.linux_only]
 
@@ -58,7 +58,9 @@ def test_status_says_the_shared_store_is_unreachable_while_its_server_is_down(
             )  # fmt: skip
         stopped = False
         try:
-            wait_for(lambda: cli(env, "status", "--json").returncode == 0, 60, "the app")
+            wait_for(
+                lambda: cli(env, "status", "--json").returncode == 0, EVENT_DEADLINE, "the app"
+            )
             pg_ctl(server, "-m", "immediate", "stop")
             stopped = True
             done = cli(env, "status", "--json")

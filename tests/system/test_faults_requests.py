@@ -20,7 +20,7 @@ from domi_desktop.frontdoor.rpc.instance import socket_name
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.scheduler import simulate as simulate_module
 from domi_desktop.scheduler.simulate import MAX_WAKES, simulate
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.support.processes import stop
 from tests.system.test_rpc_socket import cli, half_closed, start_daemon
 
@@ -140,11 +140,11 @@ def test_batches_of_heavy_simulations_never_hold_the_app(
     started = time.monotonic()
     for client in clients:
         client.start()
-    wait_for(lambda: len(sent) == 4, 60, "the batches to be in the app's hands")
+    wait_for(lambda: len(sent) == 4, EVENT_DEADLINE, "the batches to be in the app's hands")
     latencies = [status_latency(data) for _ in range(5)]
     batches_done = len(answers)  # when the last status came back
     for client in clients:
-        client.join(120)
+        client.join(EVENT_DEADLINE)
     took = time.monotonic() - started
     assert len(answers) == 4
     for answer in answers:
@@ -153,10 +153,9 @@ def test_batches_of_heavy_simulations_never_hold_the_app(
     print(
         f"batches took {took:.1f}s, app.status answered in {max(latencies) * 1000:.0f} ms at most"
     )
-    assert took > 1.5  # real work, still going while status was asked
-    # Without the worker pool status waited for the batches asked before it (7.6 s); with it,
-    # only the GIL's turn-taking with the pure-Python simulations stands between (tens of ms, a
-    # few hundred on a loaded CI): answered while the work was still going, not after it.
+    # Without the worker pool status waited for the batches asked before it; with it, only the
+    # GIL's turn-taking with the pure-Python simulations stands between: answered while the work
+    # was still going, not after it. The order of the events says so, not a duration.
     assert batches_done < 4
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -79,11 +79,11 @@ def start_daemon(data: Path, runtime_dir: Path | None = None) -> subprocess.Pope
 
 
 def stop_daemon(process: subprocess.Popen[bytes]) -> int:
-    """SIGTERM and its exit code; one that has not quit within a minute is killed (and the
+    """SIGTERM and its exit code; one that has not quit by the deadline is killed (and the
     timeout raised): nothing is left running after its test."""
     process.terminate()
     try:
-        return process.wait(timeout=60)
+        return process.wait(timeout=EVENT_DEADLINE)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(10)
@@ -94,7 +94,7 @@ def stop_daemon(process: subprocess.Popen[bytes]) -> int:
 def daemon(data: Path) -> Iterator[subprocess.Popen[bytes]]:
     process = start_daemon(data)
     try:
-        wait_for(lambda: reachable(data), 60, "the daemon's socket")
+        wait_for(lambda: reachable(data), EVENT_DEADLINE, "the daemon's socket")
         yield process
     finally:
         assert stop_daemon(process) == 0
@@ -123,7 +123,7 @@ def test_schedules_the_cli_wrote_directly_are_planned_by_the_app_at_its_next_wak
         return listed if all(listed[i]["next_run"] is not None for i in direct) else None
 
     # The wake comes after the reply to the enable: until it has planned them.
-    wait_for(planned, 60, "the wake to plan the schedules the CLI wrote")
+    wait_for(planned, EVENT_DEADLINE, "the wake to plan the schedules the CLI wrote")
     assert "changed by another process" in (data / "daemon.stderr").read_text()
 
 
@@ -138,12 +138,12 @@ def test_one_unreadable_row_disables_only_its_schedule_and_the_39_others_fire(
     sql(data, "UPDATE schedules SET last_due = last_due - 120000000")
     process = start_daemon(data)
     try:
-        wait_for(lambda: reachable(data), 60, "the daemon's socket")
+        wait_for(lambda: reachable(data), EVENT_DEADLINE, "the daemon's socket")
 
         def fired() -> set[int]:
             return {row[0] for row in sql(data, "SELECT DISTINCT schedule_id FROM runs")}
 
-        wait_for(lambda: fired() == set(ids) - {bad}, 60, "39 schedules fired")
+        wait_for(lambda: fired() == set(ids) - {bad}, EVENT_DEADLINE, "39 schedules fired")
         listing = cli(data, "schedule", "list")
         assert listing.returncode == 0, listing.stderr
         row = next(line for line in listing.stdout.splitlines() if line.startswith(f"{bad} "))
@@ -191,7 +191,7 @@ def test_the_app_runs_without_a_socket_when_the_runtime_directory_is_refused(
                 "no RPC socket" in (data / "daemon.stderr").read_text()
                 and "wake (start)" in (data / "daemon.stderr").read_text()
             ),
-            60,
+            EVENT_DEADLINE,
             "the daemon's first wake",
         )
         assert process.poll() is None
@@ -236,7 +236,7 @@ def test_a_database_file_restored_under_the_running_app_is_left_as_restored(
         problem = ok(data, "status", "--json")["store"]["problem"]
         return problem if problem and "replaced" in problem else None
 
-    problem = wait_for(said, 60, "the app to see its file replaced")
+    problem = wait_for(said, EVENT_DEADLINE, "the app to see its file replaced")
     assert "quit and start domi-desktop" in str(problem)
     # Written through the app now: refused, never into the file it had open.
     done = cli(data, "schedule", "add", "refused", "--cron", "* * * * *", "--", "true")
@@ -247,7 +247,7 @@ def test_a_database_file_restored_under_the_running_app_is_left_as_restored(
     assert [row[0] for row in sql(data, "SELECT id FROM schedules ORDER BY id")] == [kept]
     restarted = start_daemon(data)
     try:
-        wait_for(lambda: reachable(data), 60, "the app on the restored file")
+        wait_for(lambda: reachable(data), EVENT_DEADLINE, "the app on the restored file")
         assert ok(data, "status", "--json")["store"]["problem"] is None
         assert [s["id"] for s in ok(data, "schedule", "list", "--json")] == [kept]
     finally:

@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.support import faketime
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.system.fleet import MACHINES, SPEED, Fleet, exit_code, micros
 
 pytestmark = [
@@ -40,14 +40,14 @@ pytestmark = [
 SCHEDULES = 30
 LONG_SECONDS = 14
 """Real seconds of the long job: 280 s of the apps' clock (it fires every 300), across the SIGSTOP."""
-PLANNED_WAIT = 60.0
-"""Real seconds the other machines may take to plan an edit: generous, a loaded machine took 6.3 s
-(the figure is the bench's, not this test's)."""
-TAKE_OVER_WAIT = 10.0
-"""Real seconds the stopped machine may wait for another to take its run over: the lease (2 s),
-a check of the other's (0.65 s), the other's clock lagging by its start-up, and the server ending
-the stopped machine's session if it froze inside a transaction (``IDLE_IN_TRANSACTION``, 5 s);
-its job still runs when it comes back."""
+KILLS = 10
+"""Kills, one machine at a time, a few seconds apart: about 40 real seconds, 13 minutes of dues.
+A count, not a time: a loaded machine that starts the apps slowly kills as many."""
+# Every wait below is for an event (a row's state, a log line, a plan), bounded by EVENT_DEADLINE
+# only so that a hung app fails the test. The take-over after the SIGSTOP, for one, takes the lease
+# (2 s), a check of another machine's (0.65 s), that machine's clock lagging by its start-up, and
+# the server ending the stopped machine's session if it froze inside a transaction
+# (``IDLE_IN_TRANSACTION``, 5 s): 10 s was not enough on a loaded CI.
 
 
 def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop(
@@ -75,11 +75,11 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
     kills = 0
     try:
         # Kills: one machine at a time, back after a moment; the others claim meanwhile.
-        while time.time() - fleet.real0 < 40:
+        while kills < KILLS:
             time.sleep(rng.uniform(2, 5))
             victim = rng.choice(MACHINES)
             apps[victim].send_signal(signal.SIGKILL)
-            apps[victim].wait(10)
+            apps[victim].wait(EVENT_DEADLINE)
             kills += 1
             time.sleep(rng.uniform(0.5, 2))
             apps[victim] = fleet.start(victim)
@@ -99,23 +99,28 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
             )
             return (int(rows[0][0]), str(rows[0][1])) if rows else None
 
-        found = wait_for(long_running, 30, "a run of the long job")
+        found = wait_for(long_running, EVENT_DEADLINE, "a run of the long job")
         assert isinstance(found, tuple)
         stopped_run, stopped = found
         apps[stopped].send_signal(signal.SIGSTOP)
         # Until another machine has taken the run over, not a fixed time: that raced the other
         # machine's clock, which lags by its start-up under load (and a stopped machine that
-        # comes back before the take-over rightly keeps its run).
+        # comes back before the take-over rightly keeps its run). If the take-over outlasts the
+        # long job, the stopped machine comes back to a job that ended: superseded all the same.
         wait_for(
             lambda: (
                 fleet.sql("SELECT status FROM runs WHERE id = %s", stopped_run)
                 == [("interrupted",)]
             ),
-            TAKE_OVER_WAIT,
+            EVENT_DEADLINE,
             "another machine to take the stopped machine's run over",
         )
         apps[stopped].send_signal(signal.SIGCONT)
-        wait_for(lambda: "superseded" in fleet.log(stopped), 60, "the stopped machine to yield")
+        wait_for(
+            lambda: "superseded" in fleet.log(stopped),
+            EVENT_DEADLINE,
+            "the stopped machine to yield",
+        )
 
         # An edit through a's socket, planned by b and c.
         before = {m: fleet.cli(m, "schedule", "show", str(probe_id), "--json") for m in "bc"}
@@ -123,7 +128,7 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
         fleet.cli("a", "schedule", "edit", str(probe_id), "--cron", "0 0 1 7 *")
         seen: dict[str, float] = {}
         planned: dict[str, str] = {}
-        while len(seen) < 2 and time.monotonic() - edited_at < PLANNED_WAIT:
+        while len(seen) < 2 and time.monotonic() - edited_at < EVENT_DEADLINE:
             for machine in "bc":
                 if machine not in seen:
                     shown = fleet.cli(machine, "schedule", "show", str(probe_id), "--json")
@@ -144,7 +149,6 @@ def test_three_machines_on_one_store_run_every_due_once_through_kills_and_a_stop
 
     hung = {m: (fleet.root / m / "stderr").read_text()[-3000:] for m, c in codes.items() if c}
     assert not hung, f"did not quit cleanly: {hung}"
-    assert kills >= 8
     assert set(seen) == {"b", "c"}, f"the edit was not planned by {set('bc') - set(seen)}"
     # Planned as edited (1 July), not merely changed.
     assert {m: datetime.fromisoformat(at) for m, at in planned.items()} == {"b": july, "c": july}

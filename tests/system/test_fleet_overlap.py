@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from tests.support import faketime
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.system.fleet import LEASE, MACHINES, SPEED, Fleet, exit_code, micros
 
 pytestmark = [
@@ -102,21 +102,29 @@ def test_a_job_still_running_on_one_machine_is_never_started_on_another(fleet: F
             # A few minutes of plain overlap between machines, then the machine running the job
             # freezes for three leases, then the one running it dies.
             time.sleep(4 * 60 / SPEED)
-            stopped = wait_for(lambda: _running_on(fleet, just_started=True), 30, "a new copy")
+            stopped = wait_for(
+                lambda: _running_on(fleet, just_started=True), EVENT_DEADLINE, "a new copy"
+            )
             assert isinstance(stopped, str)
             apps[stopped].send_signal(signal.SIGSTOP)
             time.sleep(3 * LEASE / SPEED)
             apps[stopped].send_signal(signal.SIGCONT)
-            victim = wait_for(lambda: _running_on(fleet, just_started=True), 30, "a new copy")
+            victim = wait_for(
+                lambda: _running_on(fleet, just_started=True), EVENT_DEADLINE, "a new copy"
+            )
             assert isinstance(victim, str)
             apps[victim].send_signal(signal.SIGKILL)
-            apps[victim].wait(10)
+            apps[victim].wait(EVENT_DEADLINE)
             time.sleep(LEASE / SPEED)
             starts = fleet.log(victim).count("wake (start)")
             apps[victim] = fleet.start(victim)
             # Up again (a SIGTERM while it still imports ends it with the signal), and two more
             # dues with all three machines before the end.
-            wait_for(lambda: fleet.log(victim).count("wake (start)") > starts, 60, "the restart")
+            wait_for(
+                lambda: fleet.log(victim).count("wake (start)") > starts,
+                EVENT_DEADLINE,
+                "the restart",
+            )
             end = max(fleet.fake0 + timedelta(minutes=10), fleet.fake_now() + timedelta(minutes=2))
             while fleet.fake_now() < end:
                 time.sleep(0.2)

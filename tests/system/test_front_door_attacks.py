@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from domi_desktop.frontdoor.rpc.instance import socket_name
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.system.test_rpc_socket import cli, env_for, half_closed, start_daemon
 
 pytestmark = [pytest.mark.slow, pytest.mark.posix_only]  # Unix sockets, SIGSTOP, select on pipes
@@ -133,7 +133,8 @@ def test_a_crowd_of_subscribers_never_locks_request_clients_out(
             ready, _, _ = select.select([follower.stdout], [], [], 5)
             return bool(ready)
 
-        wait_for(heard, 60, "the follower to hear a run")  # it is the oldest subscriber now
+        # It is the oldest subscriber now.
+        wait_for(heard, EVENT_DEADLINE, "the follower to hear a run")
         crowd = [subscribe(socket_name(data)) for _ in range(80)]
         done = cli(data, "status", "--json")
         assert done.returncode == 0 and json.loads(done.stdout)["running"] is True, done.stderr
@@ -146,7 +147,7 @@ def test_a_crowd_of_subscribers_never_locks_request_clients_out(
         goodbye = next_event(crowd[0])
         assert goodbye is not None and goodbye["method"] == "events.closed"
         assert next_event(crowd[0]) is None
-        assert follower.wait(timeout=60) == 1
+        assert follower.wait(timeout=EVENT_DEADLINE) == 1
         assert follower.stderr is not None
         (said,) = follower.stderr.read().splitlines()
         assert said.startswith("domi-desktop: the app ended the event stream: more than")
@@ -172,7 +173,11 @@ def test_a_frozen_app_is_noticed_and_the_cli_uses_the_database(
     shown = json.loads(status.stdout)
     assert shown["running"] is None and "did not answer" in shown["unreachable"]
     daemon.send_signal(signal.SIGCONT)
-    wait_for(lambda: cli(data, "status", "--json").returncode == 0, 30, "the app answering again")
+    wait_for(
+        lambda: cli(data, "status", "--json").returncode == 0,
+        EVENT_DEADLINE,
+        "the app answering again",
+    )
     assert names(data) == ["before", "while frozen"]
     assert "did not answer" not in cli(data, "schedule", "list").stderr
 
@@ -192,7 +197,7 @@ def test_a_log_file_that_cannot_be_written_is_said_in_one_line_not_tracebacks(
     process = start_daemon(data)
     assert add(data, "logged", "true").returncode == 0
     process.terminate()
-    assert process.wait(timeout=20) == 0
+    assert process.wait(timeout=EVENT_DEADLINE) == 0
     stderr = (data / "daemon.stderr").read_text()
     assert "Traceback" not in stderr and "Logging error" not in stderr
     (notice,) = [line for line in stderr.splitlines() if "cannot write the log" in line]

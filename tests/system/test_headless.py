@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.support.processes import kill_strays, stop
 
 pytestmark = pytest.mark.slow
@@ -86,7 +86,7 @@ def test_headless_fires_once_at_start_up_for_missed_minutes_and_records_it(data:
     daemon = Daemon(data)
     try:
         fired = wait_for(
-            lambda: [r for r in runs(data) if r["status"] == "succeeded"], 30, "a fire"
+            lambda: [r for r in runs(data) if r["status"] == "succeeded"], EVENT_DEADLINE, "a fire"
         )
     finally:
         code = daemon.stop()
@@ -112,7 +112,7 @@ def test_kill_9_mid_run_then_restart_shows_interrupted_and_one_resumed_rerun(dat
         # Last fired a year before the latest New Year: start-up owes one catch-up fire.
         db.execute("UPDATE schedules SET last_due = last_due - 400 * 86400 * 1000000")
     daemon = Daemon(data)
-    wait_for(lambda: pids.exists() and pids.read_text().strip(), 30, "the job to start")
+    wait_for(lambda: pids.exists() and pids.read_text().strip(), EVENT_DEADLINE, "the job to start")
     daemon.stop(signal.SIGKILL)
     first_job = int(pids.read_text().split()[0])
     os.killpg(first_job, signal.SIGKILL)
@@ -121,7 +121,9 @@ def test_kill_9_mid_run_then_restart_shows_interrupted_and_one_resumed_rerun(dat
 
     daemon = Daemon(data)
     try:
-        wait_for(lambda: len(pids.read_text().split()) == 2, 30, "the resumed job to start")
+        wait_for(
+            lambda: len(pids.read_text().split()) == 2, EVENT_DEADLINE, "the resumed job to start"
+        )
         history = runs(data)
     finally:
         assert daemon.stop() == 0
@@ -140,14 +142,16 @@ def test_kill_9_mid_run_then_restart_shows_interrupted_and_one_resumed_rerun(dat
 def test_sigint_stops_it_cleanly_too(data: Path) -> None:
     daemon = Daemon(data)
     state = wait_for(
-        lambda: json.loads(run_cli(data, "status", "--json").stdout).get("running"), 30, "rpc"
+        lambda: json.loads(run_cli(data, "status", "--json").stdout).get("running"),
+        EVENT_DEADLINE,
+        "rpc",
     )
     assert state is True
     status = json.loads(run_cli(data, "status", "--json").stdout)
     assert status["gui"] is False and status["pid"] == daemon.process.pid
     assert status["last_wake"]["reason"] == "start"
-    wait_for(lambda: (data / "domi-desktop.log").exists()
-             and "wake (start)" in (data / "domi-desktop.log").read_text(), 30, "start")  # fmt: skip
+    log = data / "domi-desktop.log"
+    wait_for(lambda: log.exists() and "wake (start)" in log.read_text(), EVENT_DEADLINE, "start")
     assert daemon.stop(signal.SIGINT) == 0
 
 

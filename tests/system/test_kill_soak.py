@@ -29,7 +29,7 @@ import psutil
 import pytest
 
 from domi_desktop.model import PROCESS_DIED
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.support.processes import kill_strays
 
 pytestmark = pytest.mark.linux_only  # POSIX sessions, /proc
@@ -143,25 +143,31 @@ def test_a_restart_after_kill_9_stops_the_leftover_tree_before_the_resumed_copy(
     watch = Watch([tag])
     app = start_app(data)
     try:
-        wait_for(lambda: starts.exists() and len(copies(tag)) == 1, 30, "the job to start")
-        wait_for(lambda: sql(data, "SELECT job_pid FROM runs")[0][0], 60, "the pid on record")
+        wait_for(
+            lambda: starts.exists() and len(copies(tag)) == 1, EVENT_DEADLINE, "the job to start"
+        )
+        wait_for(
+            lambda: sql(data, "SELECT job_pid FROM runs")[0][0], EVENT_DEADLINE, "the pid on record"
+        )
         (old_session,) = copies(tag)
         old_tree = [p for p in psutil.process_iter() if _sid(p.pid) == old_session]
         assert len(old_tree) >= 3  # the job and its grandchildren
         app.send_signal(signal.SIGKILL)
-        app.wait(10)
+        app.wait(EVENT_DEADLINE)
         # The app is gone and the job's tree goes on without it.
         assert copies(tag) == {old_session}
 
         app = start_app(data)
-        wait_for(lambda: len(starts.read_text().split()) == 2, 30, "the resumed job to start")
-        wait_for(lambda: copies(tag), 60, "the resumed copy")
+        wait_for(
+            lambda: len(starts.read_text().split()) == 2, EVENT_DEADLINE, "the resumed job to start"
+        )
+        wait_for(lambda: copies(tag), EVENT_DEADLINE, "the resumed copy")
         (new_session,) = copies(tag)
         assert new_session != old_session
         assert not any(_alive(p) for p in old_tree)
     finally:
         app.send_signal(signal.SIGTERM)
-        app.wait(30)
+        app.wait(EVENT_DEADLINE)
     assert watch.stop()[tag] == 1, "two copies of the job were alive at once"
     first, resumed = sql(data, "SELECT status, reason, trigger, resumed_from, id FROM runs")
     assert first[0] == "interrupted"
@@ -183,10 +189,14 @@ def test_a_job_whose_pid_was_reused_is_left_alone_at_the_restart(data: Path) -> 
         )  # fmt: skip
         app = start_app(data)
         try:
-            wait_for(lambda: sql(data, "SELECT count(*) FROM runs")[0][0] == 2, 30, "the resume")
+            wait_for(
+                lambda: sql(data, "SELECT count(*) FROM runs")[0][0] == 2,
+                EVENT_DEADLINE,
+                "the resume",
+            )
         finally:
             app.send_signal(signal.SIGTERM)
-            app.wait(30)
+            app.wait(EVENT_DEADLINE)
         assert stranger.poll() is None, "a process that merely reused the pid was stopped"
         [(status, reason)] = sql(data, "SELECT status, reason FROM runs WHERE id = 1")
         assert (status, reason) == ("interrupted", PROCESS_DIED)
@@ -229,23 +239,23 @@ def test_kill_9_soak_no_double_fires_no_lost_dues_no_stuck_runs_never_two_copies
         while time.time() - real0 < 100:
             time.sleep(rng.uniform(2, 7))
             app.send_signal(signal.SIGKILL)
-            app.wait(10)
+            app.wait(EVENT_DEADLINE)
             cycles += 1
             before = starts()
             app = start_app(data, faketime())
         # SIGTERM only once the last one is up: a loaded machine took longer than the 3 s below
         # to start it, and a SIGTERM before its handler ends it -15 (as any process).
-        wait_for(lambda: starts() > before, 60, "the last restart")
+        wait_for(lambda: starts() > before, EVENT_DEADLINE, "the last restart")
         time.sleep(3)
     finally:
         app.send_signal(signal.SIGTERM)
-        assert app.wait(60) == 0
+        assert app.wait(EVENT_DEADLINE) == 0
     # One last start and stop settles what the last kill left, as a user's next login would.
     before = starts()
     app = start_app(data, faketime())
-    wait_for(lambda: starts() > before, 60, "the last start")
+    wait_for(lambda: starts() > before, EVENT_DEADLINE, "the last start")
     app.send_signal(signal.SIGTERM)
-    assert app.wait(60) == 0
+    assert app.wait(EVENT_DEADLINE) == 0
     most = watch.stop()
 
     assert cycles >= 12

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from domi_desktop.frontdoor.rpc.instance import socket_name
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.support.processes import killed_if_unready, stop
 
 pytestmark = pytest.mark.slow
@@ -63,7 +63,7 @@ def start_daemon(data: Path, *, max_files: int | None = None) -> subprocess.Pope
             command, env=env_for(data), stdout=subprocess.DEVNULL, stderr=stderr
         )  # fmt: skip
     with killed_if_unready(process):
-        wait_for(lambda: running(data), 60, "the daemon's socket")
+        wait_for(lambda: running(data), EVENT_DEADLINE, "the daemon's socket")
     return process
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.support import pg
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.system.test_cli_shared_store import pg_ctl
 
 pytestmark = [pytest.mark.slow, pytest.mark.linux_only]
@@ -97,7 +97,7 @@ def test_every_machine_fires_again_after_the_server_was_down(
         down = False
         try:
             for env in envs.values():
-                wait_for(partial(running, env), 60, "each app")
+                wait_for(partial(running, env), EVENT_DEADLINE, "each app")
             # Down across a minute boundary: every machine wakes (and tries the store) meanwhile.
             while datetime.now(UTC).second < 40:
                 time.sleep(0.5)
@@ -120,9 +120,13 @@ def test_every_machine_fires_again_after_the_server_was_down(
                     return bool(rows and rows[0] >= 1)
 
                 for machine in MACHINES:
-                    wait_for(partial(fired_after, machine), 150, f"{machine} to run a due again")
+                    wait_for(
+                        partial(fired_after, machine),
+                        EVENT_DEADLINE,
+                        f"{machine} to run a due again",
+                    )
             for machine, env in envs.items():
-                wait_for(partial(healthy, env), 120, f"{machine} to use the store again")
+                wait_for(partial(healthy, env), EVENT_DEADLINE, f"{machine} to use the store again")
         finally:
             if down:
                 start_again(server)

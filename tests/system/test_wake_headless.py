@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from domi_desktop.cron import next_run, parse
-from tests.support.fakes import wait_for
+from tests.support.fakes import EVENT_DEADLINE, wait_for
 from tests.system import test_headless as headless
 from tests.system.test_headless import Daemon, cli, run_cli
 
@@ -74,7 +74,9 @@ def test_the_daemon_arms_its_alarm_timer_and_moves_it_on_an_edit(
 ) -> None:
     cli(data, "schedule", "add", "backup", "--cron", "0 3 * * *", "--tz", "UTC", "--wake",
         "--", "true")  # fmt: skip
-    wait_for(lambda: wake(data).get("at") == alarm_at("0 3 * * *"), 60, "the alarm armed")
+    wait_for(
+        lambda: wake(data).get("at") == alarm_at("0 3 * * *"), EVENT_DEADLINE, "the alarm armed"
+    )
     assert wake(data)["alarm"].endswith("(a CLOCK_REALTIME_ALARM timer)")
     # The kernel's word: the daemon holds a timerfd on CLOCK_REALTIME_ALARM (8), set absolute,
     # due when the status says.
@@ -84,6 +86,8 @@ def test_the_daemon_arms_its_alarm_timer_and_moves_it_on_an_edit(
     assert abs(timer["left"] - left.total_seconds()) < 60
     assert "wakes the computer " in cli(data, "status")
     cli(data, "schedule", "edit", "1", "--cron", "30 4 * * *")
-    wait_for(lambda: wake(data).get("at") == alarm_at("30 4 * * *"), 60, "the alarm moved")
+    wait_for(
+        lambda: wake(data).get("at") == alarm_at("30 4 * * *"), EVENT_DEADLINE, "the alarm moved"
+    )
     cli(data, "schedule", "edit", "1", "--no-wake")
-    wait_for(lambda: wake(data).get("at") is None, 60, "the alarm cancelled")
+    wait_for(lambda: wake(data).get("at") is None, EVENT_DEADLINE, "the alarm cancelled")
