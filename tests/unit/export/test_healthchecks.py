@@ -102,6 +102,7 @@ def _start(rng: random.Random, tz: str) -> datetime:
     return base
 
 
+@pytest.mark.slow  # 50,000 comparisons; make test runs it, make test-fast does not
 def test_the_schedule_sent_expects_exactly_domis_fires_for_10000_expressions_in_5_zones() -> None:
     rng = random.Random(24)
     compared = refused = 0

@@ -86,6 +86,7 @@ def test_it_writes_a_plist_with_documented_keys_only() -> None:
         assert set(entry) <= CALENDAR_KEYS
 
 
+@pytest.mark.slow  # tens of seconds of comparisons; make test runs it, make test-fast does not
 def test_its_calendar_intervals_fire_when_domi_does() -> None:
     rng = random.Random(5)
     checked = 0

@@ -37,7 +37,10 @@ def _schedule(expr: str, tz: str = "UTC", **kwargs: object) -> Schedule:
     return Schedule(1, "Backup", expr, tz, action, **kwargs)  # type: ignore[arg-type]
 
 
+# Slow: a systemd-analyze per case with a named zone (tens of seconds); make test runs it, the
+# five-minute loop (make test-fast) leaves it out.
 @needs_systemd
+@pytest.mark.slow
 def test_it_fires_when_domi_does_for_a_sample_of_expressions_as_exported() -> None:
     checked, failures = compare(cases(150, seed=14, named=True))
     assert checked == 150 * len(ZONES)
@@ -55,6 +58,7 @@ def test_it_fires_when_domi_does_for_ten_thousand_expressions_in_five_zones() ->
 
 
 @needs_systemd
+@pytest.mark.slow  # 80 systemd-analyze runs, forking a child per elapse for a named zone
 def test_it_gets_the_same_elapses_from_a_named_zone_as_from_running_in_that_zone() -> None:
     named = cases(40, seed=7, named=True)
     zoneless = cases(40, seed=7, named=False)
