@@ -128,10 +128,11 @@ test-sleeplab: venv ## real S3 suspends of QEMU guests running the headless app 
 	$(PY) tests/sleeplab/parallel.py
 
 # Windows under Wine (packaging/wine/kit.py): the Windows CPython and the win_amd64 wheels, all from
-# the package registries and cached in .wine-kit/; the suite's platform-neutral and Windows tests,
-# the real app among them, in a fresh Wine prefix under a virtual screen. Installs Wine as root.
-# The last stage of make test (about 11 minutes on a clean clone here, the kit's build included;
-# make test builds the kit beside the other stages); each test it skips names what Wine lacks.
+# the package registries and cached in .wine-kit/; what can differ on Windows (tests/windows, the
+# actions, the platform layer, the named pipe, the store, the secrets, a zone smoke: kit.py's
+# TEST_PATHS), the real app among them, in a fresh Wine prefix under a virtual screen, not the
+# platform-neutral suite the other stages run. Installs Wine as root. The last stage of make test
+# (make test builds the kit beside the other stages); each test it skips names what Wine lacks.
 test-windows: venv ## the Windows stage under Wine (packaging/wine/kit.py test)
 	$(PY) packaging/wine/kit.py test
 
