@@ -1,8 +1,9 @@
 """Counting and listing the fires inside an interval without walking every one of them.
 
 A laptop asleep for two weeks misses 20,159 fires of ``* * * * *``; the scheduler records how many
-(SPEC §3) and lists only the latest 100. Counting works on wall-clock fields month by month, split at
-the zone's offset changes, with Debian's DST rule applied at each change (see ``_eval._resolve``).
+(on the fire that catches up) and lists only the latest 100. Counting works on wall-clock fields
+month by month, split at the zone's offset changes, with Debian's DST rule applied at each change
+(see ``_eval._resolve``).
 """
 
 from __future__ import annotations

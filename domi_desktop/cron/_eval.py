@@ -2,7 +2,7 @@
 
 The search runs on wall-clock fields (year, month, day, hour, minute), jumping with the
 precomputed tables of ``CronExpr``; the wall time found is then mapped to an instant with
-Debian cron's DST rule (SPEC §2). The common case (no offset change nearby) is answered by a
+Debian cron's DST rule. The common case (no offset change nearby) is answered by a
 fast path; DST gaps and folds go through ``_next_careful``/``_prev_careful``.
 """
 
@@ -183,7 +183,7 @@ def _at(seconds: int, zone: tzinfo) -> datetime:
 
 
 def _resolve(e: CronExpr, wall: Wall, zone: tzinfo) -> list[datetime]:
-    """The instants a matching wall time fires at, in order (Debian's DST rule, SPEC §2)."""
+    """The instants a matching wall time fires at, in order (Debian cron's DST rule)."""
     first = datetime(*wall, tzinfo=zone)
     second = first.replace(fold=1)
     before, after = first.utcoffset(), second.utcoffset()

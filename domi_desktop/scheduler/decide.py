@@ -1,4 +1,4 @@
-"""The pure decision of SPEC §3: at ``now``, what fires, what was skipped, when to wake next.
+"""The scheduler's pure decision: at ``now``, what fires, what was skipped, when to wake next.
 
 For each enabled schedule: ``due = prev_run(expr, now, tz)``; if it is later than ``last_due`` the
 schedule fires once, late when ``now - due > 60 s``, and every due strictly between ``last_due`` and
@@ -230,7 +230,8 @@ class Planner:
         return datetime.fromtimestamp(entry.next_ts, UTC)
 
     def plan(self, now: datetime, *, paused: bool = False) -> WakePlan:
-        """What fires at ``now`` (SPEC §3 steps 1-3) and when to wake next. Changes nothing."""
+        """What fires at ``now`` (the due, fire once or not, the skipped dues) and when to wake
+        next. Changes nothing."""
         deciding = self.deciding(now, paused=paused)
         deciding.step(deciding.left)
         return deciding.plan()
