@@ -36,7 +36,7 @@ from domi_desktop.platform.timezone import install_os_zone
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui.tray import TrayApp
-from tests.engine import running_engine
+from tests.support.engine import running_engine
 
 REPEAT = 15
 

@@ -424,7 +424,7 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
 
 
 def _condition_options(parser: argparse.ArgumentParser) -> None:
-    """Conditions and alerts (issue 13): each given one changes only itself on ``edit``."""
+    """Conditions and alerts: each given one changes only itself on ``edit``."""
     group = parser.add_argument_group("conditions and alerts")
     network = group.add_mutually_exclusive_group()
     network.add_argument(

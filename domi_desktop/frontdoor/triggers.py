@@ -1,6 +1,6 @@
-"""The wire shapes of issue 23: the resource conditions in ``policies.conditions`` (a disk, a
-named network, a path) and the session triggers in ``policies.session``. Apart from
-``wire.py`` (at its size cap); it calls these."""
+"""The wire shapes of what a schedule waits for and when else it runs: the resource conditions
+in ``policies.conditions`` (a disk, a named network, a path) and the session triggers in
+``policies.session``. Apart from ``wire.py`` (at its size cap); it calls these."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pure decision of the scheduler: at ``now``, what fires, what was skipped, when to wake next.
+"""The scheduler's pure decision: at ``now``, what fires, what was skipped, when to wake next.
 
 For each enabled schedule: ``due = prev_run(expr, now, tz)``; if it is later than ``last_due`` the
 schedule fires once, late when ``now - due > 60 s``, and every due strictly between ``last_due`` and

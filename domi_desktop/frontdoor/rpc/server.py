@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 over the app's local socket: one JSON value per line (SPEC §6, ``protocol``).
+"""JSON-RPC 2.0 over the app's local socket: one JSON value per line (``protocol``).
 
 Garbage, a client that disconnects mid-line or floods the socket never stops the app: every
 request is answered or the client is dropped, and nothing a client sends can raise out of here.

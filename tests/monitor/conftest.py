@@ -1,7 +1,0 @@
-"""The monitor tests' shared fixtures: a local Healthchecks and a fake clock."""
-
-from __future__ import annotations
-
-from tests.monitor.test_monitoring import clock, hc
-
-__all__ = ["clock", "hc"]
