@@ -1,5 +1,5 @@
 """A keyring backend kept in a JSON file named by ``DOMI_TEST_KEYRING``, for CLI subprocesses that
-need secrets to exist (``PYTHON_KEYRING_BACKEND=tests.monitor.file_keyring.FileKeyring``)."""
+need secrets to exist (``PYTHON_KEYRING_BACKEND=tests.unit.monitor.file_keyring.FileKeyring``)."""
 
 from __future__ import annotations
 

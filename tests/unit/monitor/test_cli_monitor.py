@@ -103,7 +103,7 @@ def test_a_key_secret_that_does_not_exist_is_refused_where_it_is_typed(
 ) -> None:
     data = tmp_path / "data"
     # The CLI's subprocesses keep their secrets in a file: a keyring whose names can be listed.
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.monitor.file_keyring.FileKeyring")
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.unit.monitor.file_keyring.FileKeyring")
     monkeypatch.setenv("DOMI_TEST_KEYRING", str(tmp_path / "keyring.json"))
     pasted = "hcw_the_key_itself_pasted_where_its_name_goes"
     ok(data, "secret", "set", "hc-key", stdin=API_KEY)

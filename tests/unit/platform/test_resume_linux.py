@@ -7,6 +7,9 @@ from PySide6.QtCore import QCoreApplication
 
 from domi_desktop.platform.resume.linux import LogindResumeSource
 
+# logind speaks on the system bus through jeepney, which is installed on Linux only.
+pytestmark = pytest.mark.linux_only
+
 
 @pytest.mark.parametrize("address", ["unix:path={tmp}/no-such-socket", "not an address"])
 def test_no_system_bus_is_a_status_not_an_error(
