@@ -22,7 +22,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	shellcheck
 
 .PHONY: help run test system-deps venv lint lint-fast actionlint test-headless test-desktop \
-	test-sleeplab test-windows test-fast test-unit test-system bench screenshots package package-test clean
+	test-sleeplab test-windows test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
 
 help: ## list the targets (this)
 	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-14s %s\n", $$1, $$2}' \
@@ -79,10 +79,11 @@ test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP
 # (ruff, mypy for Linux, the import contracts) and the unit tests. No system test, no Wine, no
 # sleep lab, no desktop stage: `make test` runs them. (`make test SKIP_SLOW=1` is every stage
 # without the tests marked slow.)
-# The checks and the tests side by side: mypy keeps one core busy while the tests mostly wait on
-# their child processes; each one's output is printed whole when it ends.
+# The checks and the unit tests' two halves side by side: a unit test mostly waits (on a child
+# process, a lock another process holds, a Qt timer), so three processes keep the two cores busy;
+# each one's output is printed whole when it ends.
 test-fast: venv ## ruff, mypy (Linux), lint-imports and the unit tests: the 5-minute loop
-	@$(MAKE) --no-print-directory -j2 --output-sync=target lint-fast test-unit
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint-fast test-unit-core test-unit-edges
 
 LINTED := domi_desktop tests bench docs packaging
 
@@ -104,8 +105,22 @@ actionlint: venv ## check .github/workflows with actionlint (and shellcheck when
 	$(VENV)/bin/actionlint -no-color .github/workflows/*.yml
 
 # tests/unit mirrors the package: no app in a process of its own, no stage's fixtures.
+UNIT_TESTS := QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
+	-m "not gui and not keyring and not slow"
+# test-fast's two halves of about equal time: the pure floors, the windows, the CLI and the
+# platform layer; and the rest (the floors with processes, locks and databases). The second is
+# "all but the first", so a new package of tests is never left out.
+UNIT_CORE := tests/unit/cron tests/unit/scheduler tests/unit/crontab tests/unit/export \
+	tests/unit/story tests/unit/ui tests/unit/cli tests/unit/monitor tests/unit/platform
+
 test-unit: venv ## the unit tests (tests/unit), offscreen Qt
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not gui and not keyring and not slow" tests/unit
+	$(UNIT_TESTS) tests/unit
+
+test-unit-core: venv
+	$(UNIT_TESTS) $(UNIT_CORE)
+
+test-unit-edges: venv
+	$(UNIT_TESTS) tests/unit $(addprefix --ignore=,$(UNIT_CORE))
 
 # Real apps in real processes: fleets on PostgreSQL, kill soaks, faults, outages, slow disks.
 test-system: venv ## the system tests (tests/system): real headless apps, kills, outages
