@@ -25,7 +25,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	test-sleeplab test-windows test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
 
 help: ## list the targets (this)
-	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-14s %s\n", $$1, $$2}' \
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-16s %s\n", $$1, $$2}' \
 	  $(MAKEFILE_LIST)
 
 run: venv ## start the tray app from the checkout
@@ -116,10 +116,10 @@ UNIT_CORE := tests/unit/cron tests/unit/scheduler tests/unit/crontab tests/unit/
 test-unit: venv ## the unit tests (tests/unit), offscreen Qt
 	$(UNIT_TESTS) tests/unit
 
-test-unit-core: venv
+test-unit-core: venv ## the first half of the unit tests (UNIT_CORE), as test-fast runs it
 	$(UNIT_TESTS) $(UNIT_CORE)
 
-test-unit-edges: venv
+test-unit-edges: venv ## the other half of the unit tests, as test-fast runs it
 	$(UNIT_TESTS) tests/unit $(addprefix --ignore=,$(UNIT_CORE))
 
 # Real apps in real processes: fleets on PostgreSQL, kill soaks, faults, outages, slow disks.
