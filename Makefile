@@ -107,11 +107,12 @@ actionlint: venv ## check .github/workflows with actionlint (and shellcheck when
 # tests/unit mirrors the package: no app in a process of its own, no stage's fixtures.
 UNIT_TESTS := QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
 	-m "not gui and not keyring and not slow"
-# test-fast's two halves of about equal time: the pure floors, the windows, the CLI and the
-# platform layer; and the rest (the floors with processes, locks and databases). The second is
-# "all but the first", so a new package of tests is never left out.
+# test-fast's two halves of about equal time: the pure floors, the windows, the CLI, the
+# platform layer and the front door; and the rest (the floors with processes, locks and
+# databases). The second is "all but the first", so a new package of tests is never left out.
 UNIT_CORE := tests/unit/cron tests/unit/scheduler tests/unit/crontab tests/unit/export \
-	tests/unit/story tests/unit/ui tests/unit/cli tests/unit/monitor tests/unit/platform
+	tests/unit/story tests/unit/ui tests/unit/cli tests/unit/monitor tests/unit/platform \
+	tests/unit/frontdoor
 
 test-unit: venv ## the unit tests (tests/unit), offscreen Qt
 	$(UNIT_TESTS) tests/unit
