@@ -1,5 +1,5 @@
 # `make` lists the targets; `make run` starts the app, `make test-fast` is the loop while working
-# (about 5 minutes), `make test` is everything CI runs (.ci/run). Everything they need is installed
+# (at most 5 minutes), `make test` is everything CI runs (.ci/run). Everything they need is installed
 # here. Each target's `## ...` is its line in `make help`.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -77,11 +77,10 @@ test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP
 
 # The loop while working, at most 5 minutes on a 2-core machine: the checks that find most mistakes
 # (ruff, mypy for Linux, the import contracts) and the unit tests. No system test, no Wine, no
-# sleep lab, no desktop stage: `make test` runs them. (`make test SKIP_SLOW=1` is every stage
-# without the tests marked slow.)
-# The checks and the unit tests' two halves side by side: a unit test mostly waits (on a child
-# process, a lock another process holds, a Qt timer), so three processes keep the two cores busy;
-# each one's output is printed whole when it ends.
+# sleep lab, no desktop stage: `make test` runs them (`make test SKIP_SLOW=1`: every stage without
+# the tests marked slow). The checks and the unit tests' two halves run side by side: a unit test
+# mostly waits (on a child process, a lock another process holds, a Qt timer), so three processes
+# keep the two cores busy; each one's output is printed whole when it ends.
 test-fast: venv ## ruff, mypy (Linux), lint-imports and the unit tests: the 5-minute loop
 	@$(MAKE) --no-print-directory -j3 --output-sync=target lint-fast test-unit-core test-unit-edges
 
