@@ -1,5 +1,5 @@
 # `make` lists the targets; `make run` starts the app, `make test-fast` is the loop while working
-# (about 5 minutes), `make test` is everything CI runs (.ci/run). Everything they need is installed
+# (at most 5 minutes), `make test` is everything CI runs (.ci/run). Everything they need is installed
 # here. Each target's `## ...` is its line in `make help`.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -22,10 +22,10 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	pipx shellcheck
 
 .PHONY: help run test system-deps venv lint lint-fast actionlint test-headless test-desktop \
-	test-sleeplab test-windows test-fast test-unit test-system bench screenshots package package-test clean
+	test-sleeplab test-windows test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
 
 help: ## list the targets (this)
-	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-14s %s\n", $$1, $$2}' \
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-16s %s\n", $$1, $$2}' \
 	  $(MAKEFILE_LIST)
 
 run: venv ## start the tray app from the checkout
@@ -77,12 +77,12 @@ test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP
 
 # The loop while working, at most 5 minutes on a 2-core machine: the checks that find most mistakes
 # (ruff, mypy for Linux, the import contracts) and the unit tests. No system test, no Wine, no
-# sleep lab, no desktop stage: `make test` runs them. (`make test SKIP_SLOW=1` is every stage
-# without the tests marked slow.)
-# The checks and the tests side by side: mypy keeps one core busy while the tests mostly wait on
-# their child processes; each one's output is printed whole when it ends.
+# sleep lab, no desktop stage: `make test` runs them (`make test SKIP_SLOW=1`: every stage without
+# the tests marked slow). The checks and the unit tests' two halves run side by side: a unit test
+# mostly waits (on a child process, a lock another process holds, a Qt timer), so three processes
+# keep the two cores busy; each one's output is printed whole when it ends.
 test-fast: venv ## ruff, mypy (Linux), lint-imports and the unit tests: the 5-minute loop
-	@$(MAKE) --no-print-directory -j2 --output-sync=target lint-fast test-unit
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint-fast test-unit-core test-unit-edges
 
 LINTED := domi_desktop tests bench docs packaging
 
@@ -104,8 +104,23 @@ actionlint: venv ## check .github/workflows with actionlint (and shellcheck when
 	$(VENV)/bin/actionlint -no-color .github/workflows/*.yml
 
 # tests/unit mirrors the package: no app in a process of its own, no stage's fixtures.
+UNIT_TESTS := QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
+	-m "not gui and not keyring and not slow"
+# test-fast's two halves of about equal time: the pure floors, the windows, the CLI, the
+# platform layer and the front door; and the rest (the floors with processes, locks and
+# databases). The second is "all but the first", so a new package of tests is never left out.
+UNIT_CORE := tests/unit/cron tests/unit/scheduler tests/unit/crontab tests/unit/export \
+	tests/unit/story tests/unit/ui tests/unit/cli tests/unit/monitor tests/unit/platform \
+	tests/unit/frontdoor
+
 test-unit: venv ## the unit tests (tests/unit), offscreen Qt
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not gui and not keyring and not slow" tests/unit
+	$(UNIT_TESTS) tests/unit
+
+test-unit-core: venv ## the first half of the unit tests (UNIT_CORE), as test-fast runs it
+	$(UNIT_TESTS) $(UNIT_CORE)
+
+test-unit-edges: venv ## the other half of the unit tests, as test-fast runs it
+	$(UNIT_TESTS) tests/unit $(addprefix --ignore=,$(UNIT_CORE))
 
 # Real apps in real processes: fleets on PostgreSQL, kill soaks, faults, outages, slow disks.
 test-system: venv ## the system tests (tests/system): real headless apps, kills, outages
