@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from enum import Enum
 
@@ -50,9 +51,11 @@ class Losses:
         if what not in self.items:
             self.items.append(what)
 
-    def drop_the_world(self) -> None:
-        """What no server scheduler has: waiting for a disk, a network or a path, and running
-        at the moments of a desktop session (login, unlock, resume, before sleep)."""
+    def drop_the_world(self, expressed: Collection[Moment]) -> tuple[Moment, ...]:
+        """What no server scheduler has: waiting for a disk, a network or a path; and the
+        moments of a desktop session the target cannot start a job at (it can those of
+        ``expressed``). The moments it starts the job at are returned. A schedule that its
+        moments alone run is refused when none is left: nothing would ever start it."""
         c, session = self.schedule.policies.conditions, self.schedule.policies.session
         for what, value in (
             ("disk", c.volume),
@@ -61,10 +64,22 @@ class Losses:
         ):
             if value is not None:
                 self.drop(f"the wait for the {what} {value}")
-        moments = [name for name in _MOMENTS if getattr(session, name)]
-        if moments:
-            only = " (it runs at no time of its own: the export would run it by its expression)"
-            self.drop(f"the session triggers {', '.join(moments)}" + (only if session.only else ""))
+        asked = [moment for moment in Moment if getattr(session, moment.value)]
+        kept = tuple(moment for moment in asked if moment in expressed)
+        lost = [moment.value for moment in asked if moment not in expressed]
+        if session.only and not kept:
+            raise self.refuse(
+                f"it runs only at the session triggers {', '.join(lost)}, which"
+                f" {self.target.value} cannot start a job at"
+            )
+        if lost:
+            self.drop(
+                f"the session triggers {', '.join(lost)}: {self.target.value} cannot start a"
+                " job at them"
+            )
+        if kept and session.min_interval is not None:
+            self.drop("the least time between two runs by a session trigger (min_interval)")
+        return kept
 
     def refuse(self, what: str) -> ExportError:
         """An error for something no approximation can stand in for, even with ``--lossy``."""
@@ -83,9 +98,19 @@ class Losses:
         return f"schedule {self.schedule.id} ({self.schedule.name!r}) for {self.target.value}"
 
 
+class Moment(Enum):
+    """A moment of the desktop session that starts a job, named as its ``SessionTriggers`` flag."""
+
+    at_login = "at_login"
+    at_unlock = "at_unlock"
+    on_resume = "on_resume"
+    before_sleep = "before_sleep"
+
+
 @dataclass(frozen=True, slots=True)
 class Job:
-    """What a target starts: an argv, plus the action's cwd, environment, secrets and stdin."""
+    """What a target starts: an argv, plus the action's cwd, environment, secrets and stdin,
+    and the session moments it is started at besides its time (``only``: at them alone)."""
 
     argv: tuple[str, ...]
     cwd: str | None
@@ -93,14 +118,15 @@ class Job:
     secret_env: Pairs
     """(variable, secret name): the target fetches the value at run time, never the export."""
     stdin: str | None
+    moments: tuple[Moment, ...] = ()
+    only: bool = False
+    """The expression fires nothing: the target writes no time for it, only the moments."""
 
 
-_MOMENTS = ("at_login", "at_unlock", "on_resume", "before_sleep")
-
-
-def job_for(schedule: Schedule, losses: Losses) -> Job:
-    """The command the target runs: argv as is, a shell line through /bin/sh -c, HTTP via curl."""
-    losses.drop_the_world()
+def job_for(schedule: Schedule, losses: Losses, expressed: Collection[Moment] = ()) -> Job:
+    """The command the target runs: argv as is, a shell line through /bin/sh -c, HTTP via curl;
+    started at the session moments of ``expressed`` the schedule asks for."""
+    moments = losses.drop_the_world(expressed)
     action = schedule.action
     if isinstance(action, CommandAction):
         if action.shell is not None:
@@ -109,8 +135,10 @@ def job_for(schedule: Schedule, losses: Losses) -> Job:
             argv = action.argv
         else:
             raise losses.refuse("the command action has neither argv nor a shell line")
-        return Job(argv, action.cwd, action.env, action.secret_env, action.stdin)
-    return _curl_job(action, schedule.policies.timeout)
+        job = Job(argv, action.cwd, action.env, action.secret_env, action.stdin)
+    else:
+        job = _curl_job(action, schedule.policies.timeout)
+    return replace(job, moments=moments, only=schedule.policies.session.only)
 
 
 def _curl_job(action: HttpAction, timeout: timedelta | None) -> Job:

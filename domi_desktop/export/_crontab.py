@@ -10,12 +10,17 @@ from __future__ import annotations
 import shlex
 
 from domi_desktop.cron import CronExpr
-from domi_desktop.export._common import ExportFile, Losses, job_for, seconds, slug
+from domi_desktop.export._common import ExportFile, Losses, Moment, job_for, seconds, slug
 from domi_desktop.model import LOCAL_ZONE, CatchUp, Overlap, Schedule
 
 
 def export_crontab(schedule: Schedule, expr: CronExpr, losses: Losses) -> tuple[ExportFile, ...]:
-    job = job_for(schedule, losses)
+    job = job_for(schedule, losses, (Moment.at_login,))
+    if Moment.at_login in job.moments:
+        losses.drop(
+            "at login: cron runs an @reboot line when cron itself starts, at boot, before anyone"
+            " logs in"
+        )
     if job.secret_env:
         losses.drop(
             "secrets: cron runs jobs outside the login session, where the keyring cannot be"
@@ -40,7 +45,7 @@ def export_crontab(schedule: Schedule, expr: CronExpr, losses: Losses) -> tuple[
         losses.drop("a concurrency key with overlap 'parallel' has nothing to hold apart")
     if job.cwd is not None:
         command = f"cd {shlex.quote(job.cwd)} && {command}"
-    if policies.catch_up is CatchUp.latest:
+    if not job.only and policies.catch_up is CatchUp.latest:
         losses.drop("catch-up 'latest': cron never runs a fire missed while the machine was off")
     if policies.retries:
         losses.drop(f"{policies.retries} retries: cron runs a job once per fire")
@@ -57,16 +62,20 @@ def export_crontab(schedule: Schedule, expr: CronExpr, losses: Losses) -> tuple[
         lines.append(f"{name}={_env_value(value)}")
     if "\n" in command:
         raise losses.refuse("the command holds a line break; a crontab line cannot")
-    time_fields = expr.macro or " ".join(expr.fields)
-    line = f"{time_fields} {_escape_percent(command)}"
+    run = _escape_percent(command)
     if job.stdin is not None:
         # cron feeds what follows the first unescaped % to stdin, each further % as a newline,
         # and ends it with a newline of its own.
         if not job.stdin.endswith("\n"):
             losses.drop("stdin without a final newline: cron always adds one")
         body = job.stdin.removesuffix("\n")
-        line += "%" + "%".join(_escape_percent(part) for part in body.split("\n"))
-    lines.append(line if schedule.enabled else "# " + line)
+        run += "%" + "%".join(_escape_percent(part) for part in body.split("\n"))
+    times = [] if job.only else [expr.macro or " ".join(expr.fields)]
+    if Moment.at_login in job.moments:
+        times.append("@reboot")
+    for time_fields in times:
+        line = f"{time_fields} {run}"
+        lines.append(line if schedule.enabled else "# " + line)
     name = f"domi-{schedule.id}-{slug(schedule.name, 'job')}.crontab"
     return (ExportFile(name, "\n".join([*lines, ""])),)
 

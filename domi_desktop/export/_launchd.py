@@ -17,6 +17,7 @@ from domi_desktop.export._common import (
     SECRET_SERVICE,
     ExportFile,
     Losses,
+    Moment,
     job_for,
     secret_prelude,
 )
@@ -58,13 +59,14 @@ def calendar_intervals(expr: CronExpr, losses: Losses) -> list[dict[str, int]]:
 
 def export_launchd(schedule: Schedule, expr: CronExpr, losses: Losses) -> tuple[ExportFile, ...]:
     label = f"org.domi-desktop.schedule.{schedule.id}"
-    if schedule.tz != LOCAL_ZONE:
+    # A LaunchAgent is loaded when its user logs in: RunAtLoad starts the job then.
+    job = job_for(schedule, losses, (Moment.at_login,))
+    if not job.only and schedule.tz != LOCAL_ZONE:
         losses.drop(
             f"the zone {schedule.tz}: launchd has no zones and fires at these wall times in"
             " the Mac's own zone"
         )
-    intervals = calendar_intervals(expr, losses)
-    job = job_for(schedule, losses)
+    intervals = [] if job.only else calendar_intervals(expr, losses)
     argv = secret_prelude(job, f"security find-generic-password -s {SECRET_SERVICE} -a {{name}} -w")
     if job.stdin is not None:
         # launchd can only take stdin from a file: the shell feeds the text instead.
@@ -74,23 +76,24 @@ def export_launchd(schedule: Schedule, expr: CronExpr, losses: Losses) -> tuple[
             f'printf %s {shlex.quote(job.stdin)} | exec "$0" "$@"',
             *argv,
         )
-    plist: dict[str, Any] = {
-        "Label": label,
-        "ProgramArguments": list(argv),
-        "StartCalendarInterval": intervals[0] if len(intervals) == 1 else intervals,
-    }
+    plist: dict[str, Any] = {"Label": label, "ProgramArguments": list(argv)}
+    if Moment.at_login in job.moments:
+        plist["RunAtLoad"] = True
+    if intervals:
+        plist["StartCalendarInterval"] = intervals[0] if len(intervals) == 1 else intervals
     if job.cwd is not None:
         plist["WorkingDirectory"] = job.cwd
     if job.env:
         plist["EnvironmentVariables"] = dict(job.env)
     if not schedule.enabled:
         plist["Disabled"] = True
-    _check_policies(schedule, losses)
+    _check_policies(schedule, losses, timed=not job.only)
     text = plistlib.dumps(plist, sort_keys=False).decode()
     return (ExportFile(f"{label}.plist", text),)
 
 
-def _check_policies(schedule: Schedule, losses: Losses) -> None:
+def _check_policies(schedule: Schedule, losses: Losses, *, timed: bool) -> None:
+    """What launchd runs otherwise; ``timed``: the schedule runs by its time (catch-up)."""
     policies = schedule.policies
     if policies.overlap is not Overlap.skip:
         losses.drop(
@@ -99,9 +102,9 @@ def _check_policies(schedule: Schedule, losses: Losses) -> None:
         )
     if policies.concurrency_key is not None:
         losses.drop("a concurrency key: launchd keeps only a job from overlapping itself")
-    if policies.catch_up is CatchUp.skip:
+    if timed and policies.catch_up is CatchUp.skip:
         losses.drop("catch-up 'skip': launchd runs a fire missed during sleep once on wake")
-    if policies.catch_up_within is not None:
+    if timed and policies.catch_up_within is not None:
         losses.drop("a catch-up window: launchd catches up on wake however late")
     if policies.timeout is not None:
         losses.drop("a timeout: launchd has no limit on how long a job runs")

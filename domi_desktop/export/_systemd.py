@@ -12,6 +12,7 @@ from domi_desktop.export._common import (
     ExportFile,
     Job,
     Losses,
+    Moment,
     job_for,
     seconds,
     secret_prelude,
@@ -61,8 +62,23 @@ def export_systemd(
     local_zone: str | tzinfo | None,
 ) -> tuple[ExportFile, ...]:
     name = f"domi-{schedule.id}-{slug(schedule.name, 'job')}"
+    # A system unit starts at boot, never at a user's login.
+    job = job_for(schedule, losses, () if system else (Moment.at_login,))
+    _check_policies(schedule, losses, timed=not job.only)
+    service = _service(schedule, job, losses, system=system, user=user)
+    if job.moments:
+        service += (
+            "\n[Install]\n# Started with your user's service manager: at your first login (at"
+            " boot instead if lingering is on).\nWantedBy=default.target\n"
+        )
+        if not schedule.enabled:
+            service = (
+                "# The schedule is disabled in domi-desktop: do not enable it yet.\n" + service
+            )
+    service_file = ExportFile(f"{name}.service", service)
+    if job.only:
+        return (service_file,)
     _check_dst(expr, schedule.tz, local_zone, losses)
-    _check_policies(schedule, losses)
     timer = [
         "[Unit]",
         f"Description={_text(schedule.name)} (domi-desktop schedule {schedule.id}, timer)",
@@ -78,15 +94,12 @@ def export_systemd(
     timer += [f"Unit={name}.service", "", "[Install]", "WantedBy=timers.target", ""]
     if not schedule.enabled:
         timer.insert(0, "# The schedule is disabled in domi-desktop: do not enable this timer yet.")
-    files = (
-        ExportFile(f"{name}.timer", "\n".join(timer)),
-        ExportFile(f"{name}.service", _service(schedule, losses, system=system, user=user)),
-    )
-    return files
+    return (ExportFile(f"{name}.timer", "\n".join(timer)), service_file)
 
 
-def _service(schedule: Schedule, losses: Losses, *, system: bool, user: str | None) -> str:
-    job = job_for(schedule, losses)
+def _service(
+    schedule: Schedule, job: Job, losses: Losses, *, system: bool, user: str | None
+) -> str:
     lines = [
         "[Unit]",
         f"Description={_text(schedule.name)} (domi-desktop schedule {schedule.id})",
@@ -131,7 +144,8 @@ def _secrets(job: Job, lines: list[str], system: bool) -> tuple[str, ...]:
     return secret_prelude(job, f"secret-tool lookup service {SECRET_SERVICE} username {{name}}")
 
 
-def _check_policies(schedule: Schedule, losses: Losses) -> None:
+def _check_policies(schedule: Schedule, losses: Losses, *, timed: bool) -> None:
+    """What systemd runs otherwise; ``timed``: the schedule runs by its time (catch-up)."""
     policies = schedule.policies
     if policies.overlap is Overlap.queue:
         losses.drop(
@@ -147,12 +161,12 @@ def _check_policies(schedule: Schedule, losses: Losses) -> None:
             f"concurrency key {policies.concurrency_key!r}: systemd only keeps one unit from"
             " overlapping itself, not a group of units"
         )
-    if policies.catch_up is CatchUp.skip:
+    if timed and policies.catch_up is CatchUp.skip:
         losses.drop(
             "catch-up 'skip': a timer whose elapse passed while the machine slept fires on resume,"
             " Persistent=false only stops it after a power-off"
         )
-    if policies.catch_up_within is not None:
+    if timed and policies.catch_up_within is not None:
         losses.drop(
             "catch-up window: systemd has no 'latest only if at most this late' beyond"
             " Persistent=, which catches up however late"

@@ -13,7 +13,7 @@ from datetime import timedelta
 from xml.sax.saxutils import escape
 
 from domi_desktop.cron import CronExpr
-from domi_desktop.export._common import ExportFile, Losses, job_for, seconds, slug
+from domi_desktop.export._common import ExportFile, Job, Losses, Moment, job_for, seconds, slug
 from domi_desktop.export._fields import ALL_MONTHS, day_rule
 from domi_desktop.model import LOCAL_ZONE, CatchUp, CommandAction, Overlap, Schedule
 
@@ -64,6 +64,58 @@ def _arithmetic(values: Sequence[int]) -> Run | None:
 def export_windows_task(
     schedule: Schedule, expr: CronExpr, losses: Losses
 ) -> tuple[ExportFile, ...]:
+    job = job_for(schedule, losses, (Moment.at_login,))
+    triggers = [] if job.only else _calendar_triggers(schedule, expr, losses)
+    if Moment.at_login in job.moments:
+        # Without a UserId: at the logon of whoever the task runs as (the user who imports it).
+        triggers.append("<LogonTrigger><Enabled>true</Enabled></LogonTrigger>")
+    policies = schedule.policies
+    command, arguments, cwd = _exec(schedule, job, losses)
+    exec_parts = [f"<Command>{escape(command)}</Command>"]
+    if arguments:
+        exec_parts.append(f"<Arguments>{escape(arguments)}</Arguments>")
+    if cwd is not None:
+        exec_parts.append(f"<WorkingDirectory>{escape(cwd)}</WorkingDirectory>")
+    settings = [
+        f"<MultipleInstancesPolicy>{_POLICY[policies.overlap]}</MultipleInstancesPolicy>",
+        "<DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>",
+        "<StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>",
+        f"<StartWhenAvailable>{str(policies.catch_up is CatchUp.latest).lower()}"
+        "</StartWhenAvailable>",
+        f"<Enabled>{str(schedule.enabled).lower()}</Enabled>",
+        # PT0S is "no limit"; without the element Task Scheduler stops a task after 72 hours.
+        f"<ExecutionTimeLimit>{_duration(policies.timeout or timedelta(0))}</ExecutionTimeLimit>",
+    ]
+    if policies.retries:
+        every = max(policies.retry_backoff, timedelta(minutes=1))
+        settings.append(
+            f"<RestartOnFailure><Interval>{_duration(every)}</Interval>"
+            f"<Count>{policies.retries}</Count></RestartOnFailure>"
+        )
+        losses.drop("the retry back-off: Task Scheduler retries at a fixed interval (>= 1 min)")
+    if policies.overlap is Overlap.queue:
+        losses.drop("overlap 'queue': Task Scheduler's Queue lets more than one fire wait")
+    if policies.concurrency_key is not None:
+        losses.drop("a concurrency key: MultipleInstancesPolicy only holds one task apart")
+    if not job.only and policies.catch_up_within is not None:
+        losses.drop("a catch-up window: StartWhenAvailable catches up however late")
+    description = f"domi-desktop schedule {schedule.id}: {schedule.name}"
+    xml = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<Task version="1.3" xmlns="{NAMESPACE}">'
+        f"<RegistrationInfo><Description>{escape(description)}</Description>"
+        f"<URI>\\domi-desktop\\{escape(slug(schedule.name, 'job'))}-{schedule.id}</URI>"
+        "</RegistrationInfo>"
+        f"<Triggers>{''.join(triggers)}</Triggers>"
+        f"<Settings>{''.join(settings)}</Settings>"
+        f"<Actions><Exec>{''.join(exec_parts)}</Exec></Actions>"
+        "</Task>\n"
+    )
+    return (ExportFile(f"domi-{schedule.id}-{slug(schedule.name, 'job')}.xml", xml),)
+
+
+def _calendar_triggers(schedule: Schedule, expr: CronExpr, losses: Losses) -> list[str]:
+    """The calendar triggers that start the task at the expression's times."""
     suffix = _zone_suffix(schedule.tz, losses)
     policies = schedule.policies
     runs_ = time_runs(expr)
@@ -91,48 +143,7 @@ def export_windows_task(
                 f"<CalendarTrigger><Enabled>true</Enabled><StartBoundary>{boundary}"
                 f"</StartBoundary>{repetition}{delay}{element}</CalendarTrigger>"
             )
-    command, arguments, cwd = _exec(schedule, losses)
-    exec_parts = [f"<Command>{escape(command)}</Command>"]
-    if arguments:
-        exec_parts.append(f"<Arguments>{escape(arguments)}</Arguments>")
-    if cwd is not None:
-        exec_parts.append(f"<WorkingDirectory>{escape(cwd)}</WorkingDirectory>")
-    settings = [
-        f"<MultipleInstancesPolicy>{_POLICY[policies.overlap]}</MultipleInstancesPolicy>",
-        "<DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>",
-        "<StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>",
-        f"<StartWhenAvailable>{str(policies.catch_up is CatchUp.latest).lower()}"
-        "</StartWhenAvailable>",
-        f"<Enabled>{str(schedule.enabled).lower()}</Enabled>",
-        # PT0S is "no limit"; without the element Task Scheduler stops a task after 72 hours.
-        f"<ExecutionTimeLimit>{_duration(policies.timeout or timedelta(0))}</ExecutionTimeLimit>",
-    ]
-    if policies.retries:
-        every = max(policies.retry_backoff, timedelta(minutes=1))
-        settings.append(
-            f"<RestartOnFailure><Interval>{_duration(every)}</Interval>"
-            f"<Count>{policies.retries}</Count></RestartOnFailure>"
-        )
-        losses.drop("the retry back-off: Task Scheduler retries at a fixed interval (>= 1 min)")
-    if policies.overlap is Overlap.queue:
-        losses.drop("overlap 'queue': Task Scheduler's Queue lets more than one fire wait")
-    if policies.concurrency_key is not None:
-        losses.drop("a concurrency key: MultipleInstancesPolicy only holds one task apart")
-    if policies.catch_up_within is not None:
-        losses.drop("a catch-up window: StartWhenAvailable catches up however late")
-    description = f"domi-desktop schedule {schedule.id}: {schedule.name}"
-    xml = (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<Task version="1.3" xmlns="{NAMESPACE}">'
-        f"<RegistrationInfo><Description>{escape(description)}</Description>"
-        f"<URI>\\domi-desktop\\{escape(slug(schedule.name, 'job'))}-{schedule.id}</URI>"
-        "</RegistrationInfo>"
-        f"<Triggers>{''.join(triggers)}</Triggers>"
-        f"<Settings>{''.join(settings)}</Settings>"
-        f"<Actions><Exec>{''.join(exec_parts)}</Exec></Actions>"
-        "</Task>\n"
-    )
-    return (ExportFile(f"domi-{schedule.id}-{slug(schedule.name, 'job')}.xml", xml),)
+    return triggers
 
 
 def _days(
@@ -182,9 +193,8 @@ def _zone_suffix(tz: str, losses: Losses) -> str:
     return ""
 
 
-def _exec(schedule: Schedule, losses: Losses) -> tuple[str, str, str | None]:
+def _exec(schedule: Schedule, job: Job, losses: Losses) -> tuple[str, str, str | None]:
     action = schedule.action
-    job = job_for(schedule, losses)
     if isinstance(action, CommandAction) and action.shell is not None:
         # domi runs a shell line on Windows through cmd.exe the same way.
         command, arguments = "cmd.exe", f'/d /s /c "{action.shell}"'

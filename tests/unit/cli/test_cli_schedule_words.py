@@ -61,3 +61,14 @@ def test_a_reboot_line_shows_as_run_only_at_login_everywhere(
     assert listed["next_run"] is None
     assert ok("schedule", "disable", "1").strip() == "schedule 1 disabled; next: -"
     assert ok("schedule", "enable", "1").strip() == "schedule 1 enabled; next: at login"
+
+
+def test_an_imported_reboot_line_exports_as_a_login_service(
+    run: Run, ok: Callable[..., Any], tmp_path: Path
+) -> None:
+    crontab = tmp_path / "crontab"
+    crontab.write_text("@reboot /usr/local/bin/start-agent\n")
+    assert run("import-crontab", str(crontab)).returncode == 0
+    exported = ok("export", "1", "--to", "systemd")
+    assert exported.startswith("# domi-1-start-agent-line-1.service\n")
+    assert "WantedBy=default.target" in exported and "OnCalendar" not in exported
