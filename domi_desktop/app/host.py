@@ -190,6 +190,7 @@ class Host(QObject):
         if self._listener is not None:
             self._listener.start()
         elif not self.store.shared:
+            self.store.stamp_file()  # a copy over the file is then told from SQLite's writes
             self._seen_elsewhere = self.store.changes_elsewhere()
             path = self.store.path
             self._file_watch = FileWatch(
