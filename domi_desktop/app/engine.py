@@ -151,7 +151,11 @@ class EngineHandle(QObject):
         self.gui = host.gui
         self.state = EngineState()
         self.service = Service(
-            host.store, SystemClock(), on_change=self.schedule_edited, next_fire=self._next_fire
+            host.store,
+            SystemClock(),
+            on_change=self.schedule_edited,
+            next_fire=self._next_fire,
+            secrets=host.secrets,
         )
         # Signal to signal: the receiver lives on this thread, so each is queued here.
         host.events.connect(self.events)

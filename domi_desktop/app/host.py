@@ -108,7 +108,11 @@ class Host(QObject):
             burst=settings.catch_up_burst,
         )
         self.service = Service(
-            store, self.clock, on_change=self._changed, next_fire=self.runtime.driver.next_fire
+            store,
+            self.clock,
+            on_change=self._changed,
+            next_fire=self.runtime.driver.next_fire,
+            secrets=self.secrets,
         )
         methods = {
             name: _bind(method, self.service)
@@ -188,6 +192,7 @@ class Host(QObject):
         if self._listener is not None:
             self._listener.start()
         elif not self.store.shared:
+            self.store.stamp_file()  # a copy over the file is then told from SQLite's writes
             self._seen_elsewhere = self.store.changes_elsewhere()
             path = self.store.path
             self._file_watch = FileWatch(

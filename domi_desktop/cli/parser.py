@@ -358,6 +358,13 @@ def _store(subcommands: Subcommands) -> None:
         "--force", action="store_true", help="replace what the target holds (refused otherwise)"
     )
     migrate_.set_defaults(handler="store_cmd.migrate")
+    restore = actions.add_parser(
+        "restore",
+        help="put a backup of the database back (safe while the app runs; the current one is "
+        "kept aside)",
+    )
+    restore.add_argument("file", metavar="FILE", help="the backup: a copy of domi.sqlite3")
+    restore.set_defaults(handler="store_cmd.restore")
 
 
 COMMANDS: dict[str, Callable[[Subcommands], None]] = {

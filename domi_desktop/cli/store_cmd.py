@@ -1,4 +1,5 @@
-"""``domi-desktop store migrate``: copy a store into another, SQLite file ↔ shared PostgreSQL."""
+"""``domi-desktop store migrate``: copy a store into another, SQLite file ↔ shared PostgreSQL;
+``store restore``: put a backup of the SQLite file back."""
 
 from __future__ import annotations
 
@@ -49,6 +50,24 @@ def migrate(args: argparse.Namespace) -> int:
         f"copied {snapshot.schedules} schedules and {snapshot.runs} runs "
         f"from {hide_password(source_label)} to {hide_password(target_label)}"
     )
+    return 0
+
+
+def restore(args: argparse.Namespace) -> int:
+    """Put the backup ``FILE`` in place of the data dir's database, the current one kept aside."""
+    from pathlib import Path
+
+    from domi_desktop.clock import SystemClock
+    from domi_desktop.store.backend import resolve_url
+    from domi_desktop.store.restore import restore as put_back
+
+    if resolve_url(None) is not None:
+        raise UsageError(
+            "store restore puts back a SQLite file; a shared store has its own backups"
+        )
+    restored = put_back(args.data_dir, Path(args.file), now=SystemClock().now())
+    print(f"restored {restored.schedules} schedule(s) from {args.file}; the database as it was "
+          f"is kept as {restored.kept}")  # fmt: skip
     return 0
 
 

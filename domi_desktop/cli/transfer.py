@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 from domi_desktop.cli.backend import Backend, backend
 from domi_desktop.cli.render import printable
-from domi_desktop.errors import AppError, DomiError, UsageError
+from domi_desktop.errors import UsageError
 from domi_desktop.frontdoor.rpc.protocol import MAX_LINE
 
 TARGETS = ("json", "systemd", "launchd", "crontab", "k8s", "windows-task")
@@ -87,6 +88,9 @@ def import_(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     elif args.dry_run:
         print(f"{result['checked']} schedule(s) would be imported")
+    elif result.get("existing"):
+        ids = ", ".join(str(i) for i in result["existing"])
+        print(f"already imported: {len(result['existing'])} schedule(s) ({ids}); nothing added")
     else:
         ids = ", ".join(str(i) for i in result["created"]) or "none"
         print(f"imported {len(result['created'])} schedule(s): {ids}")
@@ -95,28 +99,28 @@ def import_(args: argparse.Namespace) -> int:
 
 def _import_in_pieces(api: Backend, document: Any, args: argparse.Namespace) -> dict[str, Any]:
     """An import too large for one request to the app (its socket takes lines up to
-    ``MAX_LINE``): checked whole here first, as the service checks it (so a bad entry still
-    imports nothing), then sent a piece at a time."""
+    ``MAX_LINE``): checked whole here first, as the service checks it (so a bad entry is named
+    before anything is sent), then sent a piece at a time."""
     from domi_desktop.frontdoor.portable import parse_document
     from domi_desktop.frontdoor.wire import check_values
 
     check_values({"document": document})
     total = len(parse_document(document))
-    created: list[int] = []
     if args.dry_run:
-        return {"created": created, "checked": total}
-    for piece in _pieces(document["schedules"]):
-        params = {"document": {**document, "schedules": piece}, "disabled": args.disabled}
-        try:
-            created += api.call("schedule.import", params)["created"]
-        except DomiError as error:
-            if not created:
-                raise
-            raise AppError(
-                f"{error}; {len(created)} of {total} schedules were imported before it "
-                f"(ids {created[0]} to {created[-1]})"
-            ) from None
-    return {"created": created, "checked": total}
+        return {"created": [], "checked": total}
+    # The app keeps the pieces and makes the schedules with the last: stopped halfway, the
+    # import makes nothing.
+    pieces = _pieces(document["schedules"])
+    key = uuid.uuid4().hex
+    result: dict[str, Any] = {}
+    for index, piece in enumerate(pieces):
+        params = {
+            "document": {**document, "schedules": piece},
+            "disabled": args.disabled,
+            "piece": {"id": key, "index": index, "count": len(pieces)},
+        }
+        result = api.call("schedule.import", params)
+    return {**result, "checked": total}
 
 
 def _pieces(schedules: list[Any]) -> list[list[Any]]:

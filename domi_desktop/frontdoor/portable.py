@@ -3,8 +3,11 @@ checked reading for an import (all or nothing), and a schedule's JSON back to a 
 
 from __future__ import annotations
 
+import hashlib
+import json
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from domi_desktop.errors import ParamError
@@ -26,6 +29,10 @@ EXPORT_FORMAT = "domi-desktop/schedules"
 EXPORT_VERSION = 1
 MAX_IMPORT = 10_000
 """Schedules in one import document."""
+MAX_PIECES = 1_000
+"""Pieces of one import sent in several requests."""
+MAX_STAGED = 4
+"""Imports in pieces kept at once (the oldest unfinished one goes first)."""
 
 
 def portable_json(schedule: Schedule) -> Json:
@@ -114,3 +121,65 @@ def schedule_from_json(value: Json) -> Schedule:
         policies=parse_policies(value.get("policies")),
         notes=check_notes(value.get("notes")),
     )
+
+
+def import_key(items: Sequence[Any]) -> str:
+    """The digest of a document's schedules, as imported: the same file gives the same key."""
+    text = json.dumps(list(items), sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class _Staged:
+    count: int
+    started: float
+    items: dict[int, list[Any]] = field(default_factory=dict)
+    portables: dict[int, list[Portable]] = field(default_factory=dict)
+
+
+class Pieces:
+    """The pieces of imports sent in several requests, kept until the last one arrives."""
+
+    def __init__(self) -> None:
+        self._staged: dict[str, _Staged] = {}
+
+    def add(
+        self, piece: dict[str, Any], items: list[Any], portables: list[Portable]
+    ) -> tuple[list[Any], list[Portable]] | None:
+        """The whole document's schedules once every piece came; None while some are missing.
+        ``ParamError`` for a piece that does not fit the others."""
+        key, index, count = _piece(piece)
+        staged = self._staged.get(key)
+        if staged is None:
+            while len(self._staged) >= MAX_STAGED:
+                oldest = min(self._staged, key=lambda k: self._staged[k].started)
+                del self._staged[oldest]
+            staged = self._staged[key] = _Staged(count, time.monotonic())
+        if count != staged.count:
+            raise ParamError(
+                "piece.count", f"is {count}, but the import's first piece said {staged.count}"
+            )
+        staged.items[index] = items
+        staged.portables[index] = portables
+        if sum(len(p) for p in staged.portables.values()) > MAX_IMPORT:
+            del self._staged[key]
+            raise ParamError("document.schedules", f"has more than {MAX_IMPORT} entries in all")
+        if len(staged.items) < count:
+            return None
+        del self._staged[key]
+        order = range(count)
+        return (
+            [item for i in order for item in staged.items[i]],
+            [portable for i in order for portable in staged.portables[i]],
+        )
+
+
+def _piece(piece: dict[str, Any]) -> tuple[str, int, int]:
+    key, index, count = piece.get("id"), piece.get("index"), piece.get("count")
+    if not isinstance(key, str) or not 0 < len(key) <= 64:
+        raise ParamError("piece.id", "must be a string of 1 to 64 characters")
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 < count <= MAX_PIECES:
+        raise ParamError("piece.count", f"must be a number from 1 to {MAX_PIECES}")
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
+        raise ParamError("piece.index", f"must be a number from 0 to {count - 1}")
+    return key, index, count

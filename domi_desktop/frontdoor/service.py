@@ -13,7 +13,12 @@ from typing import Any
 from domi_desktop.cron import describe, next_run, upcoming
 from domi_desktop.errors import CronError, DomiError, ParamError
 from domi_desktop.frontdoor.monitor_params import check_key_secret
-from domi_desktop.frontdoor.portable import export_document, parse_document
+from domi_desktop.frontdoor.portable import (
+    Pieces,
+    export_document,
+    import_key,
+    parse_document,
+)
 from domi_desktop.frontdoor.timeline import timeline
 from domi_desktop.frontdoor.wire import (
     MAX_PREVIEW,
@@ -56,6 +61,7 @@ class Service:
         self._store = store
         self.clock = clock
         self._secrets = secrets
+        self._pieces = Pieces()
         self._on_change = on_change or (lambda _id: None)
         self._next_fire = next_fire
 
@@ -233,21 +239,38 @@ class Service:
         return export_document([self._store.get_schedule(i) for i in checked if i is not None])
 
     def import_(self, params: Mapping[str, Any]) -> Json:
-        """Create the schedules of an export document, all or none; ``dry_run`` only checks."""
+        """Create the schedules of an export document, all or none; ``dry_run`` only checks.
+
+        A document too large for one request comes in pieces (``piece``: its ``id``, ``index``
+        and ``count``); they are kept here, checked, and the schedules made only with the last,
+        in one transaction: a sender stopped halfway leaves nothing made. The same schedules
+        imported again make nothing (``existing`` names those made the first time)."""
+        piece = get_param(params, "piece", dict)
         portables = parse_document(params.get("document"))
         disabled = bool(get_param(params, "disabled", bool))
         if get_param(params, "dry_run", bool):
             return {"created": [], "checked": len(portables)}
-        created = []
-        now = self.clock.now()
-        for item in portables:
-            schedule = self._store.create_schedule(
-                item.name, item.expr, item.tz, item.action, item.policies,
-                enabled=item.enabled and not disabled, notes=item.notes, now=now,
-            )  # fmt: skip
-            created.append(schedule.id)
-            self._on_change(schedule.id)
-        return {"created": created, "checked": len(portables)}
+        items = params["document"]["schedules"]
+        if piece is not None:
+            whole = self._pieces.add(piece, items, portables)
+            if whole is None:
+                return {"created": [], "checked": len(portables), "waiting": True}
+            items, portables = whole
+        schedules = [
+            Schedule(0, item.name, item.expr, item.tz, item.action,
+                     enabled=item.enabled and not disabled, policies=item.policies,
+                     notes=item.notes)
+            for item in portables
+        ]  # fmt: skip
+        made, existing = self._store.import_schedules(
+            schedules, import_key(items), now=self.clock.now()
+        )
+        ids = [schedule.id for schedule in made]
+        for schedule_id in [] if existing else ids:
+            self._on_change(schedule_id)
+        if existing:
+            return {"created": [], "existing": ids, "checked": len(portables)}
+        return {"created": ids, "checked": len(portables)}
 
     def _check_key_secret(self, name: str | None, before: str | None) -> None:
         """A Healthchecks API key's secret, typed or changed, must exist (unchanged ones are

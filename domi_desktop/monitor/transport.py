@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 TIMEOUT = 10.0
 """Seconds for one whole request (connecting, sending, the answer to its last byte): a slow
 monitor, or one that trickles its answer a byte at a time, is retried later."""
+CONNECT_TIMEOUT = 3.0
+"""Seconds to connect, within ``TIMEOUT``: a connection under way cannot be ended from another
+thread, and a quit waits for it."""
 BODY_LIMIT = 10_000
 """Healthchecks keeps the first 10 kB of a ping's body; more is sent for nothing."""
 CHECKS_FILENAME = "monitor-checks.json"
@@ -183,7 +186,7 @@ def _connection_class(
         response_class = response
 
         def connect(self) -> None:
-            self.timeout = max(0.001, deadline - time.monotonic())
+            self.timeout = max(0.001, min(CONNECT_TIMEOUT, deadline - time.monotonic()))
             super().connect()
             if cancel is not None and self.sock is not None:
                 cancel.watch(self.sock)

@@ -7,11 +7,14 @@ writes in (see ``store`` for the threading and process rules).
 
 from __future__ import annotations
 
+import logging
 import os
+import random
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -30,9 +33,12 @@ from domi_desktop.store import (
     codec,
     listen,
     migrations,
+    restore,
     retention,
 )
 from domi_desktop.store.models import RunRow, database
+
+log = logging.getLogger(__name__)
 
 OPEN_GUARD = threading.Lock()
 """Held while the module-level database proxy is bound or unbound."""
@@ -70,6 +76,14 @@ class StoreCore:
         self._file = None if self.target.shared else _file_identity(self.path)
         """The SQLite file open here, as the OS names it: a restore that moves another file to
         its path leaves this one open under no name (``replaced``)."""
+        self._stamp: tuple[int, int] | None = None
+        """The header stamps this store wrote (``stamp_file``): the first and the latest."""
+        self._accepted = 0
+        """The stamp last found in the main file, one of ours."""
+        self._main_seen: tuple[int, int] | None = None
+        """The main file's size and modification time when its stamp was last read."""
+        self._overwritten: Path | None = None
+        """The copy kept aside of what was copied over the file, once seen."""
 
     def close(self) -> None:
         with self._lock:
@@ -105,25 +119,97 @@ class StoreCore:
         """True on PostgreSQL: other machines may claim from the same schedules."""
         return self.target.shared
 
+    def stamp_file(self) -> None:
+        """Stamp the file's header so that a copy over it is seen (``replaced``): the app
+        calls this once it holds the file; SQLite only. The stamp moves on with each schedule
+        change (``_schedule_write``), so a backup taken while the app runs is told apart too."""
+        if self._file is None:
+            return
+        first = random.randrange(1, 1 << 14) << 16
+        try:
+            with self._using(), self._atomic():
+                self._db.execute_sql(f"PRAGMA application_id = {first}")  # type: ignore[no-untyped-call]
+            self._stamp = (first, first)
+            self._checkpoint()
+        except StoreError as error:
+            # Held by another writer now: only a copy over the file goes unseen, said here.
+            log.warning("the database file cannot be stamped (%s): a copy over it is not seen",
+                        error)  # fmt: skip
+            return
+        self._accepted = first if restore.application_id(self.path) == first else 0
+        self._main_seen = _main_state(self.path)
+
+    def _checkpoint(self) -> None:
+        with self._using():
+            # Read to its end: a statement left stepping holds its read snapshot open.
+            self._db.execute_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # type: ignore[no-untyped-call]
+
+    def _next_stamp(self) -> None:
+        """Inside a schedule write: the header's stamp moves on with it."""
+        if self._stamp is not None:
+            first, latest = self._stamp
+            if latest + 1 < first + (1 << 16):
+                self._stamp = (first, latest + 1)
+                self._db.execute_sql(f"PRAGMA application_id = {latest + 1}")  # type: ignore[no-untyped-call]
+
     def replaced(self) -> str | None:
         """Why the file at ``path`` is no longer the database open here (another file was moved
-        there, say a restore from a backup, or it was deleted); None while it is, and always on
-        PostgreSQL."""
+        there, say a restore from a backup, or it was deleted, or another was copied over it);
+        None while it is, and always on PostgreSQL."""
         if self._file is None:
             return None
         now = _file_identity(self.path)
-        if now == self._file:
-            return None
-        what = "replaced by another file" if now is not None else "deleted"
-        return (
-            f"the database file {self.path} was {what} while domi-desktop had it open: nothing "
-            "more is written to it; quit and start domi-desktop to use the file now there"
+        if now != self._file:
+            what = "replaced by another file" if now is not None else "deleted"
+            return (
+                f"the database file {self.path} was {what} while domi-desktop had it open: "
+                "nothing more is written to it; quit and start domi-desktop to use the file "
+                "now there"
+            )
+        if self._overwritten is None and not self._own_stamp():
+            self._overwritten = restore.keep_copy(self.path, datetime.now(UTC))
+        if self._overwritten is not None:
+            return (
+                f"another file was copied over the database {self.path} while domi-desktop had "
+                f"it open (a backup put back?): it is kept as {self._overwritten.name} and made "
+                "the database as it was copied; this instance writes nothing more: quit and start "
+                "domi-desktop to use it (`domi-desktop store restore FILE` does this safely)"
+            )
+        return None
+
+    def _own_stamp(self) -> bool:
+        """Whether the main file, when it changed, still holds one of this store's stamps, at
+        or after the one last found: SQLite writes it only when it checkpoints our log."""
+        if self._stamp is None:
+            return True
+        state = _main_state(self.path)
+        if state == self._main_seen:
+            return True
+        found = restore.application_id(self.path)
+        first, latest = self._stamp
+        if found is None:
+            return False
+        ours = found == self._accepted or (
+            first <= found <= latest and (self._accepted == 0 or found >= self._accepted)
         )
+        if ours:
+            self._accepted, self._main_seen = found, state
+        return ours
 
     def seal(self) -> None:
         """Write nothing more to the file open here (it was ``replaced``): its write-ahead log
         emptied into it, so that the file now at the path never meets this one's log, and the
-        connection made read-only (a write fails; a read still answers)."""
+        connection made read-only (a write fails; a read still answers). A file copied over
+        this one is first put back as it was copied, through SQLite, so that what the log held
+        before can never be laid over it."""
+        if self._overwritten is not None:
+            try:
+                restore.put_back(self._overwritten, self.path)
+            except sqlite3.Error as error:
+                raise StoreError(
+                    f"the copy over {self.path} cannot be put back ({error}); it is kept as "
+                    f"{self._overwritten}"
+                ) from None
         with self._using():
             self._db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[no-untyped-call]
             self._db.execute_sql("PRAGMA query_only = 1")  # type: ignore[no-untyped-call]
@@ -178,11 +264,18 @@ class StoreCore:
         the edits this process re-plans itself; the other instances hear of it when it commits."""
         with self._atomic():
             before = _replan.change_counter(lock=True)
+            self._next_stamp()
             yield
             if self.target.url is not None:
                 self._db.execute_sql(listen.NOTIFY)  # type: ignore[no-untyped-call]
             bumped = _replan.change_counter() - before
         self._own_changes += bumped
+        if self._stamp is not None and self._own_stamp():
+            # Checkpointed at once, so the stamp on the disk moves on with the change: a backup
+            # taken before it, copied over the file later, no longer carries the stamp found
+            # there. Not when the file is no longer ours: the log must not meet a copy.
+            self._checkpoint()
+            self._own_stamp()
 
     def listener(
         self, on_change: Callable[[], None], on_status: Callable[[str | None], None]
@@ -232,3 +325,11 @@ def _file_identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+def _main_state(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns

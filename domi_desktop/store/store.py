@@ -12,9 +12,10 @@ PostgreSQL the row locks of the conditional updates serialise machines (``claims
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -40,10 +41,12 @@ from domi_desktop.store import (
     retention,
 )
 from domi_desktop.store.core import OPEN_GUARD
-from domi_desktop.store.models import RunRow, ScheduleRow, database
+from domi_desktop.store.models import RunRow, ScheduleRow, database, execute
 from domi_desktop.store.story import StoryStore
 
 DEFAULT_POLICIES = Policies()
+IMPORT_PREFIX = "import:"
+"""The ``meta`` rows of imports made: the key (a document's digest) -> the ids it made."""
 
 
 class Store(StoryStore):
@@ -175,6 +178,40 @@ class Store(StoryStore):
                 notes=notes,
             ).execute()
             return self._schedule(_rows.schedule_row(int(schedule_id)))
+
+    def import_schedules(
+        self, schedules: Sequence[Schedule], key: str, *, now: datetime
+    ) -> tuple[list[Schedule], bool]:
+        """Create ``schedules`` (their ids and times are not used) in one transaction: all or
+        none, whatever stops it. ``key`` names what was imported (a document's digest): when an
+        import of the same key made schedules of which some still exist, nothing is made, and
+        those are returned with True (a file imported twice is not run twice)."""
+        stamp = codec.to_micros(now)
+        meta_key = f"{IMPORT_PREFIX}{key}"
+        with self._using(), self._schedule_write():
+            found = execute(
+                f"SELECT value FROM meta WHERE key = {database.param}", (meta_key,)
+            ).fetchone()
+            if found is not None:
+                before = ScheduleRow.select().where(ScheduleRow.id.in_(json.loads(found[0])))
+                kept = [self._schedule(row) for row in before.order_by(ScheduleRow.id)]
+                if kept:
+                    return kept, True
+            made = [
+                ScheduleRow.insert(
+                    name=s.name, expr=s.expr, tz=s.tz, enabled=s.enabled,
+                    action=codec.encode_action(s.action),
+                    policies=codec.encode_policies(s.policies),
+                    last_due=stamp, created_at=stamp, updated_at=stamp, notes=s.notes,
+                ).execute()
+                for s in schedules
+            ]  # fmt: skip
+            execute(
+                f"INSERT INTO meta (key, value) VALUES ({database.param}, {database.param}) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (meta_key, json.dumps([int(i) for i in made])),
+            )
+            return [self._schedule(_rows.schedule_row(int(i))) for i in made], False
 
     def get_schedule(self, schedule_id: int) -> Schedule:
         with self._using():

@@ -85,3 +85,68 @@ def test_an_import_larger_than_a_request_goes_to_the_running_app_whole(
     assert json.loads(done.stdout) == {"created": list(range(1, COUNT + 1)), "checked": COUNT}
     listed = json.loads(cli(data, "schedule", "list", "--json").stdout)
     assert [s["name"] for s in listed] == [f"report {index}" for index in range(COUNT)]
+
+
+def _send_pieces(data: Path, document: dict[str, Any], pieces: int, sent: int) -> list[Any]:
+    """What a CLI stopped after ``sent`` of ``pieces`` pieces sent the app: its answers."""
+    import socket
+
+    from domi_desktop.frontdoor.rpc.instance import socket_name
+
+    schedules = document["schedules"]
+    size = -(-len(schedules) // pieces)
+    answers = []
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(socket_name(data))
+        reader = client.makefile("rb")
+        for index in range(sent):
+            params = {
+                "document": {**document, "schedules": schedules[index * size:(index + 1) * size]},
+                "piece": {"id": "stopped-halfway", "index": index, "count": pieces},
+            }  # fmt: skip
+            request = {"jsonrpc": "2.0", "id": index, "method": "schedule.import", "params": params}
+            client.sendall(json.dumps(request).encode() + b"\n")
+            answers.append(json.loads(reader.readline()))
+    return answers
+
+
+def test_an_import_stopped_halfway_makes_nothing_and_one_repeated_makes_no_copies(
+    data: Path, daemon: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    whole = document()
+    answers = _send_pieces(data, whole, pieces=3, sent=2)
+    assert [a["result"]["created"] for a in answers] == [[], []]
+    assert count(data) == 0
+    path = write(tmp_path / "good.json", whole)
+    done = cli(data, "import", "--json", path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["created"] == list(range(1, COUNT + 1))
+    again = cli(data, "import", path)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(f"already imported: {COUNT} schedule(s) (1, 2, 3,")
+    assert count(data) == COUNT
+
+
+def test_an_import_without_the_app_is_all_or_nothing_when_killed_and_never_twice(
+    data: Path, tmp_path: Path
+) -> None:
+    import sys
+
+    from tests.fakes import wait_for
+    from tests.frontdoor.rpc.test_rpc_socket import env_for
+
+    path = write(tmp_path / "good.json", document())
+    importing = subprocess.Popen(
+        [sys.executable, "-m", "domi_desktop", "import", path],
+        env=env_for(data), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    # Killed once it has the file open: wherever it was, it made all or nothing.
+    wait_for(lambda: (data / "domi.sqlite3-wal").exists() or importing.poll() is not None, 60,
+             "the import at work")  # fmt: skip
+    importing.kill()
+    importing.communicate()
+    assert count(data) in (0, COUNT)
+    for _ in range(2):
+        done = cli(data, "import", path)
+        assert done.returncode == 0, done.stderr
+    assert count(data) == COUNT
