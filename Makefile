@@ -16,7 +16,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd systemd-journal-remote util-linux \
 	libcap2-bin e2fsprogs mount \
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei imagemagick lxqt-panel \
-	pipx
+	pipx dpkg-dev apt-utils gpg gpg-agent lintian mmdebstrap icu-devtools gcc
 
 .PHONY: run test system-deps venv lint test-headless test-desktop test-sleeplab test-windows test-fast bench screenshots package package-test clean
 
