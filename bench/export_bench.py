@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "export"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "unit" / "export"))
 
 from systemd_calendar import SYSTEMD_ANALYZE, ZONES, cases, compare
 

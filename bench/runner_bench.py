@@ -31,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from domi_desktop.actions import ActionRequest, ActionRunner
 from domi_desktop.clock import SystemClock
 from domi_desktop.model import CommandAction
-from domi_desktop.platform.memory import give_back, limit_arenas
 
 
 def rss_mb() -> float:
@@ -77,14 +76,12 @@ def measure(burst: Callable[[], None]) -> dict[str, float]:
     watching = False
     watcher.join()
     rss = rss_mb()
-    give_back()
     return {
         "wall_s": round(wall, 3),
         "user_s": round(after.ru_utime - before.ru_utime, 3),
         "sys_s": round(after.ru_stime - before.ru_stime, 3),
         "threads_added": most[0] - threads - 1,  # the watcher itself left out
         "rss_mb": round(rss, 1),
-        "rss_trimmed_mb": round(rss_mb(), 1),
     }
 
 
@@ -94,7 +91,6 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
-    limit_arenas()  # as the app does
     runner = ActionRunner(SystemClock())
     rounds: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -128,12 +124,12 @@ def main() -> int:
         print(json.dumps(report, indent=2))
         return 0
     print(f"{options.jobs} `touch` jobs at once, best of {options.repeat}")
-    print(f"{'':12} {'wall':>8} {'user':>8} {'sys':>8} {'threads':>8} {'RSS':>8} {'trimmed':>8}")
+    print(f"{'':12} {'wall':>8} {'user':>8} {'sys':>8} {'threads':>8} {'RSS':>8}")
     for side in ("runner", "bare_popen"):
         row = best[side]
         print(
             f"{side:12} {row['wall_s']:7.2f}s {row['user_s']:7.2f}s {row['sys_s']:7.2f}s "
-            f"{row['threads_added']:8.0f} {row['rss_mb']:6.1f}MB {row['rss_trimmed_mb']:6.1f}MB"
+            f"{row['threads_added']:8.0f} {row['rss_mb']:6.1f}MB"
         )
     print(
         f"runner / bare Popen: wall {report['wall_ratio']}x, CPU {report['cpu_ratio']}x "

@@ -1,6 +1,6 @@
 """Claims per second on both backends, and how long an edit takes to reach another instance.
 
-SQLite: a file in a temp dir. PostgreSQL: a throw-away server (tests/pg.py: initdb + pg_ctl on a
+SQLite: a file in a temp dir. PostgreSQL: a throw-away server (tests/support/pg.py: initdb + pg_ctl on a
 Unix socket, fsync off; a real server with fsync on is slower per commit). Claims are written the
 way a wake writes them: ``--batch`` claims per transaction on the store worker's connection
 (``Store.writer``), and one by one (``Store.claim_fire``). Propagation: one store edits a
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from domi_desktop.model import CommandAction, FireClaim
 from domi_desktop.store import Store
 from domi_desktop.store.backend import STORE_ENV
-from tests import pg
+from tests.support import pg
 
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 MINUTE = timedelta(minutes=1)

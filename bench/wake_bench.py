@@ -27,7 +27,7 @@ Then the same with the History window open (``--history-sizes``, default 1,000).
 
 With ``--slow-disk-ms D`` every size runs twice in this one run, on the normal disk and on a disk
 whose every ``fsync``/``fdatasync`` of the app (and only the app: the raw baseline keeps the real
-disk) takes D ms more (``tests/slowdisk``, a preloaded shim built with the C compiler), and
+disk) takes D ms more (``tests/support/slowdisk``, a preloaded shim built with the C compiler), and
 ``slow_disk`` in the summary tells them apart (issue 25: the notification and the GUI loop must
 not wait for the disk).
 
@@ -67,7 +67,6 @@ from jeepney.io.blocking import open_dbus_connection
 
 from bench.session import rerun_under_a_desktop
 from bench.status_poller import StatusPoller, percentile
-from tests import slowdisk
 from tests.desktop.harness import (
     FAKE_DESKTOP,
     FAKE_LOGIND,
@@ -77,7 +76,8 @@ from tests.desktop.harness import (
     read_first_line,
     start_fake,
 )
-from tests.faketime import fake_clock
+from tests.support import slowdisk
+from tests.support.faketime import fake_clock
 
 LAUNCHER = """
 import json, os, sys, threading, time, runpy

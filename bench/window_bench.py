@@ -30,13 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtWidgets import QApplication
 
 from domi_desktop.app.gui import connect
-from domi_desktop.app.host import Host
 from domi_desktop.events import RunFinished
 from domi_desktop.model import CommandAction, RunStatus, Trigger
 from domi_desktop.platform.timezone import install_os_zone
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from domi_desktop.ui.tray import TrayApp
+from tests.support.engine import running_engine
 
 REPEAT = 15
 
@@ -59,35 +59,38 @@ def measure(size: int, app: QApplication) -> dict[str, Any]:
             store.create_schedule(
                 f"job {number}", f"{number % 60} {number % 24} * * *", "UTC", action, now=now
             )
-        host = Host(store, gui=True, secrets=MemorySecretStore())
-        host.runtime.driver.start()
-        tray = TrayApp(app, host)
-        connect(tray, host)
-        window = tray.main_window
-        began = time.perf_counter()
-        window.refresh()
-        first_load = (time.perf_counter() - began) * 1000
-        window.show()
-        app.processEvents()
-        run_id = store.record_manual_run(1, now, Trigger.manual)
-        finished = RunFinished(run_id=run_id, schedule_id=1, name="job 0",
-                               status=RunStatus.succeeded, reason=None, exit_code=0,
-                               duration=timedelta(seconds=1))  # fmt: skip
-        names = iter(range(10**9))
-        result = {
-            "schedules": size,
-            "menu_rebuild_ms": median_ms(tray.rebuild_menu, app),
-            "row_update_ms": median_ms(
-                lambda: host.service.update_schedule({"id": 1, "name": f"renamed {next(names)}"}),
-                app,
-            ),
-            "run_finished_ms": median_ms(lambda: tray.on_event(finished), app),
-            "wake_ms": median_ms(window.on_wake, app),
-            "first_load_ms": first_load,
-        }
-        host.runtime.stop()
-        tray.close()
-        return result
+        with running_engine(store, secrets=MemorySecretStore()) as engine:
+            return _measure(engine, store, app, size, now)
+
+
+def _measure(engine: Any, store: Store, app: QApplication, size: int, now: datetime) -> Any:
+    host = engine.handle
+    tray = TrayApp(app, host)
+    connect(tray, host)
+    window = tray.main_window
+    began = time.perf_counter()
+    window.refresh()
+    first_load = (time.perf_counter() - began) * 1000
+    window.show()
+    app.processEvents()
+    run_id = store.record_manual_run(1, now, Trigger.manual)
+    finished = RunFinished(run_id=run_id, schedule_id=1, name="job 0",
+                           status=RunStatus.succeeded, reason=None, exit_code=0,
+                           duration=timedelta(seconds=1))  # fmt: skip
+    names = iter(range(10**9))
+    result = {
+        "schedules": size,
+        "menu_rebuild_ms": median_ms(tray.rebuild_menu, app),
+        "row_update_ms": median_ms(
+            lambda: host.service.update_schedule({"id": 1, "name": f"renamed {next(names)}"}),
+            app,
+        ),
+        "run_finished_ms": median_ms(lambda: tray.on_event(finished), app),
+        "wake_ms": median_ms(window.engine_changed, app),
+        "first_load_ms": first_load,
+    }
+    tray.close()
+    return result
 
 
 def main() -> None:

@@ -129,12 +129,17 @@ def save(widget: QWidget, name: str) -> None:
 
 
 def tray_menu_shot(app: QApplication, store: Store) -> None:
-    from domi_desktop.app.host import Host
     from domi_desktop.ui.tray import TrayApp
+    from tests.support.engine import running_engine
 
-    host = Host(store, gui=True, secrets=MemorySecretStore({"login-api": "not-a-real-token"}))
-    host.runtime.driver.reload()
-    tray = TrayApp(app, host)
+    with running_engine(
+        store, begin=False, secrets=MemorySecretStore({"login-api": "not-a-real-token"})
+    ) as engine:
+        engine.reload()
+        _tray_menu(TrayApp(app, engine.handle), app)
+
+
+def _tray_menu(tray: Any, app: QApplication) -> None:
     tray.rebuild_menu()
     menu = tray.menu
     menu.popup(QPoint(700, 40))
@@ -309,7 +314,7 @@ def conditions_disk_shot(service: Service) -> None:
 
 def history_waiting_disk_shot(data: Path) -> None:
     """History in the README's worked example: a backup waiting for its disk, and the two days
-    it ran once the disk was plugged in (as tests/ui/history/test_history_waiting_disk.py)."""
+    it ran once the disk was plugged in (as tests/unit/ui/history/test_history_waiting_disk.py)."""
     from domi_desktop.model import Conditions
     from domi_desktop.ui.history.window import HistoryWindow
 
@@ -349,7 +354,7 @@ def history_waiting_disk_shot(data: Path) -> None:
 
 
 def timeline_shot(data: Path) -> None:
-    """The fixture week of the Timeline's tests (tests/timeline_week.py): two nights asleep, an
+    """The fixture week of the Timeline's tests (tests/support/timeline_week.py): two nights asleep, an
     afternoon without the app, the catch-ups after them, a wait for the charger, failures; at
     1280x720 in the dark palette (what the issue asks it to fit), in English on the catch-up
     and in Chinese on the wait (the line under the strip is the focused due's)."""
@@ -357,8 +362,8 @@ def timeline_shot(data: Path) -> None:
     from domi_desktop.ui.i18n import set_language
     from domi_desktop.ui.palette import dark_palette
     from domi_desktop.ui.timeline.window import TimelineWindow
-    from tests.timeline_week import NOW as WEEK_NOW
-    from tests.timeline_week import RIGA, START, build_week
+    from tests.support.timeline_week import NOW as WEEK_NOW
+    from tests.support.timeline_week import RIGA, START, build_week
 
     shots = [("en", "catch_up", "timeline.png"), ("zh", "waited", "timeline-zh.png")]
     if not QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese):

@@ -6,7 +6,7 @@ peer check's ``GetCurrentProcess()`` -> ``OpenProcessToken``: error 6, invalid h
 command reached the app on Windows). A ``Library`` exposes only the functions given with a
 signature, so a call to an undeclared one fails at once, on the first test that reaches it, instead
 of by chance on a 64-bit machine. Every ``ctypes`` library of the package is loaded here
-(tests/test_ffi.py checks that none is loaded elsewhere).
+(tests/unit/test_ffi.py checks that none is loaded elsewhere).
 """
 
 from __future__ import annotations

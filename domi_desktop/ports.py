@@ -142,7 +142,8 @@ class ResumeSource(Protocol):
     def start(
         self, on_resume: Callable[[], None], on_sleep: Callable[[], None] | None = None
     ) -> bool:
-        """Begin reporting on the Qt thread; ``False`` (reason in ``status``) when unavailable."""
+        """Begin reporting, on any thread (the caller posts to its loop); ``False`` (reason in
+        ``status``) when unavailable."""
         ...
 
     def stop(self) -> None: ...
@@ -152,7 +153,7 @@ class UnlockSource(Protocol):
     status: str
 
     def start(self, on_unlock: Callable[[], None]) -> bool:
-        """Report each unlock of this session on the Qt thread; ``False`` (reason in
+        """Report each unlock of this session, on any thread; ``False`` (reason in
         ``status``) when the OS gives no such signal here."""
         ...
 

@@ -1,7 +1,7 @@
 """Fixtures shared by every test directory.
 
 postgresql_dsn   (session) a DSN for psycopg 3 to a throw-away PostgreSQL server on a Unix
-                 socket (tests/pg.py); skipped only when the server binaries are not installed
+                 socket (tests/support/pg.py); skipped only when the server binaries are not installed
 local_is_the_os_zone   (autouse) ``local`` resolves to the OS zone, as the entry points make it
 
 Platform markers (pyproject): a test marked ``linux_only``, ``posix_only`` or ``windows_only`` is
@@ -23,8 +23,7 @@ from hypothesis import settings
 
 from domi_desktop.cron import set_local_resolver
 from domi_desktop.platform.timezone import install_os_zone
-from tests import pg
-from tests.fleet import fleet  # noqa: F401  (the fixture of the fleet tests)
+from tests.support import pg
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QCoreApplication

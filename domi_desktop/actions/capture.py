@@ -20,6 +20,34 @@ _LINE_SEARCH = 64 * 1024
 """How far into the kept end of a cut log to look for a line start to begin it at."""
 
 
+class HeldSecrets:
+    """Secret values this process holds besides a run's own (a monitor's API key): masked in
+    every run's output too, since any job may print one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: frozenset[str] = frozenset()
+        self._masker = Masker(())
+
+    def add(self, value: str) -> None:
+        with self._lock:
+            if value not in self._values:
+                self._values = self._values | {value}
+                self._masker = Masker(self._values)
+
+    def values(self) -> frozenset[str]:
+        with self._lock:
+            return self._values
+
+    def masker(self) -> Masker:
+        with self._lock:
+            return self._masker
+
+
+HELD_SECRETS = HeldSecrets()
+"""The process's one set: the monitor adds the keys it reads, every capture masks them."""
+
+
 @dataclass(frozen=True, slots=True)
 class LogLimits:
     """How much of a run's output its log keeps: the first ``head`` and the last ``tail`` bytes.
@@ -74,6 +102,8 @@ class OutputCapture:
         self._cut = 0
         self._masker = masker
         self._stream = masker.stream()
+        self._held = HELD_SECRETS.masker()
+        self._held_stream = self._held.stream()
         self._tail = bytearray()
         self._lock = threading.Lock()
         self._closed = False
@@ -83,19 +113,23 @@ class OutputCapture:
     def write(self, data: bytes) -> None:
         with self._lock:
             if not self._closed:
-                self._emit(self._stream.feed(data))
+                self._emit(self._held_stream.feed(self._stream.feed(data)))
 
     def note(self, text: str) -> None:
         """Add a line of domi-desktop's own, after everything written so far."""
         with self._lock:
             if self._closed:
                 return
-            self._emit(self._stream.flush())
+            self._emit(self._flush())
             self._emit_note(text)
 
     def _emit_note(self, text: str) -> None:
         line_break = "" if self._at_line_start else "\n"
-        self._emit(f"{line_break}{NOTE_PREFIX}{self._masker.mask(text)}\n".encode())
+        masked = self._held.mask(self._masker.mask(text))
+        self._emit(f"{line_break}{NOTE_PREFIX}{masked}\n".encode())
+
+    def _flush(self) -> bytes:
+        return self._held_stream.feed(self._stream.flush()) + self._held_stream.flush()
 
     def tail(self) -> str:
         with self._lock:
@@ -111,7 +145,7 @@ class OutputCapture:
     def close(self) -> None:
         with self._lock:
             if not self._closed:
-                self._emit(self._stream.flush())
+                self._emit(self._flush())
                 if self._cut or self._rest > self._limits.tail:
                     # Said at the end, so the history's tail of the output shows it too.
                     self._emit_note(

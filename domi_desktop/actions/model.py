@@ -112,7 +112,10 @@ def _check_command(action: CommandAction) -> None:
 
 
 def _check_http(action: HttpAction) -> None:
-    parts = urlsplit(action.url)
+    try:
+        parts = urlsplit(action.url)
+    except ValueError as error:  # an unclosed [ of an IPv6 host, a netloc that NFKC changes
+        raise ActionError(f"bad URL {action.url!r}: {error}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ActionError(f"bad URL {action.url!r}: only http:// and https:// URLs with a host")
     if not _TOKEN.fullmatch(action.method):

@@ -10,13 +10,11 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from domi_desktop.app.host import AlreadyRunning, Host, wait_for_primary
+from domi_desktop.app.engine import EngineHandle, EngineThread
+from domi_desktop.app.host import AlreadyRunning, wait_for_primary
 from domi_desktop.app.logs import setup_logging
-from domi_desktop.app.monitoring import start_monitoring
-from domi_desktop.app.qtloop import SignalBridge, favour_the_loop
-from domi_desktop.app.session import start_session_triggers
+from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.errors import StoreError
-from domi_desktop.platform.memory import limit_arenas, set_aside_survivors
 from domi_desktop.platform.notify import Notice, notifier_for
 from domi_desktop.store import Store
 from domi_desktop.ui.icons import load_icon
@@ -26,14 +24,15 @@ from domi_desktop.ui.tray import TrayApp
 log = logging.getLogger("domi_desktop")
 
 
-def connect(tray_app: TrayApp, host: Host) -> None:
-    """The host's signals into the tray app: events, wakes, "show" from a second launch, quit."""
-    host.event_listeners.append(tray_app.on_event)
-    host.schedules_changed.connect(tray_app.schedule_changed)
-    host.store_changed.connect(tray_app.store_changed)
-    host.woke.connect(tray_app.on_wake)
-    host.show_requested.connect(tray_app.show_main_window)
-    host.quit_requested.connect(tray_app.app.quit)
+def connect(tray_app: TrayApp, engine: EngineHandle) -> None:
+    """The engine's signals into the tray app: events, wakes, "show" from a second launch, quit."""
+    engine.events.connect(tray_app.on_events)
+    engine.changed.connect(tray_app.engine_changed)
+    engine.schedules_changed.connect(tray_app.schedule_changed)
+    engine.store_changed.connect(tray_app.store_changed)
+    engine.woke.connect(tray_app.on_wake)
+    engine.show_requested.connect(tray_app.show_main_window)
+    engine.quit_requested.connect(tray_app.app.quit)
 
 
 def _has_display() -> bool:
@@ -56,9 +55,6 @@ def run_tray(data_dir: str | Path | None) -> int:
         from domi_desktop.app.headless import run_headless
 
         return run_headless(data_dir)
-    limit_arenas()  # before Qt's threads and ours
-    set_aside_survivors()
-    favour_the_loop()
     try:
         return _run_tray(data_dir)
     except StoreError as error:
@@ -77,31 +73,29 @@ def _run_tray(data_dir: str | Path | None) -> int:
         app.setApplicationName("domi-desktop")
         follow_system(app)
         app.setQuitOnLastWindowClosed(False)
-        host = Host(store, gui=True)
+        engine = EngineThread(store, gui=True)
         try:
-            host.acquire()
+            host = engine.start_engine()
         except AlreadyRunning:
             return _show_primary(store.data_dir)
         app.setWindowIcon(load_icon("idle"))
-        tray_app = TrayApp(app, host)
-        connect(tray_app, host)
+        handle = EngineHandle(host)
+        tray_app = TrayApp(app, handle)
+        connect(tray_app, handle)
         signals = SignalBridge()
         signals.received.connect(lambda _number: app.quit())
         # PySide6's import hook reads the source of every module imported after it (looking for
         # ``from __feature__``), and linecache keeps the lines: 8 MB at rest. Dropped before the
         # schedules are read, their objects take the freed space; a traceback reads them again.
         linecache.clearcache()
-        host.start()
-        monitors = start_monitoring(host)
-        triggers = start_session_triggers(host)
+        engine.begin()
         tray_app.show()
         try:
             app.exec()
         finally:
-            triggers.stop()
-            monitors.stop()
-            host.stop()  # its last events still reach the tray app, closed after it
-            tray_app.close()
+            tray_app.close()  # no more windows, menus or notifications
+            engine.stop_engine()
+            handle.close()
             signals.close()
     return 0
 

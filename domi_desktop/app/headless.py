@@ -14,22 +14,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from domi_desktop.app.host import AlreadyRunning, Host
+from domi_desktop.app.engine import EngineThread
+from domi_desktop.app.host import AlreadyRunning
 from domi_desktop.app.logs import setup_logging
-from domi_desktop.app.monitoring import start_monitoring
-from domi_desktop.app.qtloop import SignalBridge, favour_the_loop
-from domi_desktop.app.session import start_session_triggers
+from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.clock import SystemClock
-from domi_desktop.platform.memory import limit_arenas, set_aside_survivors
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
 
 
 def run_headless(data_dir: str | Path | None) -> int:
-    limit_arenas()  # before Qt's threads and ours
-    set_aside_survivors()
-    favour_the_loop()
     with Store.open(data_dir, now=SystemClock().now()) as store:
         return _serve(store)
 
@@ -37,9 +32,9 @@ def run_headless(data_dir: str | Path | None) -> int:
 def _serve(store: Store) -> int:
     setup_logging(store.data_dir)
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
-    host = Host(store, gui=False)
+    engine = EngineThread(store, gui=False)
     try:
-        host.acquire()
+        host = engine.start_engine()
     except AlreadyRunning:
         log.error("domi-desktop already runs on %s; 'domi-desktop status' shows it", store.data_dir)
         return 1
@@ -51,14 +46,10 @@ def _serve(store: Store) -> int:
 
     signals.received.connect(stop)
     host.quit_requested.connect(app.quit)
-    host.start()
-    monitors = start_monitoring(host)
-    triggers = start_session_triggers(host)
+    engine.begin()
     try:
         app.exec()
     finally:
-        triggers.stop()
-        monitors.stop()
-        host.stop()
+        engine.stop_engine()
         signals.close()
     return 0

@@ -33,23 +33,21 @@ from domi_desktop.model import WakeReason
 from domi_desktop.platform.conditions import condition_source_for_platform
 from domi_desktop.platform.filewatch import FileWatch
 from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
-from domi_desktop.platform.memory import give_back, settle_heap
 from domi_desktop.platform.sleeplog import boot_clock
 from domi_desktop.ports import ConditionSource, SecretStore, SleepInhibitor
 from domi_desktop.runtime.diary import BACK_FILL, Diary
 from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.placement import UNREACHABLE
 from domi_desktop.runtime.recorder import Recorder
+from domi_desktop.runtime.view import picture
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
 
 log = logging.getLogger("domi_desktop")
 
-SLICE_BUDGET = 0.01
-"""Seconds of a wake's work on the GUI thread between two turns of its event loop."""
-GIVE_BACK_AFTER = 5000
-"""Milliseconds after the last run of a burst ended until freed memory is handed back."""
+PICTURE_EVERY = 0.1
+"""Seconds between two pictures of the engine for the windows while it keeps changing."""
 OFF_LOOP = ("schedule.preview", "schedule.simulate")
 """Pure methods whose work grows with their parameters: run on worker threads, so that a batch of
 them never holds the loop that wakes the scheduler and answers everyone else."""
@@ -60,11 +58,16 @@ class AlreadyRunning(Exception):
 
 
 class Host(QObject):
-    """The scheduler, its store and its socket; the tray app and ``--headless`` both run one."""
+    """The scheduler, its store and its socket; the tray app and ``--headless`` both run one, on
+    the engine's thread (``app.engine``). Its signals reach a window's slot queued."""
 
     show_requested = Signal()
     quit_requested = Signal()
     woke = Signal(object, str)
+    events = Signal(object)
+    """The runtime's events since the last emit, as a list, in order."""
+    pictured = Signal(object)
+    """A new ``runtime.view.EngineState``: at most every ``PICTURE_EVERY`` seconds, after a change."""
     schedules_changed = Signal(int)
     """One schedule was created, edited, enabled, disabled or deleted through the service."""
     store_changed = Signal()
@@ -99,7 +102,6 @@ class Host(QObject):
             self.secrets,
             on_wake=self._on_wake,
             recorder=Recorder(store, self.loop),
-            slice_budget=SLICE_BUDGET,
             conditions=conditions or condition_source_for_platform(),
             inhibitor=self.inhibitor,
             alerts=settings.alerts(),
@@ -131,19 +133,15 @@ class Host(QObject):
         self.runtime.subscribe(self._on_event)
         self.diary = Diary(store, self.clock, self.runtime.recorder, boot_clock=boot_clock())
         """The machine's own story: awake, asleep, off (the Timeline's)."""
-        self._give_back = QTimer(self)
-        self._give_back.setSingleShot(True)
-        self._give_back.timeout.connect(self._at_rest)
-        self._counting = False
-        """The countdown to rest runs (or the host stopped: it never runs again)."""
-        self._last_word = 0.0
-        """When the runtime last said anything (``time.monotonic``)."""
+        self._picture = QTimer(self)
+        self._picture.setSingleShot(True)
+        self._picture.setInterval(round(PICTURE_EVERY * 1000))
+        self._picture.timeout.connect(self._take_picture)
+        self._told: list[Event] = []
+        """Events not yet emitted: those of one turn of the loop go out as one list."""
         self._lock = QLockFile(str(lock_path(store.data_dir)))
         self._lock.setStaleLockTime(0)  # stale only when its process is gone
         self._waiting: dict[int, list[Responder]] = {}
-        self.event_listeners: list[Callable[[Event], None]] = []
-        """Called with each ``model.Event`` of the runtime, on the loop thread. Not a Qt signal:
-        each emit gave the GIL up and waited to take it back, 20,000 times in a burst."""
         self._wake_sources: list[Any] = []
         self._zones: Any = None
         self.runtime.changes.subscribe(self._schedules_moved)
@@ -216,8 +214,7 @@ class Host(QObject):
             source.stop()
         self.diary.stop()  # before the runtime closes the recorder that writes it
         self.runtime.stop()
-        self._give_back.stop()  # it hands work to the workers, which take none after this
-        self._counting = True
+        self._picture.stop()
         self._workers.shutdown(wait=False, cancel_futures=True)
         self.rpc.close()
         self._lock.unlock()
@@ -229,7 +226,7 @@ class Host(QObject):
         from domi_desktop.platform.timezone import ZoneWatcher
 
         resume = resume_source_for_platform()
-        if resume.start(self._resumed, self.diary.sleeping):
+        if resume.start(self.on_loop(self._resumed), self.on_loop(self.diary.sleeping)):
             self._wake_sources.append(resume)
             log.info("listening for resume from sleep: %s", resume.status)
         else:
@@ -287,10 +284,24 @@ class Host(QObject):
 
     # -- plumbing ------------------------------------------------------------------------------
 
+    def on_loop(self, call: Callable[[], None]) -> Callable[[], None]:
+        """``call`` as a callable any thread may call: it runs on the engine's loop."""
+        return lambda: self.loop.call_soon(call)
+
+    def picture_soon(self) -> None:
+        """The windows get a new picture of the engine within ``PICTURE_EVERY`` seconds."""
+        if not self._picture.isActive():
+            self._picture.start()
+
+    def picture_now(self) -> None:
+        self._picture.stop()
+        self._take_picture()
+
+    def _take_picture(self) -> None:
+        self.pictured.emit(picture(self.runtime))
+
     def _on_wake(self, plan: WakePlan, reason: WakeReason) -> None:
         log_wake(plan, reason)
-        if reason is WakeReason.start:
-            self._stir()  # the schedules read: at rest soon, runs or none
         self.diary.tick()
         self.rpc.ensure_listening()
         # Piggyback on the scheduler's own tick (at most a minute apart) rather than a timer of
@@ -303,40 +314,24 @@ class Host(QObject):
         ):
             self.loop.call_soon(partial(self._wake, WakeReason.tz_change))
         self.woke.emit(plan, reason)
-
-    def _at_rest(self) -> None:
-        """A burst is over (or the app has started): the heap settled, freed memory given back."""
-        if self.runtime.driver.waking:
-            # Settling can walk the whole heap (tens of ms at 10,000 schedules): not amid a wake.
-            self._give_back.start(GIVE_BACK_AFTER)
-            return
-        quiet = int((time.monotonic() - self._last_word) * 1000)
-        if quiet < GIVE_BACK_AFTER:
-            self._give_back.start(GIVE_BACK_AFTER - quiet)
-            return
-        self._counting = False
-        settle_heap()
-        self._workers.submit(give_back)
-
-    def _stir(self) -> None:
-        """At rest is counted from the runtime's last word (a wake's fire, a run's end): its time
-        noted, not the timer started again, a call into Qt 20,000 times in a burst."""
-        self._last_word = time.monotonic()
-        if not self._counting:
-            self._counting = True
-            self._give_back.start(GIVE_BACK_AFTER)
+        self.picture_soon()
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StoreProblem):
             log.error("cannot write to the database: %s", event.message)
         log_event(event)
         self.rpc.broadcast(event.kind, event.to_json)
-        self._stir()
         if isinstance(event, RunFinished):
             for respond in self._waiting.pop(event.run_id, []):
                 respond(run_json(self.store.get_run(event.run_id)))
-        for listener in self.event_listeners:
-            listener(event)
+        if not self._told:
+            self.loop.call_soon(self._tell)
+        self._told.append(event)
+
+    def _tell(self) -> None:
+        told, self._told = self._told, []
+        self.events.emit(told)
+        self.picture_soon()
 
     def _look_at_file(self) -> None:
         """The database file changed: if another process changed a schedule, plan again now
@@ -383,7 +378,6 @@ class Host(QObject):
 
     def _start_runtime(self) -> None:
         self.runtime.start()
-        self._stir()  # what reading every schedule left behind
 
     def _wake(self, reason: WakeReason) -> None:
         self.runtime.driver.wake(reason)

@@ -73,7 +73,8 @@ class HostMonitoring:
     def start(self) -> None:
         self.monitoring.start()
         # A source of its own, beside the host's: it reports the same signals to us alone.
-        if not self._resume.start(self._resumed, self._sleeping):
+        on_loop = self._host.on_loop
+        if not self._resume.start(on_loop(self._resumed), on_loop(self._sleeping)):
             log.info(
                 "monitors: no sleep signal here (%s); checks are not paused", self._resume.status
             )

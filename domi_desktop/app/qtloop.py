@@ -5,9 +5,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import socket
-import sys
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 
@@ -15,19 +13,6 @@ from PySide6.QtCore import QObject, QSocketNotifier, Qt, QTimer, Signal
 
 MAX_TIMER_MS = 2**31 - 1
 """A QTimer interval is a C int (about 24.8 days)."""
-SWITCH_INTERVAL = 0.001
-"""Seconds a busy thread keeps the GIL while another waits for it (Python's default: 5 ms)."""
-TURN_BUDGET = 0.008
-"""Seconds of ``call_soon`` callbacks one turn of the loop runs before it lets the rest wait."""
-
-
-def favour_the_loop() -> None:
-    """At start-up: the loop thread gets the GIL back sooner from a busy thread. Each turn of the
-    loop takes the GIL again after Qt's C++ (a timer, a socket, an answer), and while the recorder
-    thread works through a wake's claims in Python each of those waited up to the whole interval:
-    the 1,000-schedule wake's longest loop gap was 96-106 ms with 5 ms, 49-58 ms with 1 ms (three
-    interleaved runs each, ``bench/wake_bench.py``; the write ratio within the runs' noise)."""
-    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 class QtTimerHandle:
@@ -40,19 +25,17 @@ class QtTimerHandle:
 
 
 class QtLoop(QObject):
-    """``call_later`` on precise single-shot QTimers; ``call_soon`` safe from any thread.
+    """``call_later`` on precise single-shot QTimers; ``call_soon`` safe from any thread, run on
+    the thread this object lives on.
 
-    The callbacks run in the order they came, about ``budget`` seconds of them a turn: the rest
-    waits for the next turn, after the timers, the sockets and the paint. Qt runs in one turn every
-    event posted before it began, so when the runner's threads handed on each of a 10,000 burst's
-    job ends as an event of its own, a turn ran as many as had come meanwhile, and the longer it
-    took the more came: the loop stood still for 100-200 ms at a time."""
+    One turn runs the callbacks that were there when it began, in the order they came; those
+    added meanwhile wait for the next turn, after the timers and the sockets. Any number of
+    ``call_soon`` between two turns post one event."""
 
     _posted = Signal()
 
-    def __init__(self, parent: QObject | None = None, budget: float = TURN_BUDGET) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._budget = budget
         self._callbacks: deque[Callable[[], None]] = deque()
         self._lock = threading.Lock()
         self._posted_once = False
@@ -77,22 +60,22 @@ class QtLoop(QObject):
         return QtTimerHandle(timer)
 
     def _run(self) -> None:
-        deadline = time.perf_counter() + self._budget
-        while True:
-            with self._lock:
-                if not self._callbacks:
-                    self._posted_once = False
-                    return
-                callback = self._callbacks.popleft()
+        with self._lock:
+            turn = list(self._callbacks)
+            self._callbacks.clear()
+            self._posted_once = False
+        for index, callback in enumerate(turn):
             try:
                 callback()
             except BaseException:
-                # Raised into Qt as a slot's exception always was; the callbacks behind it run.
-                self._posted.emit()
+                # Raised into Qt as a slot's exception always was; the callbacks behind it run
+                # in a turn of their own.
+                with self._lock:
+                    self._callbacks.extendleft(reversed(turn[index + 1 :]))
+                    if self._callbacks and not self._posted_once:
+                        self._posted_once = True
+                        self._posted.emit()
                 raise
-            if time.perf_counter() > deadline:
-                self._posted.emit()
-                return
 
 
 class SignalBridge(QObject):

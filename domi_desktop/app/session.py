@@ -1,4 +1,4 @@
-"""Session triggers wired to a running host (issue 23): the app's start in a session (login), the
+"""Session triggers wired to a running host: the app's start in a session (login), the
 session's unlock, the machine's wake and its way to sleep each run the schedules that ask for
 the moment (``runtime.session``).
 
@@ -101,10 +101,11 @@ class HostSessionTriggers:
             source.stop()
 
     def _start_unlock(self) -> bool:
-        return self._unlock.start(self._unlocked)
+        return self._unlock.start(self._host.on_loop(self._unlocked))
 
     def _start_resume(self) -> bool:
-        return bool(self._resume.start(self._resumed, self._sleeping))
+        on_loop = self._host.on_loop
+        return bool(self._resume.start(on_loop(self._resumed), on_loop(self._sleeping)))
 
     def _unlocked(self) -> None:
         self._fire(Trigger.unlock)

@@ -9,9 +9,10 @@ Only the named command's parser is built and only its module imported (``cli.par
 
 from __future__ import annotations
 
+import os
 import sys
 
-from domi_desktop.cli.exits import EXIT_USAGE
+from domi_desktop.cli.exits import EXIT_READER_GONE, EXIT_USAGE
 from domi_desktop.cli.parser import TAKES_COMMAND, build_parser, handler_of, parse
 from domi_desktop.errors import CronError, DomiError
 
@@ -40,6 +41,21 @@ def _utf8_when_redirected() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     if sys.platform == "win32":
         _utf8_when_redirected()
+    try:
+        try:
+            return _run(argv)
+        finally:
+            # Written now, while a reader gone away (``| head -1``) can still be caught below.
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # As the Python documentation's note on SIGPIPE does: the rest goes nowhere, and the
+        # flush at exit finds nothing to fail on.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_READER_GONE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     # Everything after the first '--' is the job's command, options and all (argparse's
     # REMAINDER would also swallow our own options given after the schedule's name).

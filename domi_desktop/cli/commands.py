@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -86,19 +86,24 @@ def preview(args: argparse.Namespace) -> int:
 
 def simulate(args: argparse.Namespace) -> int:
     from domi_desktop.cron import next_run, prev_run, zone_for
-    from domi_desktop.model import Conditions, OnDeadline, Policies
+    from domi_desktop.frontdoor.wire import check_values, parse_conditions
+    from domi_desktop.model import Policies
     from domi_desktop.scheduler.simulate import simulate
 
     zone = zone_for(args.tz)
     last_due = parse_instant(args.last_due, zone, "--last-due")
     wakes = [parse_instant(text, zone, "--wake") for text in args.wake]
-    conditions = Conditions(
-        volume=args.volume,
-        network_name=args.network_name,
-        path_exists=args.path_exists,
-        wait_at_most=None if args.wait_at_most is None else timedelta(seconds=args.wait_at_most),
-        on_deadline=OnDeadline(args.on_deadline),
-    )
+    # Checked as a schedule's conditions are: the same limits, the same words.
+    given = {
+        "volume": args.volume,
+        "network_name": args.network_name,
+        "path_exists": args.path_exists,
+        "wait_at_most": args.wait_at_most,
+        "on_deadline": args.on_deadline,
+    }
+    given = {name: value for name, value in given.items() if value is not None}
+    check_values(given)
+    conditions = parse_conditions(given)
     away = None if args.away_until is None else parse_instant(args.away_until, zone, "--away-until")
     policies = Policies(wake_to_run=args.wake_to_run, conditions=conditions)
     result = simulate(args.expr, args.tz, last_due, wakes, policies, away)

@@ -9,10 +9,10 @@ all of them took 6 ms of the 48 ms that ``domi-desktop status`` took. Handlers a
 from __future__ import annotations
 
 import argparse
-import sys
 from types import ModuleType
 
 from domi_desktop import __version__
+from domi_desktop.cli.arguments import text_path
 from domi_desktop.cli.exits import EXIT_USAGE
 from domi_desktop.cli.monitor_options import add_monitor_command, add_monitor_options
 
@@ -26,8 +26,11 @@ if TYPE_CHECKING:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        """One line, as every other refusal: the usage block argparse prints first buried the
+        reason under a screenful of options. The line says where the whole story is."""
+        from domi_desktop.cli.render import printable  # a refusal only: no cost to the fast path
+
+        self.exit(EXIT_USAGE, f"{self.prog}: {printable(message)} (see {self.prog} --help)\n")
 
 
 if TYPE_CHECKING:
@@ -42,7 +45,10 @@ def _top() -> _Parser:
     )
     parser.add_argument("--version", action="version", version=f"domi-desktop {__version__}")
     parser.add_argument(
-        "--data-dir", metavar="DIR", help="where the database lives (or DOMI_DATA_DIR)"
+        "--data-dir",
+        metavar="DIR",
+        type=text_path,
+        help="where the database lives (or DOMI_DATA_DIR)",
     )
     parser.add_argument(
         "--store",
@@ -319,7 +325,9 @@ def _export(subcommands: Subcommands) -> None:
     )
     export.add_argument("ids", type=int, nargs="*", metavar="ID", help="default: all (JSON)")
     export.add_argument("--to", choices=TARGETS, default="json")
-    export.add_argument("-o", "--output", metavar="PATH", help="a file (JSON) or a folder")
+    export.add_argument(
+        "-o", "--output", metavar="PATH", type=text_path, help="a file (JSON) or a folder"
+    )
     export.add_argument(
         "--lossy", action="store_true", help="drop what the target cannot express, and list it"
     )
@@ -416,7 +424,7 @@ def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
 
 
 def _condition_options(parser: argparse.ArgumentParser) -> None:
-    """Conditions and alerts (issue 13): each given one changes only itself on ``edit``."""
+    """Conditions and alerts: each given one changes only itself on ``edit``."""
     group = parser.add_argument_group("conditions and alerts")
     network = group.add_mutually_exclusive_group()
     network.add_argument(

@@ -8,11 +8,14 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from domi_desktop import timefmt
 from domi_desktop.errors import CronError, DomiError
 from domi_desktop.model import printed_nothing
+
+if TYPE_CHECKING:
+    from domi_desktop.model import SessionTriggers
 
 
 def print_cron_error(error: CronError, out: TextIO) -> None:
@@ -47,21 +50,35 @@ def printable(text: object) -> str:
     )
 
 
-def print_schedule(schedule: dict[str, Any]) -> None:
-    action = schedule["action"]
+def print_schedule(shown: dict[str, Any]) -> None:
+    """One schedule for people: times on the local clock as ``list`` shows them, the policies in
+    words, a schedule its session moments alone run said as such."""
+    from domi_desktop.cli.words import only_words, policy_lines
+    from domi_desktop.frontdoor.wire import parse_policies
+
+    # The rest is shown as stored, a name no longer allowed included (escaped by ``printable``).
+    policies = parse_policies(shown["policies"])
+    tz = shown["tz"]
+    action = shown["action"]
     if action["kind"] == "http":
         what = f"{action['method']} {action['url']}"
     else:
         what = action["shell"] or shlex.join(action["argv"])
-    lines = [
-        ("id", schedule["id"]),
-        ("name", schedule["name"]),
-        ("cron", f"{schedule['expr']}  ({schedule['description']})"),
-        ("zone", schedule["tz"]),
-        ("enabled", "yes" if schedule["enabled"] else "no"),
+    only = only_words(policies.session)
+    lines: list[tuple[str, object]] = [("id", shown["id"]), ("name", shown["name"])]
+    if only is None:
+        lines.append(("cron", f"{shown['expr']}  ({shown['description']})"))
+    else:
+        lines += [
+            ("when", f"{only} (not by its time)"),
+            ("cron", f"{shown['expr']}  (not used: it runs {only})"),
+        ]
+    lines += [
+        ("zone", tz),
+        ("enabled", "yes" if shown["enabled"] else "no"),
         ("runs", what),
-        ("last due", schedule["last_due"] or "-"),
-        ("next", schedule["next_run"] or "-"),
+        ("last due", when(shown["last_due"], tz)),
+        ("next", next_words(shown)),
     ]
     if action["kind"] == "command":
         if action["cwd"]:
@@ -70,15 +87,33 @@ def print_schedule(schedule: dict[str, Any]) -> None:
             lines.append(("env", f"{key}={value}"))
         for key, value in action["secret_env"].items():
             lines.append(("secret env", f"{key} <- keyring:{value}"))
-    policies = schedule["policies"]
-    lines.append(("policies", ", ".join(f"{k}={v}" for k, v in policies.items() if v is not None)))
+    lines += policy_lines(policies)
     # One label, then the notes' own lines under it, as the user wrote them.
-    for index, line in enumerate(schedule["notes"].split("\n") if schedule["notes"] else ()):
+    for index, line in enumerate(shown["notes"].split("\n") if shown["notes"] else ()):
         lines.append(("notes" if index == 0 else "", line))
     for label, value in lines:
         print(
             f"{label:>11}: {printable(value)}" if label else f"{'':13}{printable(value)}".rstrip()
         )
+
+
+def next_words(shown: dict[str, Any]) -> str:
+    """When a listed schedule runs next: its next fire for people, or the moments that alone
+    run it (``at login``), or ``-``."""
+    from domi_desktop.cli.words import moments_words
+
+    session = session_of(shown)
+    if shown["enabled"] and session.only:
+        return moments_words(session)
+    return when(shown["next_run"], shown["tz"]) if shown["next_run"] else "-"
+
+
+def session_of(shown: dict[str, Any]) -> SessionTriggers:
+    """The session triggers of a schedule as the service shows it (none for a broken row)."""
+    from domi_desktop.frontdoor.triggers import parse_session
+    from domi_desktop.model import SessionTriggers
+
+    return parse_session((shown.get("policies") or {}).get("session"), SessionTriggers())
 
 
 def print_run_outcome(args: argparse.Namespace, run: dict[str, Any]) -> int:

@@ -11,7 +11,14 @@ from typing import Any
 from domi_desktop.cli.backend import backend
 from domi_desktop.cli.exits import EXIT_USAGE
 from domi_desktop.cli.monitor_options import monitor_params
-from domi_desktop.cli.render import emit, print_schedule, printable, table, when
+from domi_desktop.cli.render import (
+    emit,
+    next_words,
+    print_schedule,
+    printable,
+    session_of,
+    table,
+)
 from domi_desktop.errors import UsageError
 
 
@@ -168,10 +175,10 @@ def list_schedules(args: argparse.Namespace) -> int:
         (
             str(s["id"]),
             s["name"],
-            s["expr"],
+            _when_it_runs(s),
             s["tz"],
             "BROKEN" if s.get("broken") else "yes" if s["enabled"] else "no",
-            when(s["next_run"], s["tz"]) if s["next_run"] else "-",
+            next_words(s),
         )
         for s in schedules
     ]
@@ -180,6 +187,13 @@ def list_schedules(args: argparse.Namespace) -> int:
         if s.get("broken"):
             print(f"domi-desktop: {printable(s['broken'])}", file=sys.stderr)
     return 0
+
+
+def _when_it_runs(shown: dict[str, Any]) -> str:
+    """The expression, or ``only at login`` when the session's moments alone run it."""
+    from domi_desktop.cli.words import only_words
+
+    return only_words(session_of(shown)) or shown["expr"]
 
 
 def show_schedule(args: argparse.Namespace) -> int:
@@ -197,7 +211,7 @@ def _simple(method: str) -> Callable[[argparse.Namespace], int]:
             print(f"removed schedule {args.id}")
         else:
             state = "enabled" if result["enabled"] else "disabled"
-            print(f"schedule {args.id} {state}; next: {result['next_run'] or '-'}")
+            print(f"schedule {args.id} {state}; next: {next_words(result)}")
         return 0
 
     return handler
@@ -211,24 +225,18 @@ disable_schedule = _simple("schedule.disable")
 
 
 def import_crontab(args: argparse.Namespace) -> int:
+    from domi_desktop.cli.transfer import read_input
     from domi_desktop.crontab import MAX_CHARACTERS, read_crontab, to_action
     from domi_desktop.frontdoor.triggers import imported_policies
     from domi_desktop.frontdoor.wire import action_json
 
     # Bytes, not text: at most 4 bytes a character, so read_crontab still sees a file too long.
-    limit = 4 * MAX_CHARACTERS + 4
-    try:
-        if args.file == "-":
-            data = sys.stdin.buffer.read(limit)
-        else:
-            with open(args.file, "rb") as file:
-                data = file.read(limit)
-    except OSError as error:
-        raise UsageError(f"cannot read {args.file}: {error.strerror or error}") from None
-    text = _decode(data, args.file, args.encoding)
+    data = read_input(args.file, 4 * MAX_CHARACTERS + 4)
+    name = printable(args.file)
+    text = _decode(data, name, args.encoding)
     table = read_crontab(text, system=args.system, known_users=frozenset(_known_users()))
     for problem in table.problems:
-        where = f"{args.file}:{problem.line}" + (
+        where = f"{name}:{problem.line}" + (
             f":{problem.column}" if problem.column is not None else ""
         )
         print(f"{where}: {problem.severity}: {problem.message}", file=sys.stderr)
@@ -279,13 +287,15 @@ def _decode(data: bytes, name: str, encoding: str | None) -> str:
         )
     try:
         text = data.decode(encoding)
-    except LookupError:  # unknown, or not a text encoding (rot13, hex)
-        raise UsageError(f"--encoding: {encoding!r} is not a text encoding Python knows") from None
     except UnicodeDecodeError as error:
         number = data.count(b"\n", 0, error.start) + 1
         raise UsageError(
             f"{name}:{number}: not {encoding} (byte {error.start}); nothing was imported"
         ) from None
+    except (LookupError, ValueError):
+        # Unknown, not a text encoding (rot13, hex), or no name at all (a NUL, bytes that are
+        # not UTF-8: the lookup cannot even spell it).
+        raise UsageError(f"--encoding: {encoding!r} is not a text encoding Python knows") from None
     for number, line in enumerate(lines, 1):
         read = line.decode(encoding, "replace")  # a line of a UTF-16 file is not one alone
         if read != _utf8(line):

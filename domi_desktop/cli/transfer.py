@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from domi_desktop.cli.backend import Backend, backend
+from domi_desktop.cli.render import printable
 from domi_desktop.errors import AppError, DomiError, UsageError
 from domi_desktop.frontdoor.rpc.protocol import MAX_LINE
 
@@ -51,20 +52,30 @@ def _export_to_scheduler(args: argparse.Namespace) -> int:
             print(("\n" if index else "") + f"# {file.name}\n{file.text}", end="")
         return 0
     folder = Path(args.output)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        shown = printable(args.output)
+        raise UsageError(f"cannot make the folder {shown}: {error.strerror or error}") from None
     for file in result.files:
-        (folder / file.name).write_text(file.text, encoding="utf-8")
-        print(folder / file.name)
+        _write(str(folder / file.name), file.text)
+        print(printable(folder / file.name))
     return 0
 
 
 def import_(args: argparse.Namespace) -> int:
     text = _read(args.file)
+    name = printable(args.file)
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
+        raise UsageError(f"{name}:{error.lineno}:{error.colno}: not JSON ({error.msg})") from None
+    except RecursionError:
+        raise UsageError(f"{name}: nested too deeply to be an export") from None
+    except ValueError:  # the only other refusal of json.loads
         raise UsageError(
-            f"{args.file}:{error.lineno}:{error.colno}: not JSON ({error.msg})"
+            f"{name}: holds a number of more than {sys.get_int_max_str_digits()} digits;"
+            " not an export"
         ) from None
     params = {"document": document, "dry_run": args.dry_run, "disabled": args.disabled}
     with backend(args) as api:
@@ -128,15 +139,22 @@ def _pieces(schedules: list[Any]) -> list[list[Any]]:
     return pieces
 
 
-def _read(name: str) -> str:
+def read_input(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the file ``path``, or of stdin for ``-``."""
     try:
-        if name == "-":
-            data = sys.stdin.buffer.read(MAX_DOCUMENT + 1)
-        else:
-            with open(name, "rb") as file:
-                data = file.read(MAX_DOCUMENT + 1)
+        if path == "-":
+            return sys.stdin.buffer.read(limit)
+        with open(path, "rb") as file:
+            return file.read(limit)
     except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+        raise UsageError(f"cannot read {printable(path)}: {error.strerror or error}") from None
+    except ValueError:  # open() refuses a name with a NUL in it
+        raise UsageError(f"cannot read {path!r}: no file name holds a NUL character") from None
+
+
+def _read(path: str) -> str:
+    data = read_input(path, MAX_DOCUMENT + 1)
+    name = printable(path)
     if len(data) > MAX_DOCUMENT:
         raise UsageError(f"{name} is larger than {MAX_DOCUMENT // (1024 * 1024)} MB; nothing read")
     try:
@@ -152,4 +170,4 @@ def _write(output: str | None, text: str) -> None:
     try:
         Path(output).write_text(text, encoding="utf-8")
     except OSError as error:
-        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+        raise UsageError(f"cannot write {printable(output)}: {error.strerror or error}") from None

@@ -1,5 +1,5 @@
-"""The cron dialect of SPEC §2: parse, next_run, prev_run, upcoming, describe. Pure: stdlib and
-zoneinfo only."""
+"""The cron dialect (Vixie/Debian cron's five fields, Debian's DST rule; docs/cron.md): parse,
+next_run, prev_run, upcoming, describe. Pure: stdlib and zoneinfo only."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Counting and listing the fires inside an interval without walking every one of them.
 
 A laptop asleep for two weeks misses 20,159 fires of ``* * * * *``; the scheduler records how many
-(SPEC §3) and lists only the latest 100. Counting works on wall-clock fields month by month, split at
-the zone's offset changes, with Debian's DST rule applied at each change (see ``_eval._resolve``).
+(on the fire that catches up) and lists only the latest 100. Counting works on wall-clock fields
+month by month, split at the zone's offset changes, with Debian's DST rule applied at each change
+(see ``_eval._resolve``).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _segments(
     The first piece also looks back ``_LOOK_BACK``: an interval may start at a change (a
     fixed-time job's gap fire lands there) or inside the repeated hour of a fall-back, whose first
     copy lies before it. Probing every ``FAST_PATH_SPAN`` finds every change: no zone reverts an
-    offset change that quickly (tests/cron/test_zones.py checks the installed tz database), and a
+    offset change that quickly (tests/unit/cron/test_zones.py checks the installed tz database), and a
     probe that sees a change resumes right after it.
     """
     offset = _offset(zone, lo)

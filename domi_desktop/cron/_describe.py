@@ -1,4 +1,4 @@
-"""A short human sentence for a cron expression, in English or Simplified Chinese (SPEC §2).
+"""A short human sentence for a cron expression, in English or Simplified Chinese.
 
 Everything is described from the resolved value sets, never from the field text, so that every
 spelling of the same schedule (``1-10/3`` and ``1,4,7,10``, ``mon-fri`` and ``1-5``) reads the same.

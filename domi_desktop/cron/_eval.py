@@ -2,7 +2,7 @@
 
 The search runs on wall-clock fields (year, month, day, hour, minute), jumping with the
 precomputed tables of ``CronExpr``; the wall time found is then mapped to an instant with
-Debian cron's DST rule (SPEC §2). The common case (no offset change nearby) is answered by a
+Debian cron's DST rule. The common case (no offset change nearby) is answered by a
 fast path; DST gaps and folds go through ``_next_careful``/``_prev_careful``.
 """
 
@@ -22,7 +22,7 @@ weekday) recur within 40 years, so reaching this means datetime's range ends fir
 FAST_PATH_SPAN = timedelta(days=3)
 """When two instants are this close and have the same UTC offset, no DST transition lies between
 them: the shortest offset change that reverts in the tz database lasts 3.99 days
-(Africa/Freetown, 1939); tests/cron/test_zones.py checks every installed zone."""
+(Africa/Freetown, 1939); tests/unit/cron/test_zones.py checks every installed zone."""
 
 _MINUTE = timedelta(minutes=1)
 _EPOCH = datetime(1970, 1, 1)
@@ -183,7 +183,7 @@ def _at(seconds: int, zone: tzinfo) -> datetime:
 
 
 def _resolve(e: CronExpr, wall: Wall, zone: tzinfo) -> list[datetime]:
-    """The instants a matching wall time fires at, in order (Debian's DST rule, SPEC §2)."""
+    """The instants a matching wall time fires at, in order (Debian cron's DST rule)."""
     first = datetime(*wall, tzinfo=zone)
     second = first.replace(fold=1)
     before, after = first.utcoffset(), second.utcoffset()

@@ -1,4 +1,4 @@
-"""Parsing the five-field dialect of SPEC §2 into a ``CronExpr``, with errors that point at the text."""
+"""Parsing Vixie/Debian cron's five-field dialect into a ``CronExpr``, with errors that point at the text."""
 
 from __future__ import annotations
 

@@ -150,8 +150,9 @@ def read_crontab(
             "(a crontab that long is most likely not one: split it, or check the file)"
         )
     reader = _Reader(system, known_users | {"root"}, bool(known_users))
-    # cron ends lines at '\n' only; a '\r' before it is a file edited on Windows.
-    lines = text.split("\n")
+    # cron ends lines at '\n' only; a '\r' before it is a file edited on Windows, as is a
+    # byte-order mark before the first line (Notepad's "UTF-8 with BOM").
+    lines = text.removeprefix("\ufeff").split("\n")
     for number, line in enumerate(lines, start=1):
         reader.read_line(number, line.removesuffix("\r"))
     reader.check_last_line(len(lines), lines[-1])

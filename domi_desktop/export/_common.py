@@ -52,7 +52,7 @@ class Losses:
 
     def drop_the_world(self) -> None:
         """What no server scheduler has: waiting for a disk, a network or a path, and running
-        at the moments of a desktop session (issue 23)."""
+        at the moments of a desktop session (login, unlock, resume, before sleep)."""
         c, session = self.schedule.policies.conditions, self.schedule.policies.session
         for what, value in (
             ("disk", c.volume),

@@ -1,6 +1,6 @@
 """crontab: ``CRON_TZ``, the job's variables, and one line with cron's ``%`` rule escaped.
 
-Debian cron reads the expression with the same rules as domi (SPEC §2 is Debian's dialect), so
+Debian cron reads the expression with the same rules as domi (domi's dialect is Debian's), so
 the time fields carry over unchanged; ``flock`` and ``timeout`` stand in for the overlap and
 timeout policies cron lacks.
 """

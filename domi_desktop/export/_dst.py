@@ -1,6 +1,6 @@
 """Where an expression meets a zone's DST transitions, and so where schedulers disagree.
 
-Debian cron (domi's rule, SPEC §2) runs a fixed time that falls in a spring-forward gap when
+Debian cron (domi's rule) runs a fixed time that falls in a spring-forward gap when
 the gap ends, and a wildcard job at both copies of a repeated hour. Other schedulers skip the
 gap time or run the repeated hour once. This finds the wall times, in a fixed window of years,
 where that happens for one expression, so the export can name them instead of hiding them.

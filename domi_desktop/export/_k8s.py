@@ -18,7 +18,7 @@ from domi_desktop.export._fields import ALL_HOURS, ALL_MINUTES, ALL_MONTHS, day_
 from domi_desktop.model import LOCAL_ZONE, CatchUp, Overlap, Schedule
 
 GRACE_SECONDS = 60
-"""domi runs a due found within 60 s as on time; later ones are catch-ups (SPEC §3)."""
+"""domi runs a due found within 60 s as on time; later ones are catch-ups (the scheduler's grace)."""
 _POLICY = {Overlap.skip: "Forbid", Overlap.parallel: "Allow", Overlap.replace: "Replace"}
 
 

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from domi_desktop.errors import ParamError, SecretError
 from domi_desktop.model import Monitor
+from domi_desktop.ports import SecretStore
 from domi_desktop.secrets import validate_name
 
 MIN_GRACE = timedelta(minutes=1)
@@ -67,12 +68,36 @@ def parse_monitor(value: Any, base: Monitor) -> Monitor:
     return monitor
 
 
+def check_key_secret(name: str, secrets: SecretStore) -> None:
+    """``ParamError`` unless ``secrets`` has a secret named ``name``, listing those it has. A
+    keyring that cannot be listed now (none on this machine, locked) cannot say: the name is
+    taken, and the monitor waits for the secret."""
+    try:
+        names = secrets.names()
+    except SecretError:
+        return
+    if name in names:
+        return
+    # The name typed is not repeated: what lands here is often the key itself, pasted.
+    choices = ", ".join(names) if names else "none yet"
+    raise ParamError(
+        "policies.monitor.healthchecks_key",
+        f"no secret has this name (the secrets: {choices}); store the API key with "
+        "`domi-desktop secret set NAME` and give NAME here",
+    )
+
+
 def _url(value: Any, param: str) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
         raise ParamError(param, "must be a URL")
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError as error:  # an unclosed [ of an IPv6 host, a netloc that NFKC changes
+        raise ParamError(
+            param, f"must be an http:// or https:// URL, not {value!r}: {error}"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ParamError(param, f"must be an http:// or https:// URL, not {value!r}")
     if parts.username or parts.password:

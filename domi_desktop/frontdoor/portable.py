@@ -69,7 +69,7 @@ def parse_document(document: Any) -> list[Portable]:
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise ParamError("document", f"is not a domi-desktop export (no format {EXPORT_FORMAT!r})")
     version = document.get("version")
-    if version != EXPORT_VERSION:
+    if type(version) is not int or version != EXPORT_VERSION:  # true and 1.0 equal 1 too
         raise ParamError(
             "document.version",
             f"{version!r} is not supported (this version reads {EXPORT_VERSION})",

@@ -12,6 +12,7 @@ from typing import Any
 
 from domi_desktop.cron import describe, next_run, upcoming
 from domi_desktop.errors import CronError, DomiError, ParamError
+from domi_desktop.frontdoor.monitor_params import check_key_secret
 from domi_desktop.frontdoor.portable import export_document, parse_document
 from domi_desktop.frontdoor.timeline import timeline
 from domi_desktop.frontdoor.wire import (
@@ -33,7 +34,7 @@ from domi_desktop.frontdoor.wire import (
     run_json,
 )
 from domi_desktop.model import LOCAL_ZONE, RunStatus, Schedule
-from domi_desktop.ports import Clock
+from domi_desktop.ports import Clock, SecretStore
 from domi_desktop.scheduler.simulate import MAX_WAKES, simulate
 from domi_desktop.store import Store
 
@@ -48,9 +49,13 @@ class Service:
         *,
         on_change: Callable[[int], None] | None = None,
         next_fire: Callable[[int], datetime | None] | None = None,
+        secrets: SecretStore | None = None,
     ) -> None:
+        """``secrets``: where the secrets a schedule names are looked for (the OS keyring when
+        not given)."""
         self._store = store
         self.clock = clock
+        self._secrets = secrets
         self._on_change = on_change or (lambda _id: None)
         self._next_fire = next_fire
 
@@ -72,7 +77,8 @@ class Service:
         }
 
     def next_run_of(self, schedule: Schedule) -> datetime | None:
-        if not schedule.enabled:
+        # Its session's moments alone run it: the expression is kept but fires nothing.
+        if not schedule.enabled or schedule.policies.session.only:
             return None
         if self._next_fire is not None:
             return self._next_fire(schedule.id)
@@ -113,12 +119,14 @@ class Service:
         return self.schedule_json(self._store.get_schedule(self._id(params)))
 
     def create_schedule(self, params: Mapping[str, Any]) -> Json:
+        policies = parse_policies(params.get("policies"))
+        self._check_key_secret(policies.monitor.healthchecks_key, None)
         schedule = self._store.create_schedule(
             check_name(params.get("name")),
             check_expr(params.get("expr")),
             check_zone(params.get("tz", LOCAL_ZONE)),
             parse_action(params.get("action")),
-            parse_policies(params.get("policies")),
+            policies,
             enabled=bool(get_param(params, "enabled", bool) if "enabled" in params else True),
             notes=check_notes(params.get("notes")),
             now=self.clock.now(),
@@ -140,6 +148,10 @@ class Service:
             changes["action"] = parse_action(params["action"])
         if "policies" in params:
             changes["policies"] = parse_policies(params["policies"], current.policies)
+            self._check_key_secret(
+                changes["policies"].monitor.healthchecks_key,
+                current.policies.monitor.healthchecks_key,
+            )
         if "enabled" in params:
             changes["enabled"] = get_param(params, "enabled", bool, required=True)
         if "notes" in params:
@@ -236,6 +248,17 @@ class Service:
             created.append(schedule.id)
             self._on_change(schedule.id)
         return {"created": created, "checked": len(portables)}
+
+    def _check_key_secret(self, name: str | None, before: str | None) -> None:
+        """A Healthchecks API key's secret, typed or changed, must exist (unchanged ones are
+        not asked again: a keyring may be locked now)."""
+        if name is None or name == before:
+            return
+        if self._secrets is None:
+            from domi_desktop.secrets import KeyringSecretStore
+
+            self._secrets = KeyringSecretStore()
+        check_key_secret(name, self._secrets)
 
     @staticmethod
     def _id(params: Mapping[str, Any]) -> int:

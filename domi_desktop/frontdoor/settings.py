@@ -16,11 +16,14 @@ from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from domi_desktop.cron import LOCAL, known_zone
+from domi_desktop.errors import SecretError
 from domi_desktop.model import Alerts
 from domi_desktop.paths import ensure_private_dir
 from domi_desktop.scheduler.burst import DEFAULT_LIMIT as DEFAULT_BURST
+from domi_desktop.secrets import validate_name
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +104,11 @@ def load_settings(path: Path) -> AppSettings:
         return AppSettings()
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as error:
-        log.warning("the settings %s are not valid JSON (%s); using the defaults", path, error)
+    except (ValueError, RecursionError) as error:
+        # ValueError: not JSON, or a number of more digits than Python converts; RecursionError:
+        # arrays nested thousands deep.
+        log.warning("the settings %s cannot be read (%s); using the defaults", path,
+                    _short(str(error)))  # fmt: skip
         return AppSettings()
     if not isinstance(data, dict):
         log.warning("the settings %s are not a JSON object; using the defaults", path)
@@ -115,13 +121,16 @@ def load_settings(path: Path) -> AppSettings:
         value = data[field.name]
         default = getattr(defaults, field.name)
         # bool is an int subclass and JSON has both: compare the exact type, not isinstance.
-        usable = type(value) is type(default) and _VALID.get(field.name, _anything)(value)
+        usable = (
+            type(value) is type(default)
+            and _text_ok(value)
+            and _VALID.get(field.name, _anything)(value)
+        )
         if usable:
             values[field.name] = value
         else:
-            log.warning(
-                "the settings %s: %s = %r is not usable; using %r", path, field.name, value, default
-            )
+            log.warning("the settings %s: %s = %s is not usable; using %r", path, field.name,
+                        _short(repr(value)), default)  # fmt: skip
     return AppSettings(**values)
 
 
@@ -149,13 +158,59 @@ def _anything(_value: Any) -> bool:
     return True
 
 
+def _text_ok(value: Any) -> bool:
+    """A string must be text (a lone surrogate from a ``\\udc80`` escape is not): the log, the
+    keyring and the network all refuse it later, far from here."""
+    if not isinstance(value, str):
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _short(text: str) -> str:
+    """A value in the log's one line: a huge one is cut (its start says what it is)."""
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text):,} characters)"
+
+
+def _secret_name(name: str) -> bool:
+    if not name:
+        return True
+    try:
+        validate_name(name)
+    except SecretError:
+        return False
+    return True
+
+
+def _http_url(url: str) -> bool:
+    if not url:
+        return True
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+YEAR_HOURS = 24 * 366
+MANY = 1_000_000
+
+
 _VALID: dict[str, Callable[[Any], bool]] = {
     "catch_up_burst": lambda count: 1 <= count <= 1000,
-    "alert_notify_every": lambda count: count >= 0,
-    "alert_cooldown_hours": lambda hours: hours >= 0,
-    "alert_auto_pause_after": lambda count: count >= 0,
-    "alert_stale_after_hours": lambda hours: hours >= 0,
+    # Bounded: a count or a span of hours past these says nothing more, and a huge one
+    # overflows a timedelta far from here.
+    "alert_notify_every": lambda count: 0 <= count <= MANY,
+    "alert_cooldown_hours": lambda hours: 0 <= hours <= YEAR_HOURS,
+    "alert_auto_pause_after": lambda count: 0 <= count <= MANY,
+    "alert_stale_after_hours": lambda hours: 0 <= hours <= YEAR_HOURS,
     "heartbeat_hours": lambda hours: 1 <= hours <= 24 * 365,
     "language": lambda code: code in LANGUAGES,
     "default_zone": known_zone,
+    "healthchecks_key": _secret_name,
+    "healthchecks_api": _http_url,
+    "heartbeat_url": _http_url,
 }

@@ -1,6 +1,6 @@
-"""The wire shapes of issue 23: the resource conditions in ``policies.conditions`` (a disk, a
-named network, a path) and the session triggers in ``policies.session``. Apart from
-``wire.py`` (at its size cap); it calls these."""
+"""The wire shapes of what a schedule waits for and when else it runs: the resource conditions
+in ``policies.conditions`` (a disk, a named network, a path) and the session triggers in
+``policies.session``. Apart from ``wire.py`` (at its size cap); it calls these."""
 
 from __future__ import annotations
 
@@ -69,10 +69,10 @@ def _interval(raw: Any, where: str) -> timedelta | None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
         raise ParamError(where, f"must be a number of seconds or null, not {raw!r}")
-    span = timedelta(seconds=raw)
-    if not timedelta(0) < span <= MAX_INTERVAL:
+    # Compared as a number first: a timedelta of 1e22 seconds cannot be made.
+    if not 0 < raw <= MAX_INTERVAL.total_seconds():
         raise ParamError(where, f"must be longer than zero and at most 10 years, not {raw!r}")
-    return span
+    return timedelta(seconds=raw)
 
 
 def imported_policies(at_login: bool) -> dict[str, Any]:

@@ -6,7 +6,6 @@ Called on the loop thread; everything that touches the network happens on the wo
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -128,22 +127,22 @@ class Monitoring:
     def going_to_sleep(
         self, schedules: Iterable[Schedule], done: Callable[[], None], budget: float = SLEEP_BUDGET
     ) -> None:
-        """Pause this machine's checks (``schedules``: those it runs), then ``done`` (from
-        another thread) once they are paused or ``budget`` seconds passed. Each check resumes
+        """Pause this machine's checks (``schedules``: those it runs), then ``done`` (from the
+        monitor's thread) once they are paused or ``budget`` seconds passed. Each check resumes
         with its first ping after the wake; the heartbeat is never paused."""
         checks = [check for s in schedules if (check := self.check_of(s)) is not None]
         self.worker.submit([Intent(Kind.pause, check=c, what=c.name) for c in checks])
         log.info("going to sleep: pausing %s Healthchecks check(s)", len(checks))
 
-        def wait() -> None:
-            if not self.worker.drained(budget):
+        def drained(all_sent: bool) -> None:
+            if not all_sent:
                 # The machine sleeps once ``done`` lets it: a pause that goes later (the network
                 # back a moment before the app hears of the wake) would silence a check awake.
                 log.warning("the checks could not all be paused before the sleep: not sent")
                 self.worker.drop_pauses(retry_now=False)
             done()
 
-        threading.Thread(target=wait, name="domi-monitor-sleep", daemon=True).start()
+        self.worker.when_drained(budget, drained)
 
     def woke(self) -> None:
         self.worker.drop_pauses()

@@ -7,10 +7,17 @@ against the OS trust store, as for the HTTP action.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.client
+import io
 import json
 import logging
 import os
+import socket
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +32,8 @@ from domi_desktop.paths import ensure_private_dir
 log = logging.getLogger(__name__)
 
 TIMEOUT = 10.0
-"""Seconds for one request: a slow monitor is retried later, it never holds a result back long."""
+"""Seconds for one whole request (connecting, sending, the answer to its last byte): a slow
+monitor, or one that trickles its answer a byte at a time, is retried later."""
 BODY_LIMIT = 10_000
 """Healthchecks keeps the first 10 kB of a ping's body; more is sent for nothing."""
 CHECKS_FILENAME = "monitor-checks.json"
@@ -47,19 +55,59 @@ class Refused(MonitorError):
         self.status = status
 
 
+class Cancel:
+    """Ends the requests in progress on one sender's thread: a quit never waits for a monitor."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            for sock in self._sockets:
+                _shut(sock)
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.add(sock)
+            if self.cancelled:
+                _shut(sock)
+
+    def done(self) -> None:
+        """The request on this thread ended: its sockets are closed or about to be."""
+        with self._lock:
+            self._sockets.clear()
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # closed already: nothing left to end
+        sock.shutdown(socket.SHUT_RDWR)
+
+
 def send(
-    method: str, url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None
+    method: str,
+    url: str,
+    *,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float | None = None,
+    cancel: Cancel | None = None,
 ) -> bytes:
-    """The response body of a 2xx answer; ``Unreachable`` or ``Refused`` otherwise."""
+    """The response body of a 2xx answer; ``Unreachable`` or ``Refused`` otherwise. The whole
+    request ends within ``timeout`` seconds (``TIMEOUT``): each read waits only for what is left
+    of it."""
     # Here, not at the top: urllib.request (with http.client and email) and ssl (with libssl)
     # stay out of an app at rest that has no monitor to send to: 4 MB of its RSS.
     import urllib.error
     import urllib.request
 
-    from domi_desktop.actions.http import tls_context
-
-    if urlsplit(url).scheme not in ("http", "https"):
+    scheme = urlsplit(url).scheme
+    if scheme not in ("http", "https"):
         raise Refused("only http:// and https:// monitors are used")
+    timeout = TIMEOUT if timeout is None else timeout
+    deadline = time.monotonic() + timeout
     request = urllib.request.Request(
         url,
         data=body,
@@ -69,14 +117,14 @@ def send(
     opener = urllib.request.OpenerDirector()
     for handler in (
         urllib.request.ProxyHandler(),
-        urllib.request.HTTPHandler(),
-        urllib.request.HTTPSHandler(context=tls_context()),
+        _http_handler(deadline, cancel),
+        _https_handler(deadline, cancel, _tls_context() if scheme == "https" else None),
         urllib.request.HTTPDefaultErrorHandler(),
         urllib.request.HTTPErrorProcessor(),
     ):
         opener.add_handler(handler)
     try:
-        with opener.open(request, timeout=TIMEOUT) as response:
+        with opener.open(request, timeout=timeout) as response:
             return bytes(response.read(1_000_000))
     except urllib.error.HTTPError as error:
         error.close()
@@ -85,6 +133,94 @@ def send(
         raise Refused(f"HTTP {error.code}", error.code) from None
     except (OSError, ValueError) as error:  # URLError is an OSError; ValueError: a bad URL
         raise Unreachable(_describe(error)) from None
+    except http.client.HTTPException as error:
+        # Bytes that are not HTTP (a captive portal, a broken proxy), or an answer cut short:
+        # the monitor may answer properly later.
+        raise Unreachable(f"not an HTTP answer ({type(error).__name__})") from None
+    finally:
+        if cancel is not None:
+            cancel.done()
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A response's bytes, each read given only what is left of the request's time."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        super().__init__()
+        self._sock = sock
+        self._raw = sock.makefile("rb", buffering=0)
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the monitor took too long to answer")
+        self._sock.settimeout(left)
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    deadline = 0.0
+
+    def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp = io.BufferedReader(_DeadlineReader(sock, self.deadline))
+
+
+def _connection_class(
+    base: type[http.client.HTTPConnection], deadline: float, cancel: Cancel | None
+) -> type[http.client.HTTPConnection]:
+    response = type("_Response", (_DeadlineResponse,), {"deadline": deadline})
+
+    class Connection(base):  # type: ignore[valid-type,misc]
+        response_class = response
+
+        def connect(self) -> None:
+            self.timeout = max(0.001, deadline - time.monotonic())
+            super().connect()
+            if cancel is not None and self.sock is not None:
+                cancel.watch(self.sock)
+
+    return Connection
+
+
+@functools.cache
+def _tls_context() -> Any:
+    """Made once: reading the OS's trust store took 60 ms, a drain of a spool pays it per ping."""
+    from domi_desktop.actions.http import tls_context
+
+    return tls_context()
+
+
+def _http_handler(deadline: float, cancel: Cancel | None) -> Any:
+    import urllib.request
+
+    connection = _connection_class(http.client.HTTPConnection, deadline, cancel)
+
+    class Handler(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(connection, req)
+
+    return Handler()
+
+
+def _https_handler(deadline: float, cancel: Cancel | None, context: Any) -> Any:
+    import urllib.request
+
+    connection = _connection_class(http.client.HTTPSConnection, deadline, cancel)
+
+    class Handler(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            return self.do_open(connection, req, context=context)
+
+    return Handler(context=context)
 
 
 def _describe(error: Exception) -> str:
@@ -109,6 +245,8 @@ class CheckBook:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock = threading.Lock()
+        """Checks are used by several senders at once (each its own check)."""
         self._known: dict[str, Known] = {}
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -121,17 +259,20 @@ class CheckBook:
 
     def known(self) -> dict[str, Known]:
         """``"<api> <name>"`` -> the check as last made."""
-        return dict(self._known)
+        with self._lock:
+            return dict(self._known)
 
-    def ensure(self, check: Check, key: str) -> Known:
+    def ensure(self, check: Check, key: str, cancel: Cancel | None = None) -> Known:
         """The check as Healthchecks has it, created or updated when ``check`` changed."""
         spec = _spec(check)
-        known = self._known.get(_key(check))
+        with self._lock:
+            known = self._known.get(_key(check))
         if known is not None and known.spec == spec:
             return known
         api = check.api.rstrip("/")
         headers = {"X-Api-Key": key, "Content-Type": "application/json"}
-        answer = _json(send("POST", f"{api}/api/v3/checks/", body=_dumps(spec), headers=headers))
+        answer = _json(send("POST", f"{api}/api/v3/checks/", body=_dumps(spec), headers=headers,
+                            cancel=cancel))  # fmt: skip
         ping_url, update_url = answer.get("ping_url"), answer.get("update_url")
         if not isinstance(ping_url, str) or not isinstance(update_url, str):
             raise Refused("Healthchecks answered without the check's ping URL")
@@ -140,33 +281,42 @@ class CheckBook:
             # A check without integrations would never tell anyone: it gets the project's (as
             # one made in the web UI does). Integrations the user chose are left as they are.
             send("POST", f"{api}/api/v3/checks/{uuid}", body=_dumps({"channels": "*"}),
-                 headers=headers)  # fmt: skip
+                 headers=headers, cancel=cancel)  # fmt: skip
         found = Known(ping_url, uuid, spec)
-        self._known[_key(check)] = found
-        self._write()
+        with self._lock:
+            self._known[_key(check)] = found
+            self._write()
         log.info("Healthchecks check %r is set (%s)", check.name, _summary(check))
         return found
 
-    def pause(self, check: Check, key: str) -> None:
+    def pause(self, check: Check, key: str, cancel: Cancel | None = None) -> None:
         api = check.api.rstrip("/")
         self.again_if_gone(
             check,
             key,
             lambda known: send("POST", f"{api}/api/v3/checks/{known.uuid}/pause", body=b"",
-                               headers={"X-Api-Key": key}),
+                               headers={"X-Api-Key": key}, cancel=cancel),
+            cancel,
         )  # fmt: skip
 
-    def again_if_gone(self, check: Check, key: str, use: Callable[[Known], object]) -> None:
+    def again_if_gone(
+        self,
+        check: Check,
+        key: str,
+        use: Callable[[Known], object],
+        cancel: Cancel | None = None,
+    ) -> None:
         """``use`` the check; one deleted in Healthchecks meanwhile (404) is made again, and
         used once more."""
         try:
-            use(self.ensure(check, key))
+            use(self.ensure(check, key, cancel))
         except Refused as refused:
             if refused.status != 404:
                 raise
             log.info("Healthchecks check %r is gone: made again", check.name)
-            self._known.pop(_key(check), None)
-            use(self.ensure(check, key))
+            with self._lock:
+                self._known.pop(_key(check), None)
+            use(self.ensure(check, key, cancel))
 
     def _write(self) -> None:
         ensure_private_dir(self.path.parent)

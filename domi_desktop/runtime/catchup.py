@@ -1,6 +1,6 @@
-"""The runtime's share of a wake, cut to size: which fires are busy, the claims of the whole wake
-written by the recorder in one transaction, the loop's work in short slices, and the results of
-runs written in batches that survive a full disk or a locked database.
+"""The runtime's share of a wake: which fires are busy, the claims of the whole wake written by
+the recorder in one transaction, and the results of runs written in batches that survive a full
+disk or a locked database.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from domi_desktop.actions import warden
 from domi_desktop.events import Event, FireEvent, LateFire, RunFinished, StoreProblem
 from domi_desktop.model import WARDEN_STOPPED, FireClaim, Overlap, RunStatus, Schedule, SkipReason
-from domi_desktop.ports import Clock, Loop
+from domi_desktop.ports import Clock
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision
 from domi_desktop.store import Store
@@ -242,34 +242,13 @@ def fire_event(
     )
 
 
-class Slicer:
-    """Work through items on the loop thread in slices of about ``budget`` seconds, letting the
-    loop run between them; with no budget, all at once (before ``run`` returns)."""
-
-    def __init__(self, loop: Loop, budget: float | None) -> None:
-        self._loop = loop
-        self._budget = budget
-
-    def run(
-        self,
-        items: Sequence[T],
-        each: Callable[[T], None],
-        then: Callable[[], None] | None = None,
-        start: int = 0,
-    ) -> None:
-        deadline = None if self._budget is None else time.perf_counter() + self._budget
-        index = start
-        while index < len(items):
-            try:
-                each(items[index])
-            except Exception:  # one bad item must not stall the rest of the wake
-                log.exception("handling %r failed", items[index])
-            index += 1
-            if deadline is not None and index < len(items) and time.perf_counter() > deadline:
-                self._loop.call_soon(partial(self.run, items, each, then, index))
-                return
-        if then is not None:
-            then()
+def for_each(items: Sequence[T], each: Callable[[T], None]) -> None:
+    """``each`` of ``items`` in order: one that fails is logged, and the rest go on."""
+    for item in items:
+        try:
+            each(item)
+        except Exception:  # one bad item must not stall the rest of the wake
+            log.exception("handling %r failed", item)
 
 
 def warden_stopped(finish: Finish) -> bool:
@@ -286,7 +265,6 @@ class Results:
         recorder: Recorder,
         store: Store,
         emit: Callable[[Event], None],
-        slices: Slicer,
         read_ahead: Callable[[Sequence[RunFinished]], None] | None = None,
         rerun: Callable[[int, int], None] | None = None,
     ) -> None:
@@ -297,7 +275,6 @@ class Results:
         self._recorder = recorder
         self._rerun = rerun
         self._read_ahead = read_ahead
-        self._slices = slices
         self._store = store
         self._emit = emit
         self._queue: list[tuple[Finish, RunFinished | None]] = []
@@ -361,11 +338,10 @@ class Results:
                     log.warning(SUPERSEDED_RESULT, finish.run_id)
                 elif event is not None and self._rerun is not None and warden_stopped(finish):
                     self._rerun(event.schedule_id, finish.run_id)
-        # A batch holds the results of hundreds of jobs after a catch-up: announced in slices.
         if self._read_ahead is not None:
             try:
                 self._read_ahead(events)
             except Exception:  # the events go out all the same; each reads what it needs
                 log.exception("reading ahead for %s results failed", len(events))
-        self._slices.run(events, self._emit)
+        for_each(events, self._emit)
         self.flush()

@@ -37,10 +37,10 @@ from domi_desktop.runtime.catchup import (
     Pending,
     Pruner,
     Results,
-    Slicer,
     WakeWrite,
     decided_late,
     fire_event,
+    for_each,
     plan_claims,
     write_wake,
 )
@@ -61,10 +61,6 @@ from domi_desktop.store.writer import Writer
 log = logging.getLogger(__name__)
 
 UNLIMITED = 1 << 31
-DECIDE_SLICE = 250
-"""Fires a sliced wake decides a loop turn (some 5 ms of a 2-core laptop's time)."""
-PLAN_CHUNK = 100
-"""Fires whose claims are planned between two looks at the slice's time budget."""
 PLAN_FAILED = "the fires of this wake could not be planned (see the log)"
 Listener = Callable[[Event], None]
 
@@ -82,16 +78,13 @@ class Runtime:
         runner: ActionRunner | None = None,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
         recorder: Recorder | None = None,
-        slice_budget: float | None = None,
         conditions: ConditionSource | None = None,
         inhibitor: SleepInhibitor | None = None,
         alerts: Alerts = Alerts(),
         burst: int | None = None,
     ) -> None:
         """``recorder`` writes the claims, starts and results (by default on the loop thread, at
-        once);
-        with ``slice_budget`` (seconds) the loop's share of a wake is cut into slices of about
-        that long, so a catch-up of thousands of schedules never blocks the loop. ``conditions``
+        once); ``conditions``
         and ``inhibitor`` are the OS's (none: every run starts, sleep is not held off);
         ``alerts`` the defaults of a schedule without its own; ``burst`` the catch-up limit
         (the app's setting; ``None``: no limit)."""
@@ -113,17 +106,13 @@ class Runtime:
             on_wake=on_wake,
             burst=burst or UNLIMITED,
         )
-        self.driver = Driver(
-            clock, loop, self._source, self, on_wake=self.keeper.woke,
-            decide_slice=None if slice_budget is None else DECIDE_SLICE,
-        )  # fmt: skip
+        self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
         self.driver.held_until = self.keeper.held_until
         self.lanes = Lanes()
         self._manual = ManualRuns(self)
         self._listeners: list[Listener] = []
-        self._slices = Slicer(loop, slice_budget)
         self._results = Results(
-            self.recorder, store, self._emit, self._slices, self.alerts.read_alert_states,
+            self.recorder, store, self._emit, self.alerts.read_alert_states,
             rerun=self._manual.resume,
         )  # fmt: skip
         self.recorder.on_trouble = self._results.trouble
@@ -231,25 +220,16 @@ class Runtime:
             return
         schedule_of = self._source.schedule
         self.keeper.watch_for([schedule_of(d.schedule_id) for d in decisions])
-        future = FutureLanes(self.lanes)
-        pending: list[Pending] = []
-
-        def plan(chunk: Sequence[FireDecision]) -> None:
-            pending.extend(
-                self.keeper.apply_gates(plan_claims(chunk, schedule_of, future, lane_key))
+        try:
+            pending = self.keeper.apply_gates(
+                plan_claims(decisions, schedule_of, FutureLanes(self.lanes), lane_key)
             )
-
-        def planned() -> None:
-            if len(pending) != len(decisions):  # a chunk failed (logged): the wake fires nothing
-                done([FireOutcome(d.schedule_id, False, error=PLAN_FAILED) for d in decisions])
-            elif self.driver.running:
-                self._claim(pending, done, reason)
-
-        self._slices.run(
-            [decisions[i : i + PLAN_CHUNK] for i in range(0, len(decisions), PLAN_CHUNK)],
-            plan,
-            planned,
-        )
+        except Exception:
+            log.exception("the fires of this wake could not be planned")
+            done([FireOutcome(d.schedule_id, False, error=PLAN_FAILED) for d in decisions])
+            return
+        if self.driver.running:
+            self._claim(pending, done, reason)
 
     def _claim(
         self,
@@ -317,9 +297,9 @@ class Runtime:
         def announced() -> None:
             launches.extend(self.keeper.admit_catch_ups(catch_ups, self._bursting))
             done(outcomes)
-            # Asked at each launch: the app may freeze between two slices of them.
+            # Asked at each launch: the app may freeze between two of them.
             lease = self.store.holder.lease
-            self._slices.run(
+            for_each(
                 launches,
                 lambda item: self._begin(
                     *item, outcome.leased_at(item[0].run_id, self.clock.now(), lease)
@@ -327,9 +307,8 @@ class Runtime:
             )
             self._pruner.maybe()
 
-        self._slices.run(
-            list(zip(outcome.pending, outcome.run_ids, strict=True)), claimed, announced
-        )
+        for_each(list(zip(outcome.pending, outcome.run_ids, strict=True)), claimed)
+        announced()
 
     def _register(self, active: Active, queued: bool) -> None:
         lane = self.lanes.setdefault(lane_key(active.schedule), Lane())

@@ -1,4 +1,4 @@
-"""The pure decision of SPEC §3: at ``now``, what fires, what was skipped, when to wake next.
+"""The scheduler's pure decision: at ``now``, what fires, what was skipped, when to wake next.
 
 For each enabled schedule: ``due = prev_run(expr, now, tz)``; if it is later than ``last_due`` the
 schedule fires once, late when ``now - due > 60 s``, and every due strictly between ``last_due`` and
@@ -229,17 +229,20 @@ class Planner:
             return None
         return datetime.fromtimestamp(entry.next_ts, UTC)
 
-    def plan(self, now: datetime, *, paused: bool = False) -> WakePlan:
-        """What fires at ``now`` (SPEC §3 steps 1-3) and when to wake next. Changes nothing."""
-        deciding = self.deciding(now, paused=paused)
-        deciding.step(deciding.left)
-        return deciding.plan()
+    def next_fires(self) -> dict[int, float]:
+        """Schedule id -> its next fire as a UTC timestamp, for those with one planned."""
+        return {sid: e.next_ts for sid, e in self._entries.items() if e.next_ts != _NEVER}
 
-    def deciding(self, now: datetime, *, paused: bool = False) -> Deciding:
-        """The plan at ``now``, to be decided a few schedules at a time (``Deciding.step``)."""
+    def plan(self, now: datetime, *, paused: bool = False) -> WakePlan:
+        """What fires at ``now`` and when to wake next. Changes nothing."""
         now_ts = now.timestamp()
-        due = [entry for entry in self._entries.values() if entry.next_ts <= now_ts]
-        return Deciding(self, now, due, paused)
+        decisions = []
+        for entry in self._entries.values():
+            if entry.next_ts <= now_ts:
+                fire = decide(entry.schedule, now, expr=entry.expr, zone=entry.zone, paused=paused)
+                if fire is not None:
+                    decisions.append(fire)
+        return self.plan_with(now, tuple(decisions))
 
     def plan_with(self, now: datetime, decisions: tuple[FireDecision, ...]) -> WakePlan:
         """The plan at ``now`` with ``decisions`` made: when to wake next."""
@@ -268,40 +271,6 @@ class Planner:
             return _NEVER
         upcoming = next_run(expr, last_due, zone)
         return _NEVER if upcoming is None else upcoming.timestamp()
-
-
-class Deciding:
-    """One wake's decisions, made ``step`` by ``step``: a catch-up of 10,000 schedules decided
-    at once held the app's loop for a third of a second; in steps, the loop turns between them.
-    The schedules are those due when it began; a change meanwhile is the claims' to find (each
-    claim holds only if the schedule's ``last_due`` is still the one its decision saw)."""
-
-    def __init__(self, planner: Planner, now: datetime, due: list[_Entry], paused: bool) -> None:
-        self.now = now
-        self._planner = planner
-        self._due = due
-        self._done = 0
-        self._paused = paused
-        self._decisions: list[FireDecision] = []
-
-    @property
-    def left(self) -> int:
-        return len(self._due) - self._done
-
-    def step(self, count: int) -> None:
-        """Decide the next ``count`` due schedules."""
-        now, paused = self.now, self._paused
-        taken = self._due[self._done : self._done + count]
-        self._done += len(taken)
-        for entry in taken:
-            fire = decide(entry.schedule, now, expr=entry.expr, zone=entry.zone, paused=paused)
-            if fire is not None:
-                self._decisions.append(fire)
-
-    def plan(self) -> WakePlan:
-        """The wake's plan once every step was taken."""
-        assert not self.left, "decided in part"
-        return self._planner.plan_with(self.now, tuple(self._decisions))
 
 
 def decide(

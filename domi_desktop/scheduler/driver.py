@@ -27,7 +27,7 @@ from typing import Protocol
 
 from domi_desktop.model import FireOutcome, Schedule, WakeReason
 from domi_desktop.ports import Clock, ScheduleSource, Timer, TimerHandle
-from domi_desktop.scheduler.decide import Deciding, FireDecision, Planner, WakePlan, decide
+from domi_desktop.scheduler.decide import FireDecision, Planner, WakePlan, decide
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +84,7 @@ class Driver:
         sink: FireSink,
         *,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
-        decide_slice: int | None = None,
     ) -> None:
-        """With ``decide_slice``, a wake owing more fires than that decides them that many at a
-        time, the timer's loop turning in between (none: all at once, before ``wake`` returns)."""
         self._clock = clock
         self._timer = timer
         self._source = source
@@ -95,8 +92,6 @@ class Driver:
         self._on_wake = on_wake
         self._planner = Planner()
         self._handle: TimerHandle | None = None
-        self._decide_slice = decide_slice
-        self._deciding: TimerHandle | None = None
         self._jumps = JumpDetector()
         self.paused = False
         self.last_wake: WakeRecord | None = None
@@ -118,10 +113,9 @@ class Driver:
 
     def stop(self) -> None:
         self.running = False
-        for handle in (self._handle, self._deciding):
-            if handle is not None:
-                handle.cancel()
-        self._handle = self._deciding = None
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle = None
 
     def reload(self, schedule_id: int | None = None) -> WakePlan | None:
         """A schedule was created, edited, enabled, disabled or deleted: re-read it and re-plan."""
@@ -142,9 +136,12 @@ class Driver:
     def soonest(self) -> tuple[datetime, Schedule] | None:
         return self._planner.soonest()
 
+    def next_fires(self) -> dict[int, float]:
+        return self._planner.next_fires()
+
     @property
     def waking(self) -> bool:
-        """A wake is being decided or its fires claimed (over several turns of the loop)."""
+        """A wake's fires are being claimed (the recorder writes them on its own thread)."""
         return self._in_flight
 
     def soonest_n(self, count: int) -> list[tuple[datetime, Schedule]]:
@@ -168,36 +165,13 @@ class Driver:
             log.exception("the schedules could not be re-read")
             errors.append((0, f"re-read failed: {error}"))
         self._plan_ahead_from(now, errors)
-        deciding = self._planner.deciding(now, paused=self.paused)
-        if self._decide_slice is None or deciding.left <= self._decide_slice:
-            deciding.step(deciding.left)
-            return self._after_deciding(deciding.plan(), reason, errors)
-        self._in_flight = True
-        self._decide_some(deciding, reason, errors)
-        return self._meanwhile(now)
+        return self._after_deciding(self._planner.plan(now, paused=self.paused), reason, errors)
 
     def _meanwhile(self, now: datetime) -> WakePlan:
-        """What a wake says while the one before it is still being decided or claimed."""
+        """What a wake says while the one before it is still being claimed."""
         soonest = self._planner.soonest()
         upcoming = None if soonest is None else soonest[0]
         return WakePlan(now, (), upcoming, self.next_wake or now)
-
-    def _decide_some(
-        self, deciding: Deciding, reason: WakeReason, errors: list[tuple[int, str]]
-    ) -> None:
-        self._deciding = None
-        if not self.running:
-            self._in_flight, self._again = False, None
-            return
-        assert self._decide_slice is not None
-        deciding.step(self._decide_slice)
-        if deciding.left:
-            self._deciding = self._timer.call_later(
-                0, lambda: self._decide_some(deciding, reason, errors)
-            )
-            return
-        self._in_flight = False
-        self._after_deciding(deciding.plan(), reason, errors)
 
     def _after_deciding(
         self, plan: WakePlan, reason: WakeReason, errors: list[tuple[int, str]]

@@ -1,6 +1,7 @@
-"""Session triggers (issue 23): moments of the session that fire a schedule besides, or instead
-of, its cron expression, each at most once per ``min_interval``. Pure: the app says which moment
-came and when; the runs' record says when each trigger last fired."""
+"""Session triggers (at login, at unlock, on resume, before sleep): moments of the session that
+fire a schedule besides, or instead of, its cron expression, each at most once per
+``min_interval``. Pure: the app says which moment came and when; the runs' record says when each
+trigger last fired."""
 
 from __future__ import annotations
 

@@ -65,7 +65,10 @@ def resolve_url(explicit: str | None = None) -> str | None:
     value = value.strip()
     if not value or value.lower() == "sqlite":
         return None
-    scheme = urlsplit(value).scheme.lower()
+    try:
+        scheme = urlsplit(value).scheme.lower()
+    except ValueError as error:  # an unclosed [ of an IPv6 host; the URL may hold a password
+        raise StoreError(f"--store: not a URL ({error}): expected a postgresql://… URL") from None
     if scheme not in _SCHEMES:
         raise StoreError(
             f"--store {hide_password(value)!r}: expected a postgresql://… URL, or sqlite for the "

@@ -159,7 +159,7 @@ class Store(StoryStore):
         notes: str = "",
         now: datetime,
     ) -> Schedule:
-        """A new schedule starts with ``last_due = now``: nothing fires for the past (SPEC §3)."""
+        """A new schedule starts with ``last_due = now``: nothing fires for the past."""
         stamp = codec.to_micros(now)
         with self._using(), self._schedule_write():
             schedule_id = ScheduleRow.insert(
@@ -218,7 +218,7 @@ class Store(StoryStore):
         """The readable schedules by id, and the id of each unreadable row with the reason.
 
         A row whose stored action or policies cannot be decoded must not take the others down
-        (issue 9: one such row stopped all 39 healthy schedules); nor may it vanish silently, so
+        (one such row once stopped all 39 healthy schedules); nor may it vanish silently, so
         it is reported for the scheduler's log and ``schedule list``. ``delete_schedule`` and
         ``update_schedule(action=..., policies=...)`` still work on it, to repair or remove it.
         """
@@ -280,7 +280,7 @@ class Store(StoryStore):
 
         A new expression or zone, or re-enabling, sets ``last_due = now``: the old ``last_due`` was
         measured against another calendar, or the pause was the user's choice, and either way the
-        past must not fire (SPEC §3).
+        past must not fire.
         """
         stamp = codec.to_micros(now)
         with self._using(), self._schedule_write():

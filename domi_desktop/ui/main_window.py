@@ -8,6 +8,7 @@ Resume, History. Rows update one at a time from the app's events and the service
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -109,9 +110,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(tr("domi-desktop"))
         self.setWindowIcon(load_icon("idle"))
         self.resize(980, 480)
-        self.model = ScheduleModel(
-            host.store, host.runtime.driver.next_fire, self._set_enabled, self
-        )
+        self.model = ScheduleModel(host.store, self._next_fire, self._set_enabled, self)
         self.proxy = ScheduleFilter(self.model, self)
         self.table = self._make_table()
         self.search = QLineEdit(self)
@@ -255,6 +254,9 @@ class MainWindow(QMainWindow):
         self.no_tray.setText(tr(NO_TRAY))
         self.no_tray.setVisible(missing)
 
+    def _next_fire(self, schedule_id: int) -> datetime | None:
+        return self._host.engine.state.next_fire(schedule_id)
+
     def ensure_loaded(self) -> None:
         if not self.model.loaded:
             self.refresh()
@@ -292,21 +294,24 @@ class MainWindow(QMainWindow):
                 return
             for schedule_id, run_id in last.items():
                 self.model.run_finished(schedule_id, runs.get(run_id), True)
-            self.model.set_running(set(self._host.runtime.running_by_schedule()))
+            self.model.set_running(set(self._host.engine.state.running))
         self._update_actions()
 
-    def on_wake(self) -> None:
-        """Next fires moved (and maybe "Pause all"): repaint the times, not the rows."""
-        self.model.paused_all = self._host.runtime.driver.paused
-        self.acts["pause_all"].setChecked(self._host.runtime.driver.paused)
+    def engine_changed(self) -> None:
+        """A new picture of the engine (a wake, "Pause all"): the times repainted, not the rows."""
+        engine = self._host.engine.state
+        self.model.paused_all = engine.paused
+        self.acts["pause_all"].setChecked(engine.paused)
         if self.model.loaded:
-            self.model.set_running(set(self._host.runtime.running_by_schedule()))
+            self.model.set_running(set(engine.running))
             self.model.times_changed()
+        self._update_actions()
 
     def _after_change(self) -> None:
         self.empty.update_shown()
-        self.model.paused_all = self._host.runtime.driver.paused
-        self.model.set_running(set(self._host.runtime.running_by_schedule()))
+        engine = self._host.engine.state
+        self.model.paused_all = engine.paused
+        self.model.set_running(set(engine.running))
         self._update_actions()
 
     # -- the selection and its actions -----------------------------------------------------------
@@ -371,10 +376,10 @@ class MainWindow(QMainWindow):
         )
         if answer != QMessageBox.StandardButton.Yes:
             return False
-        running = self._host.runtime.running_by_schedule()
+        running = self._host.engine.state.running
         for schedule in chosen:
-            for run_id in running.get(schedule.id, []):
-                self._host.runtime.stop_run(run_id)
+            for run_id in running.get(schedule.id, ()):
+                self._host.engine.stop_run(run_id)
             self._attempt(lambda s=schedule: self._host.service.delete_schedule({"id": s.id}))
             self.model.remove(schedule.id)
         self._update_actions()
@@ -382,7 +387,7 @@ class MainWindow(QMainWindow):
 
     def run_selected(self) -> None:
         for schedule in self.selected():
-            self._host.runtime.run_now(schedule.id, partial(self._started, schedule))
+            self._host.engine.run_now(schedule.id, partial(self._started, schedule))
 
     def _started(self, schedule: Schedule, outcome: int | Exception) -> None:
         if isinstance(outcome, DomiError):
@@ -397,12 +402,12 @@ class MainWindow(QMainWindow):
 
     def stop_selected(self) -> list[int]:
         stopped = []
-        running = self._host.runtime.running_by_schedule()
+        running = self._host.engine.state.running
         for schedule in self.selected():
-            runs = running.get(schedule.id, [])
+            runs = running.get(schedule.id, ())
             for run_id in runs:
-                if self._host.runtime.stop_run(run_id):
-                    stopped.append(run_id)
+                self._host.engine.stop_run(run_id)
+                stopped.append(run_id)
             message = "Stopping {name}." if runs else "{name} is not running."
             self.statusBar().showMessage(tr(message, name=schedule.name), 10_000)
         return stopped
@@ -422,8 +427,8 @@ class MainWindow(QMainWindow):
             self.schedule_changed(schedule_id)
 
     def _pause_all(self) -> None:
-        self._host.runtime.driver.set_paused(self.acts["pause_all"].isChecked())
-        self.on_wake()
+        self._host.engine.set_paused(self.acts["pause_all"].isChecked())
+        self.engine_changed()
 
     def _update_actions(self) -> None:
         chosen = self.selected()
@@ -431,11 +436,11 @@ class MainWindow(QMainWindow):
         for key in ("duplicate", "delete", "run", "toggle"):
             self.acts[key].setEnabled(bool(chosen))
         self.acts["edit"].setEnabled(one)
-        running = self._host.runtime.running_by_schedule()
-        self.acts["stop"].setEnabled(any(s.id in running for s in chosen))
+        engine = self._host.engine.state
+        self.acts["stop"].setEnabled(any(s.id in engine.running for s in chosen))
         paused = bool(chosen) and not chosen[0].enabled
         self.acts["toggle"].setText(tr("Resume") if paused else tr("Pause"))
-        self.acts["pause_all"].setChecked(self._host.runtime.driver.paused)
+        self.acts["pause_all"].setChecked(engine.paused)
         total = self.model.rowCount()
         self.statusBar().setToolTip(
             tr("{shown} of {total} schedules", shown=self.proxy.rowCount(), total=total)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from domi_desktop.cron import describe, parse
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Schedule
+from domi_desktop.runtime.view import EngineState
 from domi_desktop.scheduler.conditions import RESOURCES
-from domi_desktop.ui.backend import Engine
 from domi_desktop.ui.condition_words import conditions_words, sentences_words, session_words
 from domi_desktop.ui.history.texts import reason_words
 from domi_desktop.ui.i18n import cron_language, register, tr
@@ -38,17 +38,14 @@ WAITING_SHOWN = 3
 """Waiting runs the tray's tooltip names; more are counted."""
 
 
-def waiting_lines(runtime: Engine) -> list[str]:
+def waiting_lines(engine: EngineState) -> list[str]:
     """The tray tooltip's lines for the runs that wait: "Backup: waiting for the disk Backup"."""
-    held = sorted(runtime.keeper.held.values(), key=lambda h: h.run_id)
-    known = runtime.known_schedules()
     lines = [
-        tr("{name}: {reason}", name=known[h.schedule_id].name, reason=reason_words(h.reason))
-        for h in held[:WAITING_SHOWN]
-        if h.schedule_id in known
+        tr("{name}: {reason}", name=run.name, reason=reason_words(run.reason))
+        for run in engine.waiting[:WAITING_SHOWN]
     ]
-    if len(held) > WAITING_SHOWN:
-        lines.append(tr("{count} more waiting", count=len(held) - WAITING_SHOWN))
+    if len(engine.waiting) > WAITING_SHOWN:
+        lines.append(tr("{count} more waiting", count=len(engine.waiting) - WAITING_SHOWN))
     return lines
 
 

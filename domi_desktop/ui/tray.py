@@ -184,8 +184,9 @@ class TrayApp(QObject):
         self._look.now()
 
     def _draw_look(self) -> None:
-        running = self.host.runtime.running_runs()
-        paused = self.host.runtime.driver.paused
+        engine = self.host.engine.state
+        running = engine.running_runs()
+        paused = engine.paused
         self.state = (
             "attention"
             if self.attention
@@ -207,7 +208,7 @@ class TrayApp(QObject):
             lines.append(tr("Nothing scheduled"))
         if running:
             lines.append(tr("{count} running", count=len(running)))
-        lines += waiting_lines(self.host.runtime)
+        lines += waiting_lines(engine)
         if self.attention:
             lines.append(tr("Attention: {what}", what=tr("a late or failed run")))
         self.tray.setToolTip("\n".join(lines))
@@ -217,11 +218,10 @@ class TrayApp(QObject):
         self._look.ask()
 
     def _next_fire(self) -> tuple[str, str] | None:
-        # The planner's cache answers without touching the database.
-        soonest = self.host.runtime.driver.soonest()
-        if soonest is None:
+        soonest = self.host.engine.state.soonest
+        if not soonest:
             return None
-        upcoming, schedule = soonest
+        upcoming, schedule = soonest[0]
         return schedule.name, person_time(upcoming, schedule.tz)
 
     # -- the menu ------------------------------------------------------------------------------
@@ -245,7 +245,7 @@ class TrayApp(QObject):
     # -- actions -------------------------------------------------------------------------------
 
     def run_now(self, schedule_id: int) -> None:
-        self.host.runtime.run_now(schedule_id, self._started)
+        self.host.engine.run_now(schedule_id, self._started)
 
     def _started(self, outcome: int | Exception) -> None:
         if isinstance(outcome, Exception):
@@ -253,23 +253,23 @@ class TrayApp(QObject):
         self.update_look()
 
     def stop_schedule(self, schedule_id: int) -> None:
-        for run_id in self.host.runtime.running_by_schedule().get(schedule_id, []):
-            self.host.runtime.stop_run(run_id)
+        for run_id in self.host.engine.state.running.get(schedule_id, ()):
+            self.host.engine.stop_run(run_id)
 
     def set_enabled(self, schedule_id: int, enabled: bool) -> None:
         self.host.service.set_enabled({"id": schedule_id}, enabled)
         self.schedule_changed(schedule_id)
 
     def set_paused(self, paused: bool) -> None:
-        self.host.runtime.driver.set_paused(paused)
+        self.host.engine.set_paused(paused)
         if self._main_window is not None:
-            self._main_window.on_wake()
+            self._main_window.engine_changed()
         self.menu_changed()
         self.update_look()
 
     def quit(self) -> bool:
         """Quit, after asking when jobs run (quitting stops them); False if the user stays."""
-        running = self.host.runtime.running_runs()
+        running = self.host.engine.state.running_runs()
         if running:
             box = QMessageBox(
                 QMessageBox.Icon.Warning,
@@ -402,6 +402,17 @@ class TrayApp(QObject):
             self._history.schedules_changed()
         self.menu_changed()
 
+    def on_events(self, events: list[Event]) -> None:
+        for event in events:
+            self.on_event(event)
+
+    def engine_changed(self) -> None:
+        """A new picture of the engine: what is running, waiting and next."""
+        if self._main_window is not None:
+            self._main_window.engine_changed()
+        self.menu_changed()
+        self.look_changed()
+
     def on_event(self, event: Event) -> None:
         self._announcer.on_event(event)
         if isinstance(event, FireEvent | RunFinished | RunWaiting):
@@ -429,6 +440,6 @@ class TrayApp(QObject):
             self._history.texts_changed()  # its times are written on the local clock
         self._announcer.wake(plan, reason)
         if self._main_window is not None:
-            self._main_window.on_wake()
+            self._main_window.engine_changed()
         self.menu_changed()
         self.look_changed()

@@ -59,10 +59,10 @@ class SchedulesMenu:
 
     def update(self) -> None:
         """The soonest fires from the planner's cache (no schedule decoded), then paused ones."""
-        running = self._host.runtime.running_by_schedule()
+        engine = self._host.engine.state
+        running = engine.running
         shown: list[tuple[Schedule, datetime | None]] = [
-            (schedule, when)
-            for when, schedule in self._host.runtime.driver.soonest_n(MENU_SCHEDULES)
+            (schedule, when) for when, schedule in engine.soonest[:MENU_SCHEDULES]
         ]
         service = self._host.service
         total = service.schedule_count()
@@ -80,7 +80,7 @@ class SchedulesMenu:
         )
         layout = (
             [entry.schedule.id for entry in entries],
-            self._host.runtime.driver.paused,
+            engine.paused,
             language(),
         )
         if layout == self._layout and self._everything is not None:
@@ -113,11 +113,10 @@ class SchedulesMenu:
         self._everything = add(menu, everything, app.show_main_window)
         menu.addSeparator()
         add(menu, tr("New schedule…"), lambda: app.open_editor(None))
-        pause = add(
-            menu, tr("Pause all"), lambda: app.set_paused(not self._host.runtime.driver.paused)
-        )
+        paused = self._host.engine.state.paused
+        pause = add(menu, tr("Pause all"), lambda: app.set_paused(not paused))
         pause.setCheckable(True)
-        pause.setChecked(self._host.runtime.driver.paused)
+        pause.setChecked(paused)
         add(menu, tr("History…"), lambda: app.open_history(None))
         add(menu, tr("Timeline…"), app.open_timeline)
         add(menu, tr("Settings…"), app.open_settings)

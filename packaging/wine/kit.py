@@ -335,6 +335,22 @@ def under_display(argv: Sequence[str]) -> None:
     )
 
 
+# What can differ on Windows, and only that: the platform-neutral suite (the cron engine, the
+# scheduler, the UI's words...) runs natively in every other stage and would only cost Wine's
+# 5-20x here. The Windows stage's own tests (the real app end to end, its window, the session,
+# the wake timer), the actions (Job Objects, process trees), the platform layer, the named pipe,
+# the store (file locks, paths), the secrets (WinVault), a smoke of the zones (tzdata, no
+# /usr/share/zoneinfo) and the DLL declarations.
+TEST_PATHS = (
+    "tests/windows",
+    "tests/unit/actions",
+    "tests/unit/platform",
+    "tests/unit/frontdoor/rpc",
+    "tests/unit/store",
+    "tests/unit/secrets",
+    "tests/unit/cron/test_zones.py",
+    "tests/unit/test_ffi.py",
+)
 # Markers the Windows run leaves out: Linux-only tests, and the Linux desktop stage's (a session
 # bus, Xvfb's tray, gnome-keyring).
 TEST_MARKERS = "not linux_only and not gui and not keyring and not slow"
@@ -362,6 +378,9 @@ def test(pytest_args: Sequence[str]) -> int:
                 "-m",
                 TEST_MARKERS,
                 *pytest_args,
+                # Tests named on the command line (kit.py test tests/unit/store) are run instead
+                # of the stage's own; options alone (-x, -k) apply to the stage's own.
+                *(() if any(a.startswith("tests") for a in pytest_args) else TEST_PATHS),
             ],
             env={
                 "QT_QPA_PLATFORM": "offscreen",  # as the release workflow's Windows job

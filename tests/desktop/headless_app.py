@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests import faketime
+from tests.support import faketime
 
 
 @dataclass

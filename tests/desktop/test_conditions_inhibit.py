@@ -12,7 +12,7 @@ from domi_desktop.platform.inhibit import sleep_inhibitor_for_platform
 from domi_desktop.platform.inhibit.base import NoInhibition
 from domi_desktop.platform.inhibit.linux import LogindSleepInhibitor
 from tests.desktop.harness import FakeLogind
-from tests.fakes import wait_for
+from tests.support.fakes import wait_for
 
 pytestmark = pytest.mark.gui
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.desktop.harness import Child, FakeLogind, Spawn
-from tests.fakes import wait_for
+from tests.support.fakes import wait_for
 
 pytestmark = [pytest.mark.gui, pytest.mark.linux_only]
 

@@ -27,11 +27,11 @@ from domi_desktop.cron import next_run, parse
 from domi_desktop.model import CommandAction, Monitor, Policies
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
-from tests import faketime
 from tests.desktop.harness import Child, FakeLogind, Spawn
-from tests.fakes import wait_for
-from tests.monitor.fake_healthchecks import FakeHealthchecks, Flip
-from tests.secrets.conftest import gnome_keyring, secret_service  # noqa: F401 (fixtures)
+from tests.support import faketime
+from tests.support.fakes import wait_for
+from tests.unit.monitor.fake_healthchecks import FakeHealthchecks, Flip
+from tests.unit.secrets.conftest import gnome_keyring, secret_service  # noqa: F401 (fixtures)
 
 pytestmark = [
     pytest.mark.keyring,

@@ -27,8 +27,8 @@ from tests.desktop.test_tray_app import (
     start_app,
     status,
 )
-from tests.fakes import wait_for
-from tests.processes import kill
+from tests.support.fakes import wait_for
+from tests.support.processes import kill
 
 WAIT = 60.0
 """Seconds a test waits for what it checks: generous, for loaded machines."""

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests import faketime
 from tests.desktop.harness import FakeLogind
 from tests.desktop.headless_app import App
+from tests.support import faketime
 
 pytestmark = [
     pytest.mark.gui,

@@ -17,7 +17,7 @@ import pytest
 
 from domi_desktop.frontdoor.rpc.instance import socket_name
 from tests.desktop.harness import Child, FakeDesktop, FakeLogind, Spawn
-from tests.fakes import wait_for
+from tests.support.fakes import wait_for
 
 pytestmark = pytest.mark.gui
 

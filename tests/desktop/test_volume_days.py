@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests import faketime
 from tests.desktop.harness import FakeLogind
 from tests.desktop.headless_app import App
 from tests.desktop.udisks import FakeUDisks2
+from tests.support import faketime
 
 pytestmark = [
     pytest.mark.gui,

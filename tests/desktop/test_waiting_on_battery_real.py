@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from tests import faketime
 from tests.desktop.harness import Child, FakeUPower, Spawn
 from tests.desktop.realdesktop import RealDunst, RealPanel
-from tests.fakes import wait_for
+from tests.support import faketime
+from tests.support.fakes import wait_for
 
 pytestmark = [
     pytest.mark.gui,

@@ -18,9 +18,9 @@ from domi_desktop.platform.wake.presence import LogindInputWatch, linux_input_wa
 from domi_desktop.platform.wake.sleeper import LogindSleeper, linux_sleeper
 from domi_desktop.runtime.waking import HOLD_WHY, WOKE_NOTE
 from domi_desktop.store import Store
-from tests import faketime
 from tests.desktop.harness import Child, FakeLogind, Spawn
-from tests.fakes import wait_for
+from tests.support import faketime
+from tests.support.fakes import wait_for
 
 pytestmark = [pytest.mark.gui, pytest.mark.linux_only]
 

@@ -1,7 +1,7 @@
 """The tray app on Windows with its real window, driven from outside as a user would: a second
 launch shows the Schedules window, the CLI adds a schedule over the named pipe, the window shows it.
 
-The Windows twin of tests/app/test_main_window.py's offscreen check that a schedule added through
+The Windows twin of tests/unit/app/test_main_window.py's offscreen check that a schedule added through
 the CLI shows without a refresh: here the app is the process a user starts, on Qt's Windows
 platform, and the window is a real Win32 one (under Wine too, which is 5-20x slower than Windows:
 every wait is for an event, with a deadline only a hang reaches).

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from domi_desktop.platform.wake.windows import WaitableTimerWakeAlarm
-from tests.wine import UNDER_WINE
+from tests.support.wine import UNDER_WINE
 
 pytestmark = pytest.mark.windows_only
 

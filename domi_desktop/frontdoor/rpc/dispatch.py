@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 requests to answers (SPEC §6): validation, batches, error codes. No Qt, no sockets.
+"""JSON-RPC 2.0 requests to answers (docs/protocol.md): validation, batches, error codes. No Qt, no sockets.
 
 The app's server feeds it lines from a client (a ``Peer``); a test feeds it lines directly and
 reads what it sends back, so every error code is checked without a socket.

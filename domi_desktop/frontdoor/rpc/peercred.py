@@ -1,9 +1,11 @@
-"""Who is at the other end of the app's socket: the CLI talks only to its own user's app.
+"""Who is at the other end of the app's socket: the CLI talks only to its own user's app, and the
+app answers only its own user's clients.
 
 The socket directory is private, but a name can still be squatted (another user's process, a
-copied socket, ``$XDG_RUNTIME_DIR`` pointing elsewhere); before sending anything the client asks
-the kernel who listens: ``SO_PEERCRED`` on Linux, ``getpeereid`` on macOS and the BSDs, and on
-Windows the named pipe server's process (``GetNamedPipeServerProcessId``) and its token's user SID.
+copied socket, ``$XDG_RUNTIME_DIR`` pointing elsewhere), and a directory's mode can be changed
+under a running app; so each side asks the kernel who is at the other end: ``SO_PEERCRED`` on
+Linux, ``getpeereid`` on macOS and the BSDs, and on Windows the named pipe's other process
+(``GetNamedPipeServerProcessId`` / ``GetNamedPipeClientProcessId``) and its token's user SID.
 """
 
 from __future__ import annotations
@@ -34,6 +36,20 @@ def check_unix_peer(sock: socket.socket, name: str) -> None:
             f"refusing to talk to {name}: it belongs to uid {uid}, not to you (uid {mine}); "
             "another user's process holds the app's socket name"
         )
+
+
+def unix_client_refused(descriptor: int) -> str | None:
+    """Why the client connected on ``descriptor`` is refused (another user's, or unknown);
+    None when it runs as us. The descriptor stays open."""
+    sock = socket.socket(fileno=descriptor)
+    try:
+        uid = peer_uid(sock)
+    except OSError as error:
+        return f"a client nobody can vouch for ({error})"
+    finally:
+        sock.detach()
+    mine = _my_uid()
+    return None if uid == mine else f"a client of uid {uid}, not of this user (uid {mine})"
 
 
 def _my_uid() -> int:
@@ -91,6 +107,17 @@ class WindowsUsers:
             self._fail("GetNamedPipeServerProcessId")
         return pid.value
 
+    def pipe_client_pid(self, handle: int) -> int:
+        pid = ctypes.c_ulong()
+        if not self._kernel32.GetNamedPipeClientProcessId(
+            ctypes.c_void_p(handle), ctypes.byref(pid)
+        ):
+            self._fail("GetNamedPipeClientProcessId")
+        return pid.value
+
+    def close(self, handle: int) -> None:
+        self._kernel32.CloseHandle(ctypes.c_void_p(handle))
+
     def user_sid(self, pid: int | None) -> str:
         """The string SID of the user running ``pid`` (``None``: this process)."""
         if pid is None:
@@ -141,6 +168,7 @@ class WindowsUsers:
 HANDLE, DWORD, BOOL = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32
 KERNEL32: dict[str, Signature] = {
     "GetNamedPipeServerProcessId": ((HANDLE, ctypes.POINTER(ctypes.c_ulong)), BOOL),
+    "GetNamedPipeClientProcessId": ((HANDLE, ctypes.POINTER(ctypes.c_ulong)), BOOL),
     "GetCurrentProcess": ((), HANDLE),
     "OpenProcess": ((DWORD, BOOL, DWORD), HANDLE),
     "CloseHandle": ((HANDLE,), BOOL),
@@ -176,3 +204,15 @@ def check_pipe_server(handle: int, name: str, users: WindowsUsers) -> None:
             f"refusing to talk to {name}: its server (pid {pid}) runs as {theirs}, not as you "
             f"({mine}); another user's process holds the app's pipe name"
         )
+
+
+def pipe_client_refused(handle: int, users: WindowsUsers) -> str | None:
+    """Why the client of the pipe instance ``handle`` is refused (another user's, or unknown);
+    None when its process's token is this user's."""
+    try:
+        pid = users.pipe_client_pid(handle)
+        theirs = users.user_sid(pid)
+        mine = users.user_sid(None)
+    except OSError as error:
+        return f"a client nobody can vouch for ({error})"
+    return None if theirs == mine else f"a client (pid {pid}) of {theirs}, not of this user"

@@ -1,4 +1,4 @@
-"""The app's JSON-RPC 2.0 dialect (SPEC §6): version, error codes, limits.
+"""The app's JSON-RPC 2.0 dialect (docs/protocol.md): version, error codes, limits.
 
 Imported by the server (Qt) and by the CLI's client (standard library only), so it imports nothing.
 

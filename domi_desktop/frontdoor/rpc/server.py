@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 over the app's local socket: one JSON value per line (SPEC §6, ``protocol``).
+"""JSON-RPC 2.0 over the app's local socket: one JSON value per line (``protocol``).
 
 Garbage, a client that disconnects mid-line or floods the socket never stops the app: every
 request is answered or the client is dropped, and nothing a client sends can raise out of here.
@@ -259,10 +259,27 @@ class _Listener(QLocalServer):
 
     def incomingConnection(self, socketDescriptor: int, /) -> None:
         """``socketDescriptor`` is the accepted socket's descriptor, or on Windows the pipe's
-        handle: the server's own connections serve it, never a ``QLocalSocket``."""
+        handle: the server's own connections serve it, never a ``QLocalSocket``. A client that
+        is not this user's is closed unanswered: the socket's directory is private, but its
+        mode is no promise (a user or a tool may change it)."""
         if sys.platform == "win32":
+            from domi_desktop.frontdoor.rpc.peercred import pipe_client_refused, windows_users
+
+            users = windows_users()
+            refused = pipe_client_refused(socketDescriptor, users)
+            if refused is not None:
+                users.close(socketDescriptor)
+                self._rpc.refused(refused)
+                return
             self._rpc.adopt(_PipeConnection(self._rpc, socketDescriptor))
         else:
+            from domi_desktop.frontdoor.rpc.peercred import unix_client_refused
+
+            refused = unix_client_refused(socketDescriptor)
+            if refused is not None:
+                os.close(socketDescriptor)
+                self._rpc.refused(refused)
+                return
             self._rpc.adopt(_UnixConnection(self._rpc, socketDescriptor))
 
 
@@ -291,6 +308,8 @@ class RpcServer(QObject):
         self._subscribers: list[Connection] = []
         """Oldest first."""
         self.dropped = 0
+        self.rejected = 0
+        """Clients refused: not this user's."""
 
     def listen(self, name: str) -> bool:
         self._name = name
@@ -366,6 +385,11 @@ class RpcServer(QObject):
                     self.dropped,
                 )
             victim.close()
+
+    def refused(self, why: str) -> None:
+        self.rejected += 1
+        if self.rejected % 100 == 1:
+            log.warning("the RPC socket refused %s (%d so far)", why, self.rejected)
 
     def subscribed(self, connection: Connection) -> None:
         """Keep subscribers to their share, dropping the oldest: event streams left behind (a

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domi_desktop.platform.conditions.dbuswatch import PROPERTIES, BusCaller, BusError, SignalWatch
+from domi_desktop.platform.dbus import PROPERTIES, BusCaller, BusError, SignalWatch
 from domi_desktop.scheduler.resources import ETHERNET
 
 NM = "org.freedesktop.NetworkManager"
@@ -64,7 +64,7 @@ class NetworkManagerNames:
     def start(self, on_change: Callable[[], None]) -> bool:
         self.stop()
         try:
-            self._watch = SignalWatch(RULES, on_change)
+            self._watch = SignalWatch(RULES, lambda _signal: on_change())
         except BusError as error:
             self.status = f"cannot watch the network names: {error}"
             return False

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domi_desktop.model import Volume
-from domi_desktop.platform.conditions.dbuswatch import PROPERTIES, BusCaller, BusError, SignalWatch
+from domi_desktop.platform.dbus import PROPERTIES, BusCaller, BusError, SignalWatch
 
 UDISKS = "org.freedesktop.UDisks2"
 UDISKS_PATH = "/org/freedesktop/UDisks2"
@@ -73,7 +73,7 @@ class UDisks2Reader:
     def start(self, on_change: Callable[[], None]) -> bool:
         self.stop()
         try:
-            self._watch = SignalWatch(RULES, on_change)
+            self._watch = SignalWatch(RULES, lambda _signal: on_change())
         except BusError as error:
             self.status = f"cannot watch the disks: {error}"
             return False

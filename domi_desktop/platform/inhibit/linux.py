@@ -7,24 +7,24 @@ its run (or a grandchild of it) cannot keep the machine awake.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 
-from PySide6.QtDBus import QDBusConnection, QDBusMessage, QDBusUnixFileDescriptor
-
+from domi_desktop.platform.dbus import (
+    LOGIND_MANAGER,
+    LOGIND_PATH,
+    LOGIND_SERVICE,
+    BusCaller,
+    BusError,
+    BusRefused,
+    system_bus_address,
+)
 from domi_desktop.platform.inhibit.base import NoInhibition
 from domi_desktop.ports import InhibitorHandle
 
-LOGIND_SERVICE = "org.freedesktop.login1"
-LOGIND_PATH = "/org/freedesktop/login1"
-LOGIND_MANAGER = "org.freedesktop.login1.Manager"
-DEFAULT_SYSTEM_BUS_ADDRESS = "unix:path=/var/run/dbus/system_bus_socket"
 WHO = "domi-desktop"
-CALL_TIMEOUT_MS = 2000
 
 _log = logging.getLogger("domi_desktop.platform.inhibit")
-_connection_ids = itertools.count(1)
 
 
 class FdInhibition:
@@ -46,9 +46,8 @@ class FdInhibition:
 
 
 class LogindSleepInhibitor:
-    """Asks logind on the bus at ``$DBUS_SYSTEM_BUS_ADDRESS`` as it is at each ``acquire`` (a private
-    connection each time, like the resume source: libdbus would keep a failed system bus forever).
-    The fd outlives the connection, so the connection is closed at once."""
+    """Asks logind on the bus at ``$DBUS_SYSTEM_BUS_ADDRESS`` as it is at each ``acquire``, on a
+    connection of its own, closed at once: the fd outlives it."""
 
     def __init__(self, mode: str = "block") -> None:
         """``mode``: ``block`` keeps the machine awake; ``delay`` only holds a sleep back until
@@ -58,13 +57,7 @@ class LogindSleepInhibitor:
         self._mode = mode
 
     def acquire(self, why: str) -> InhibitorHandle:
-        address = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS") or DEFAULT_SYSTEM_BUS_ADDRESS
-        name = f"domi-desktop-inhibit-{next(_connection_ids)}"
-        bus = QDBusConnection.connectToBus(address, name)
-        try:
-            fd = self._inhibit(bus, why)
-        finally:
-            QDBusConnection.disconnectFromBus(name)
+        fd = self._inhibit(why)
         if fd is None:
             _log.warning("cannot keep the machine awake for %s: %s", why, self.status)
             return NoInhibition()
@@ -72,20 +65,24 @@ class LogindSleepInhibitor:
         _log.info("sleep inhibited by logind (%s)", why)
         return FdInhibition(fd, why)
 
-    def _inhibit(self, bus: QDBusConnection, why: str) -> int | None:
-        if not bus.isConnected():
-            self.status = f"no system bus: {bus.lastError().message()}"
+    def _inhibit(self, why: str) -> int | None:
+        try:
+            with BusCaller(system_bus_address(), fds=True) as bus:
+                (handle,) = bus.call(
+                    LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "Inhibit", "ssss",
+                    "sleep", WHO, why, self._mode,
+                )  # fmt: skip
+        except BusRefused as error:
+            self.status = f"logind refused Inhibit: {error.name}: {error}"
             return None
-        call = QDBusMessage.createMethodCall(LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "Inhibit")
-        call.setArguments(["sleep", WHO, why, self._mode])
-        reply = bus.call(call, timeout=CALL_TIMEOUT_MS)
-        if reply.type() != QDBusMessage.MessageType.ReplyMessage:
-            self.status = f"logind refused Inhibit: {reply.errorName()}: {reply.errorMessage()}"
+        except BusError as error:
+            self.status = f"no logind to ask: {error}"
             return None
-        values = reply.arguments()
-        handle = values[0] if values else None
-        if not isinstance(handle, QDBusUnixFileDescriptor) or not handle.isValid():
-            self.status = f"logind's Inhibit returned no file descriptor: {values!r}"
+        except ValueError as error:  # no file descriptor in the answer
+            self.status = f"logind's Inhibit returned no file descriptor: {error}"
             return None
-        # The handle closes its own copy when it goes; ours stays until release.
-        return os.dup(handle.fileDescriptor())
+        raw = int(handle.to_raw_fd())
+        try:
+            return os.dup(raw)  # not inheritable, whatever the message's copy was
+        finally:
+            os.close(raw)

@@ -1,5 +1,5 @@
 """The session's unlock, for the ``at_unlock`` trigger: one source per OS behind ``ports.UnlockSource``
-(logind's ``Session.Unlock`` on Linux, ``WTS_SESSION_UNLOCK`` on Windows, the screen-unlocked
+(logind and the screen lockers on Linux, ``WTS_SESSION_UNLOCK`` on Windows, the screen-unlocked
 distributed notification on macOS)."""
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ class UnsupportedUnlockSource:
 
 def unlock_source_for_platform(platform: str = sys.platform) -> UnlockSource:
     if platform.startswith("linux"):
-        from domi_desktop.platform.session.linux import LogindUnlockSource
+        from domi_desktop.platform.session.linux import LinuxUnlockSource
 
-        return LogindUnlockSource()
+        return LinuxUnlockSource()
     if platform == "win32":
         from domi_desktop.platform.session.windows import SessionWindowUnlockSource
 

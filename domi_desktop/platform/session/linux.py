@@ -1,88 +1,159 @@
-"""Linux: logind's ``Unlock`` signal on this process's session object
-(``org.freedesktop.login1.Session``), found with ``GetSessionByPID``. Outside a logind session
-(started by a service manager, or no logind) there is no unlock to hear, and it says so."""
+"""Linux: the session's unlock, heard every way a desktop tells it.
+
+- logind's ``Session.Unlock`` signal, sent only when something calls the session's ``Unlock()``
+  (``loginctl unlock-session``);
+- the session's ``LockedHint`` going false (a ``PropertiesChanged`` on the system bus): GNOME Shell
+  and KDE's lockers call ``SetLockedHint``;
+- ``ActiveChanged(false)`` of ``org.freedesktop.ScreenSaver`` or ``org.gnome.ScreenSaver`` on the
+  session bus (GNOME, KDE, xfce4-screensaver, light-locker).
+
+One unlock may arrive as all three at once: it is reported once. A report comes when a lock was
+heard since the last one, or, for lockers that say nothing when they lock, when the last report is
+older than ``SAME_UNLOCK`` seconds.
+"""
 
 from __future__ import annotations
 
-import itertools
+import logging
 import os
+import threading
+import time
 from collections.abc import Callable
 
-from PySide6.QtCore import SLOT, QObject, Slot
-from PySide6.QtDBus import QDBusConnection
+from domi_desktop.platform.dbus import (
+    LOGIND_MANAGER,
+    LOGIND_PATH,
+    LOGIND_SERVICE,
+    PROPERTIES,
+    BusCaller,
+    BusError,
+    BusSignal,
+    SignalWatch,
+    session_bus_address,
+    system_bus_address,
+)
 
-from domi_desktop.platform.conditions.dbuswatch import BusCaller, BusError
+log = logging.getLogger(__name__)
 
-LOGIND_SERVICE = "org.freedesktop.login1"
-LOGIND_PATH = "/org/freedesktop/login1"
-LOGIND_MANAGER = "org.freedesktop.login1.Manager"
 SESSION = "org.freedesktop.login1.Session"
-DEFAULT_SYSTEM_BUS_ADDRESS = "unix:path=/var/run/dbus/system_bus_socket"
-_SLOT = "onUnlock()"
-
-_connection_ids = itertools.count(1)
+SCREENSAVERS = ("org.freedesktop.ScreenSaver", "org.gnome.ScreenSaver")
+SAME_UNLOCK = 5.0
 
 
-class LogindUnlockSource(QObject):
-    """On a private connection to ``$DBUS_SYSTEM_BUS_ADDRESS``, as the resume source."""
+class UnlockHeard:
+    """Folds the signals of locks and unlocks into one report per unlock; any thread may call."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+    def __init__(
+        self, on_unlock: Callable[[], None], monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._on_unlock = on_unlock
+        self._monotonic = monotonic
+        self._lock = threading.Lock()
+        self._locked = False
+        self._reported_at: float | None = None
+
+    def locked(self) -> None:
+        with self._lock:
+            self._locked = True
+
+    def unlocked(self, how: str) -> None:
+        with self._lock:
+            now = self._monotonic()
+            recent = self._reported_at is not None and now - self._reported_at < SAME_UNLOCK
+            if recent and not self._locked:
+                return
+            self._locked, self._reported_at = False, now
+        log.info("the session was unlocked (%s)", how)
+        self._on_unlock()
+
+
+class LinuxUnlockSource:
+    """Each watch is a thread of its own (``platform.dbus``): ``on_unlock`` is called there."""
+
+    def __init__(self) -> None:
         self.status = "not started"
-        self._on_unlock: Callable[[], None] | None = None
-        self._connection: tuple[str, str] | None = None
+        self._watches: list[SignalWatch] = []
 
     def start(self, on_unlock: Callable[[], None]) -> bool:
         self.stop()
-        address = os.environ.get("DBUS_SYSTEM_BUS_ADDRESS") or DEFAULT_SYSTEM_BUS_ADDRESS
-        name = f"domi-desktop-unlock-{next(_connection_ids)}"
-        bus = QDBusConnection.connectToBus(address, name)
-        path = self._session_path(bus)
-        if path is None:
-            QDBusConnection.disconnectFromBus(name)
-            return False
-        # A QObject slot named by SLOT(): PySide6 connects D-Bus signals to nothing else.
-        if not bus.connect(  # type: ignore[call-overload]
-            LOGIND_SERVICE, path, SESSION, "Unlock", self, SLOT(_SLOT)
-        ):
-            self.status = f"cannot listen to logind: {bus.lastError().message()}"
-            QDBusConnection.disconnectFromBus(name)
-            return False
-        self._connection = (name, path)
-        self._on_unlock = on_unlock
-        self.status = f"listening to logind Unlock of {path}"
-        return True
+        heard = UnlockHeard(on_unlock)
+        said: list[str] = []
+        path = self._session_path(said)
+        if path is not None:
+            rules = [
+                {"path": path, "interface": SESSION, "member": "Unlock"},
+                {"path": path, "interface": SESSION, "member": "Lock"},
+                {"path": path, "interface": PROPERTIES, "member": "PropertiesChanged"},
+            ]
+            self._watch(rules, lambda signal: _from_logind(heard, signal), None, said, path)
+        session_bus = session_bus_address()
+        if session_bus is None:
+            said.append("no session bus: screen lockers are not heard")
+        else:
+            rules = [{"interface": name, "member": "ActiveChanged"} for name in SCREENSAVERS]
+            self._watch(
+                rules, lambda signal: _from_locker(heard, signal), session_bus, said, "lockers"
+            )
+        self.status = "; ".join(said)
+        return bool(self._watches)
 
-    def _session_path(self, bus: QDBusConnection) -> str | None:
-        if not bus.isConnected():
-            self.status = f"no system bus (logind unavailable): {bus.lastError().message()}"
-            return None
-        # Over jeepney: QtDBus in PySide6 would send the pid as a signed ``i`` and be refused.
+    def _watch(
+        self,
+        rules: list[dict[str, str]],
+        on_signal: Callable[[BusSignal], None],
+        address: str | None,
+        said: list[str],
+        what: str,
+    ) -> None:
         try:
-            with BusCaller() as caller:
+            self._watches.append(SignalWatch(rules, on_signal, address, "domi-unlock-watch"))
+        except BusError as error:
+            said.append(f"cannot listen for {what}: {error}")
+            return
+        if what == "lockers":
+            said.append("listening to the screen lockers' ActiveChanged")
+        else:
+            said.append(f"listening to logind's Unlock and LockedHint of {what}")
+
+    @staticmethod
+    def _session_path(said: list[str]) -> str | None:
+        try:
+            with BusCaller(system_bus_address()) as caller:
                 (path,) = caller.call(
                     LOGIND_SERVICE, LOGIND_PATH, LOGIND_MANAGER, "GetSessionByPID", "u",
                     os.getpid(),
                 )  # fmt: skip
         except BusError as error:
-            self.status = f"not in a logind session, so no unlock to hear: {error}"
+            said.append(f"not in a logind session: {error}")
             return None
         return str(path)
 
     def stop(self) -> None:
-        if self._connection is not None:
-            name, path = self._connection
-            # Unhook the slot before the connection goes: a signal in flight must not reach a
-            # freed object.
-            QDBusConnection(name).disconnect(  # type: ignore[call-overload]
-                LOGIND_SERVICE, path, SESSION, "Unlock", self, SLOT(_SLOT)
-            )
-            QDBusConnection.disconnectFromBus(name)
-        self._connection = None
-        self._on_unlock = None
+        watches, self._watches = self._watches, []
+        for watch in watches:
+            watch.stop()
 
-    @Slot()
-    def onUnlock(self) -> None:
-        """Called by QtDBus only."""
-        if self._on_unlock is not None:
-            self._on_unlock()
+
+def _from_logind(heard: UnlockHeard, signal: BusSignal) -> None:
+    if signal.member == "Unlock":
+        heard.unlocked("logind Unlock")
+    elif signal.member == "Lock":
+        heard.locked()
+    elif signal.member == "PropertiesChanged" and signal.body and signal.body[0] == SESSION:
+        changed = signal.body[1] if len(signal.body) > 1 else {}
+        hint = changed.get("LockedHint") if isinstance(changed, dict) else None
+        if hint is not None:
+            locked = bool(hint[1])
+            if locked:
+                heard.locked()
+            else:
+                heard.unlocked("logind LockedHint")
+
+
+def _from_locker(heard: UnlockHeard, signal: BusSignal) -> None:
+    if signal.member != "ActiveChanged" or not signal.body:
+        return
+    if signal.body[0]:
+        heard.locked()
+    else:
+        heard.unlocked(f"{signal.interface} ActiveChanged")

@@ -1,0 +1,68 @@
+"""A job the warden stopped (the app froze past its leases) and that no other machine took over is
+recorded as the warden's doing and run once more, as a take-over would have."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from domi_desktop.actions import warden
+from domi_desktop.model import WARDEN_STOPPED, CommandAction, Policies, RunStatus, Trigger
+from domi_desktop.runtime.engine import Runtime
+from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.store import Store
+from tests.support.fakes import FakeClock, FakeLoop
+
+START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store.open(tmp_path / "data", now=START)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def unrenewed() -> Iterator[warden.Warden]:
+    """A warden whose leases are never renewed: the app is as good as frozen."""
+    keeper = warden.Warden.start(2.0)
+    warden.install(keeper)
+    yield keeper
+    warden.install(None)
+    keeper.close()
+
+
+def test_a_job_the_warden_stopped_is_recorded_so_and_run_once_more(
+    store: Store, tmp_path: Path, unrenewed: warden.Warden
+) -> None:
+    clock = FakeClock(START)
+    loop = FakeLoop(clock)
+    runtime = Runtime(store, clock, loop, MemorySecretStore({}))
+    # The first run waits to be stopped; the one after it ends at once.
+    once = (
+        "import pathlib, sys, time; p = pathlib.Path(sys.argv[1]);"
+        " p.exists() or p.touch() or time.sleep(120)"
+    )
+    action = CommandAction(argv=(sys.executable, "-c", once, str(tmp_path / "ran-once")))
+    job = store.create_schedule("job", "0 11 * * *", "UTC", action, Policies(), now=START)
+    try:
+        runtime.start()
+        runtime.run_now(job.id)
+
+        def ended() -> bool:
+            runs = store.runs(schedule_id=job.id)
+            return len(runs) == 2 and all(r.status is not RunStatus.running for r in runs)
+
+        loop.drain(ended, timeout=60)
+    finally:
+        runtime.stop(wait=5)
+    first, again = sorted(store.runs(schedule_id=job.id), key=lambda run: run.id)
+    assert (first.status, first.reason) == (RunStatus.interrupted, WARDEN_STOPPED)
+    assert (again.trigger, again.resumed_from, again.status) == (
+        Trigger.resumed, first.id, RunStatus.succeeded,
+    )  # fmt: skip
