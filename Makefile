@@ -154,11 +154,11 @@ $(PYINSTALLER_STAMP): $(STAMP)
 	@touch $@
 
 # The Linux bundle dist/domi-desktop/ and dist/domi-desktop-<version>-linux-<arch>.tar.gz.
-package: $(PYINSTALLER_STAMP) ## build the Linux bundle and its tarball in dist/
+package: $(PYINSTALLER_STAMP) ## build the Linux bundle, its tarball, the .deb and a signed apt repository in dist/
 	PYTHON=$(CURDIR)/$(PY) packaging/build_linux.sh
 
 # Builds the bundle in a temp dir and checks it: env -i, --version, preview, --headless, keyring, size.
-package-test: $(PYINSTALLER_STAMP) ## build the Linux bundle in a temp dir and check it
+package-test: $(PYINSTALLER_STAMP) ## build them in a temp dir; check them, the .deb in a Debian 12 root, pipx, the .dmg check
 	PACKAGE_TEST=1 $(PY) -m pytest -q -m slow -p no:cacheprovider tests/packaging
 
 clean: ## remove the venv, build outputs and caches
