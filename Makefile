@@ -19,7 +19,8 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	dunst xfce4-panel xfwm4 xfconf xdotool x11-utils faketime libfaketime postgresql systemd systemd-journal-remote util-linux \
 	libcap2-bin e2fsprogs mount \
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei imagemagick lxqt-panel \
-	pipx shellcheck
+	pipx shellcheck dpkg-dev apt-utils gpg gpg-agent lintian mmdebstrap icu-devtools gcc \
+	7zip genisoimage
 
 .PHONY: help run test system-deps venv lint lint-fast actionlint test-headless test-desktop \
 	test-sleeplab test-windows test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
@@ -168,11 +169,11 @@ $(PYINSTALLER_STAMP): $(STAMP)
 	@touch $@
 
 # The Linux bundle dist/domi-desktop/ and dist/domi-desktop-<version>-linux-<arch>.tar.gz.
-package: $(PYINSTALLER_STAMP) ## build the Linux bundle and its tarball in dist/
+package: $(PYINSTALLER_STAMP) ## build the Linux bundle, its tarball, the .deb and a signed apt repository in dist/
 	PYTHON=$(CURDIR)/$(PY) packaging/build_linux.sh
 
 # Builds the bundle in a temp dir and checks it: env -i, --version, preview, --headless, keyring, size.
-package-test: $(PYINSTALLER_STAMP) ## build the Linux bundle in a temp dir and check it
+package-test: $(PYINSTALLER_STAMP) ## build them in a temp dir; check them, the .deb in a Debian 12 root, pipx, the .dmg check
 	PACKAGE_TEST=1 $(PY) -m pytest -q -m slow -p no:cacheprovider tests/packaging
 
 clean: ## remove the venv, build outputs and caches

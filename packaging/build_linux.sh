@@ -7,6 +7,10 @@
 #   dist/domi-desktop/                                    the PyInstaller bundle (run domi-desktop in it)
 #   dist/domi-desktop-<version>-linux-<arch>.tar.gz       the bundle, a .desktop file, the icons,
 #                                                         install.sh and uninstall.sh
+#   dist/domi-desktop_<version>-1_<arch>.deb              the bundle as a Debian package
+#                                                         (packaging/linux/build_deb.py)
+#   dist/apt/                                             a signed flat apt repository of it
+#                                                         (packaging/linux/apt_repo.py)
 # Environment:
 #   PYTHON     the interpreter with the app and PyInstaller installed (default .venv/bin/python,
 #              else python3)
@@ -52,8 +56,29 @@ if command -v pigz >/dev/null; then GZIP_PROGRAM=pigz; fi # the same bytes' form
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="$MTIME" \
   -C "$BUILD_DIR/stage" --use-compress-program="$GZIP_PROGRAM" -cf "$TARBALL" "$NAME"
 
+# The .deb (from this very bundle) and a signed flat apt repository of it, where dpkg-deb exists.
+# The repository is signed by DOMI_APT_KEY in DOMI_APT_GNUPGHOME when given (a release), else by
+# a throw-away key made in $BUILD_DIR/gnupg now (its public half is in the repository).
+DEB=""
+if command -v dpkg-deb >/dev/null && command -v apt-ftparchive >/dev/null && command -v gpg >/dev/null; then
+  echo "== .deb and apt repository"
+  DEB=$("$PYTHON" "$PACKAGING/linux/build_deb.py" --bundle "$BUNDLE" --icons "$BUILD_DIR/icons/png" \
+    --out "$DIST_DIR")
+  rm -rf "$DIST_DIR/apt"
+  if [[ -n "${DOMI_APT_KEY:-}" ]]; then
+    "$PYTHON" "$PACKAGING/linux/apt_repo.py" --repo "$DIST_DIR/apt" \
+      --gnupghome "${DOMI_APT_GNUPGHOME:-${GNUPGHOME:-$HOME/.gnupg}}" --key "$DOMI_APT_KEY" "$DEB"
+  else
+    rm -rf "$BUILD_DIR/gnupg"
+    "$PYTHON" "$PACKAGING/linux/apt_repo.py" --repo "$DIST_DIR/apt" --gnupghome "$BUILD_DIR/gnupg" "$DEB"
+  fi
+else
+  echo "== no .deb: dpkg-deb, apt-ftparchive (apt-utils) or gpg is missing"
+fi
+
 finished=$(date +%s.%N)
 echo "== done in $(awk -v a="$started" -v b="$finished" 'BEGIN { printf "%.1f", b - a }') s"
 echo "bundle   $BUNDLE ($(du -sh "$BUNDLE" | cut -f1))"
 echo "tarball  $TARBALL ($(du -h "$TARBALL" | cut -f1))"
+if [[ -n $DEB ]]; then echo "deb      $DEB ($(du -h "$DEB" | cut -f1)), repository $DIST_DIR/apt"; fi
 echo "smoke test: $PYTHON $PACKAGING/smoke_test.py $BUNDLE/domi-desktop"

@@ -11,7 +11,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-PATTERNS = ("*.tar.gz", "*.dmg", "*.zip", "*-setup.exe")
+PATTERNS = ("*.tar.gz", "*.deb", "*.dmg", "*.zip", "*-setup.exe")
 
 
 def sha256(path: Path) -> str:

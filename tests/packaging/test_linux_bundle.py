@@ -65,30 +65,8 @@ class Built:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, figures: list[str]) -> Built:
-    given = os.environ.get("DOMI_PACKAGE_DIST")
-    seconds: float | None = None
-    if given:
-        dist = Path(given).resolve()
-    else:
-        if importlib.util.find_spec("PyInstaller") is None:
-            pytest.fail(f"PyInstaller is not installed for {sys.executable}: make package-test")
-        work = tmp_path_factory.mktemp("package")
-        dist = work / "dist"
-        env = {
-            **os.environ,
-            "PYTHON": sys.executable,
-            "DIST_DIR": str(dist),
-            "BUILD_DIR": str(work / "build"),
-        }
-        started = time.monotonic()
-        done = subprocess.run(
-            ["bash", str(ROOT / "packaging/build_linux.sh")],
-            env=env, capture_output=True, text=True, timeout=1200, check=False,
-        )  # fmt: skip
-        seconds = time.monotonic() - started
-        assert done.returncode == 0, f"build failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
-        figures.append(f"build_linux.sh took {seconds:.1f} s")
+def built(linux_dist: tuple[Path, float | None]) -> Built:
+    dist, seconds = linux_dist
     tarballs = sorted(dist.glob(f"domi-desktop-{__version__}-linux-*.tar.gz"))
     assert (dist / "domi-desktop/domi-desktop").is_file(), f"no bundle in {dist}"
     assert len(tarballs) == 1, f"expected one tarball in {dist}, found {tarballs}"
