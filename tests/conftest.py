@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import settings
 
-from domi_desktop.cron import set_local_resolver
 from domi_desktop.platform.timezone import install_os_zone
 from tests.support import pg
 
@@ -73,10 +72,11 @@ def postgresql_dsn() -> Iterator[str]:
 @pytest.fixture(autouse=True)
 def local_is_the_os_zone() -> Iterator[None]:
     """``local`` is the OS zone in every test, as the entry points make it; a test may install
-    another resolver over it."""
+    another resolver over it. Put back after the test too: a window's queued events (a language
+    change) may still be delivered while fixtures end."""
     install_os_zone()
     yield
-    set_local_resolver(None)
+    install_os_zone()
 
 
 @pytest.fixture

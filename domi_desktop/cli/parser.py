@@ -14,7 +14,8 @@ from types import ModuleType
 from domi_desktop import __version__
 from domi_desktop.cli.arguments import text_path
 from domi_desktop.cli.exits import EXIT_USAGE
-from domi_desktop.cli.monitor_options import add_monitor_command, add_monitor_options
+from domi_desktop.cli.job_options import add_job_options
+from domi_desktop.cli.monitor_options import add_monitor_command
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ def _schedule(subcommands: Subcommands) -> None:
     )
     add.add_argument("name", metavar="NAME")
     add.add_argument("--cron", required=True, metavar="EXPR")
-    _job_options(add, editing=False)
+    add_job_options(add, editing=False)
     add.set_defaults(handler=TAKES_COMMAND[0])
     listing = actions.add_parser("list", help="all schedules with their next fire")
     listing.add_argument("--json", action="store_true")
@@ -216,7 +217,7 @@ def _schedule(subcommands: Subcommands) -> None:
     edit.add_argument("id", type=int, metavar="ID")
     edit.add_argument("--name")
     edit.add_argument("--cron", metavar="EXPR")
-    _job_options(edit, editing=True)
+    add_job_options(edit, editing=True)
     edit.set_defaults(handler=TAKES_COMMAND[1])
     for verb, handler, text in (
         ("rm", "schedules.remove_schedule", "remove a schedule and its history"),
@@ -389,116 +390,3 @@ COMMANDS: dict[str, Callable[[Subcommands], None]] = {
 
 TAKES_COMMAND = ("schedules.add_schedule", "schedules.edit_schedule")
 """The handlers of the commands that take ``-- COMMAND [ARG...]``."""
-
-
-def _job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
-    parser.add_argument("--tz", help="IANA zone or 'local'" + ("" if editing else " (default)"))
-    parser.add_argument("--env", action="append", default=[], metavar="K=V")
-    parser.add_argument("--secret-env", action="append", default=[], metavar="K=SECRET")
-    parser.add_argument("--cwd", metavar="DIR")
-    parser.add_argument("--shell", action="store_true", help="the command is one shell line")
-    parser.add_argument("--http", metavar="URL", help="an HTTP request instead of a command")
-    parser.add_argument("--method", help="HTTP method (default GET)")
-    parser.add_argument("--header", action="append", default=[], metavar="K=V")
-    parser.add_argument("--secret-header", action="append", default=[], metavar="K=SECRET")
-    parser.add_argument("--body", help="HTTP request body")
-    parser.add_argument("--overlap", choices=("skip", "queue", "parallel", "replace"))
-    parser.add_argument("--catch-up", choices=("latest", "skip"))
-    parser.add_argument("--catch-up-within", type=float, metavar="SEC")
-    parser.add_argument("--timeout", type=float, metavar="SEC")
-    parser.add_argument("--retries", type=int, metavar="N")
-    parser.add_argument("--jitter", type=float, metavar="SEC")
-    parser.add_argument(
-        "--notes",
-        metavar="TEXT",
-        help="your notes on the schedule: why it exists, whom to call"
-        + (" ('' clears them)" if editing else ""),
-    )
-    _condition_options(parser)
-    _placement_options(parser)
-    add_monitor_options(parser)
-    wake = parser.add_mutually_exclusive_group()
-    wake.add_argument(
-        "--wake",
-        dest="wake_to_run",
-        action="store_const",
-        const=True,
-        help="wake the computer from sleep to run it (then let it sleep again)",
-    )
-    wake.add_argument("--no-wake", dest="wake_to_run", action="store_const", const=False)
-    parser.add_argument("--json", action="store_true")
-    parser.set_defaults(command=[])
-
-
-def _condition_options(parser: argparse.ArgumentParser) -> None:
-    """Conditions and alerts: each given one changes only itself on ``edit``."""
-    group = parser.add_argument_group("conditions and alerts")
-    network = group.add_mutually_exclusive_group()
-    network.add_argument(
-        "--requires-network",
-        dest="requires_network",
-        action="store_const",
-        const=True,
-        help="wait for the network (HTTP jobs do by default)",
-    )
-    network.add_argument(
-        "--no-network",
-        dest="requires_network",
-        action="store_const",
-        const=False,
-        help="do not wait for the network, even for HTTP",
-    )
-    group.add_argument("--unmetered-only", action="store_const", const=True)
-    group.add_argument(
-        "--metered-after",
-        type=float,
-        metavar="DAYS",
-        help="with --unmetered-only: metered is fine after DAYS without a success",
-    )
-    group.add_argument("--on-ac-power", action="store_const", const=True)
-    group.add_argument("--min-battery", type=int, metavar="PCT")
-    group.add_argument("--wait-at-most", type=float, metavar="SEC")
-    group.add_argument("--on-deadline", choices=("run", "skip"))
-    group.add_argument("--stop-if-lost", action="store_const", const=True)
-    group.add_argument("--keep-awake", action="store_const", const=True)
-    group.add_argument(
-        "--volume",
-        metavar="LABEL|UUID=…",
-        help="wait for this disk to be mounted; the job finds it at $DOMI_VOLUME_PATH ('' none)",
-    )
-    group.add_argument("--network-name", metavar="SSID|ethernet", help="wait for this network")
-    group.add_argument("--path-exists", metavar="PATH", help="wait until PATH exists")
-    session = parser.add_argument_group("session triggers: run also at these moments")
-    for flag in ("--at-login", "--at-unlock", "--on-resume", "--before-sleep"):
-        session.add_argument(flag, action=argparse.BooleanOptionalAction)
-    session.add_argument(
-        "--min-interval", type=float, metavar="SEC", help="at most once per SEC by a trigger"
-    )
-    group.add_argument("--notify-every", type=int, metavar="N")
-    group.add_argument("--auto-pause-after", type=int, metavar="K")
-    group.add_argument("--stale-after", type=float, metavar="SEC")
-
-
-def _placement_options(parser: argparse.ArgumentParser) -> None:
-    """Where the schedule may run when machines share a store (``--store postgresql://…``)."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument(
-        "--run-on",
-        action="append",
-        metavar="MACHINE",
-        help="run only on this machine (repeat for several)",
-    )
-    where.add_argument(
-        "--first-awake",
-        dest="placement",
-        action="store_const",
-        const="first_awake",
-        help="the first machine awake runs it",
-    )
-    where.add_argument(
-        "--run-anywhere",
-        dest="placement",
-        action="store_const",
-        const="anywhere",
-        help="any machine runs it (the default)",
-    )

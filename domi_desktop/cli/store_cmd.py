@@ -65,9 +65,15 @@ def restore(args: argparse.Namespace) -> int:
         raise UsageError(
             "store restore puts back a SQLite file; a shared store has its own backups"
         )
-    restored = put_back(args.data_dir, Path(args.file), now=SystemClock().now())
-    print(f"restored {restored.schedules} schedule(s) from {args.file}; the database as it was "
-          f"is kept as {restored.kept}")  # fmt: skip
+    from domi_desktop.cli.render import printable
+    from domi_desktop.errors import StoreError
+
+    try:
+        restored = put_back(args.data_dir, Path(args.file), now=SystemClock().now())
+    except StoreError as error:
+        raise StoreError(f"cannot restore {printable(args.file)}: {error}") from None
+    print(f"restored {restored.schedules} schedule(s) from {printable(args.file)}; the database "
+          f"as it was is kept as {printable(restored.kept)}")  # fmt: skip
     return 0
 
 

@@ -39,14 +39,19 @@ class Restored:
 
 
 def restore(data_dir: str | Path | None, source: Path, *, now: datetime) -> Restored:
-    """Put the backup ``source`` in place of the data dir's database; ``StoreError`` naming
-    what is wrong (and nothing changed) when ``source`` cannot be used."""
+    """Put the backup ``source`` in place of the data dir's database; ``StoreError`` saying
+    what is wrong with it (and nothing changed) when ``source`` cannot be used. The caller
+    names ``source``: only it knows how to show a name to its reader."""
     from domi_desktop.store import Store
 
     directory = resolve_data_dir(data_dir)
     live = directory / DB_FILENAME
-    if not source.is_file():
-        raise StoreError(f"cannot restore {source}: no such file")
+    try:
+        found = source.is_file()
+    except OSError as error:  # a name longer than the OS takes
+        raise StoreError(error.strerror or str(error)) from None
+    if not found:
+        raise StoreError("no such file")
     if not live.exists():
         raise StoreError(f"nothing to restore into: {live} does not exist")
     with tempfile.TemporaryDirectory(dir=directory, prefix=".restore-") as scratch:
@@ -56,9 +61,7 @@ def restore(data_dir: str | Path | None, source: Path, *, now: datetime) -> Rest
             with _connect(source, read_only=True) as backup, _connect(checked) as copy:
                 backup.backup(copy)
         except sqlite3.Error as error:
-            raise StoreError(
-                f"cannot restore {source}: not a database SQLite reads ({error})"
-            ) from None
+            raise StoreError(f"not a database SQLite reads ({error})") from None
         # Checked and brought to this release's schema as the app would open it.
         with Store.open(scratch, now=now) as opened:
             schedules = opened.count_schedules()
