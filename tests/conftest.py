@@ -81,10 +81,12 @@ def local_is_the_os_zone() -> Iterator[None]:
 
 @pytest.fixture
 def core_app() -> Iterator[QCoreApplication]:
-    """The process's Qt application (a core one, made if none is yet), for tests that turn a
-    Qt loop without widgets."""
+    """The process's Qt application, for tests that turn a Qt loop without widgets. Made as
+    pytest-qt's ``qapp`` would make it (a ``QApplication``): a later widget test in the same
+    process cannot use a core-only one, whatever order the tests run in."""
     from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QApplication
 
-    instance = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    instance = QCoreApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(instance, QCoreApplication)
     yield instance

@@ -17,6 +17,7 @@ from domi_desktop.actions import warden
 from domi_desktop.events import Event, FireEvent, LateFire, RunFinished, StoreProblem
 from domi_desktop.model import WARDEN_STOPPED, FireClaim, Overlap, RunStatus, Schedule, SkipReason
 from domi_desktop.ports import Clock
+from domi_desktop.runtime.lanes import Admission, admission
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision
 from domi_desktop.store import Store
@@ -110,16 +111,15 @@ def plan_claims(
     for decision in decisions:
         schedule = schedule_of(decision.schedule_id)
         key = key_of(schedule)
-        overlap = schedule.policies.overlap
         running, waiting = future.busy(key)
-        reason = decision.skip_reason
-        if (reason is None and running) and (
-            overlap is Overlap.skip or (overlap is Overlap.queue and waiting)
-        ):
-            reason = SkipReason.busy
-        queued = reason is None and running and overlap is Overlap.queue
+        reason, queued = decision.skip_reason, False
         if reason is None:
-            future.take(key, queued)
+            admitted = admission(schedule.policies.overlap, running, waiting, may_queue=True)
+            if admitted is Admission.busy:
+                reason = SkipReason.busy
+            else:
+                queued = admitted is Admission.queue
+                future.take(key, queued)
         start_now = reason is None and not queued and decision.delay.total_seconds() <= 0
         pending.append(Pending(decision, schedule, reason, queued, start_now))
     return pending

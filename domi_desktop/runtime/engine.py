@@ -23,7 +23,6 @@ from domi_desktop.events import Event, RunFinished, RunWaiting, WakeDecided
 from domi_desktop.model import (
     Alerts,
     FireOutcome,
-    Overlap,
     Run,
     RunStatus,
     Schedule,
@@ -47,7 +46,7 @@ from domi_desktop.runtime.catchup import (
 from domi_desktop.runtime.changes import ChangeFeed
 from domi_desktop.runtime.gates import ConditionKeeper
 from domi_desktop.runtime.jobs import settle_orphans
-from domi_desktop.runtime.lanes import REPLACED, Active, Lane, Lanes, lane_key
+from domi_desktop.runtime.lanes import Active, Admission, Lane, Lanes, lane_key
 from domi_desktop.runtime.leases import LeaseKeeper
 from domi_desktop.runtime.manual import ManualRuns
 from domi_desktop.runtime.placement import UNREACHABLE, PlacedSource
@@ -241,10 +240,18 @@ class Runtime:
         late, burst = decided_late(pending), self.keeper.burst_of(pending)
         if late or burst is not None:
             self._emit(WakeDecided(reason, late, burst))
-        self.recorder.submit(
-            partial(write_wake, pending, self.clock, self.store),
-            lambda outcome: self._claimed(pending, outcome, done),
-        )
+        reserved = [
+            (self.lanes.reserve(each.schedule), lane_key(each.schedule))
+            for each in pending
+            if each.reason is None and each.hold is None and not each.queued
+        ]
+
+        def written(outcome: WakeWrite | Exception) -> None:
+            for lane, key in reserved:
+                self.lanes.recorded(lane, key)
+            self._claimed(pending, outcome, done)
+
+        self.recorder.submit(partial(write_wake, pending, self.clock, self.store), written)
 
     def _claimed(
         self,
@@ -315,11 +322,7 @@ class Runtime:
         if queued:
             lane.waiting = active
             return
-        if active.schedule.policies.overlap is Overlap.replace:
-            for other in lane.running.values():
-                if other.handle is not None:
-                    other.handle.stop(REPLACED)
-        self.lanes.run(lane, active)
+        self.lanes.start(lane, active, replacing=True)
 
     def _begin(self, active: Active, pending: Pending, leased_at: datetime | None) -> None:
         """Launch a claimed fire; ``leased_at``: when its start was written with the claim, if
@@ -464,13 +467,14 @@ class Runtime:
         return self._source.known
 
     def lane_free(self, schedule: Schedule) -> bool:
-        lane = self.lanes.get(lane_key(schedule))
-        return lane is None or not lane.busy or schedule.policies.overlap is Overlap.parallel
+        # A run that waited for its conditions waits on for a busy lane: it stops nothing.
+        admitted = self.lanes.admit(schedule, may_queue=False, may_replace=False)
+        return admitted is Admission.start
 
     def launch_held(
         self, run_id: int, schedule: Schedule, trigger: Trigger, now: datetime, log_path: Path
     ) -> None:
         """A waiting run whose row has just turned ``running``: its action starts."""
         active = Active(run_id, schedule, trigger, started_at=now)
-        self.lanes.run(self.lanes.setdefault(lane_key(schedule), Lane()), active)
+        self.lanes.start(self.lanes.setdefault(lane_key(schedule), Lane()), active, replacing=False)
         self.run_action(active, log_path, now)

@@ -1,16 +1,43 @@
 """The runtime's bookkeeping of runs in progress: one lane per concurrency key, holding the runs
-that are running and at most one waiting for them (``Overlap.queue``)."""
+that are running and at most one waiting for them (``Overlap.queue``), and the one overlap rule
+every start passes (``admission``): a wake's fire, a Run now, a session trigger's run, a run whose
+conditions came. A lane is busy from the moment a start is decided, not from its record: the
+recorder may take seconds (another program holding the database's write lock), and a start
+decided in between must see the first."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import Enum
 
 from domi_desktop.actions import RunningAction
 from domi_desktop.events import FireEvent
-from domi_desktop.model import Schedule, Trigger
+from domi_desktop.model import Overlap, Schedule, Trigger
 
 REPLACED = "stopped: replaced by a newer run"
+
+
+class Admission(Enum):
+    start = "start"
+    queue = "queue"
+    """It waits in its lane for the running run (``Overlap.queue``)."""
+    busy = "busy"
+    """Not started: its lane is busy."""
+
+
+def admission(
+    overlap: Overlap, running: bool, waiting: bool, *, may_queue: bool, may_replace: bool = True
+) -> Admission:
+    """Whether a start goes ahead beside a lane's runs: ``running``, the lane has a run running
+    or decided; ``waiting``, one queued behind it. ``may_queue``: the start can wait in the lane
+    (a wake's fire can; a Run now answers at once, and a run released by its conditions waits on
+    as it is). ``may_replace``: it may stop the running ones (``Overlap.replace``)."""
+    if not running or overlap is Overlap.parallel or (overlap is Overlap.replace and may_replace):
+        return Admission.start
+    if overlap is Overlap.queue and may_queue and not waiting:
+        return Admission.queue
+    return Admission.busy
 
 
 @dataclass
@@ -32,8 +59,8 @@ class Lane:
     running: dict[int, Active] = field(default_factory=dict)
     waiting: Active | None = None
     recording: int = 0
-    """Manual and resumed runs handed to the recorder, not on record yet: as busy as running
-    ones, or a wake in between would start a second copy beside them."""
+    """Starts decided and handed to the recorder, not on record yet (a wake's fires, manual,
+    triggered and resumed runs): as busy as running ones."""
 
     @property
     def busy(self) -> bool:
@@ -51,9 +78,41 @@ class Lanes(dict[str, Lane]):
         super().__init__()
         self._running: dict[int, Active] = {}
 
+    def admit(self, schedule: Schedule, *, may_queue: bool, may_replace: bool = True) -> Admission:
+        lane = self.get(lane_key(schedule))
+        if lane is None:
+            return Admission.start
+        return admission(
+            schedule.policies.overlap,
+            lane.busy,
+            lane.waiting is not None,
+            may_queue=may_queue,
+            may_replace=may_replace,
+        )
+
+    def reserve(self, schedule: Schedule) -> Lane:
+        """The schedule's lane, busy with one more start on its way to the record."""
+        lane = self.setdefault(lane_key(schedule), Lane())
+        lane.recording += 1
+        return lane
+
+    def recorded(self, lane: Lane, key: str) -> None:
+        """A reserved start is on record (or failed to be): a lane left idle goes."""
+        lane.recording -= 1
+        if not lane.busy and lane.waiting is None and self.get(key) is lane:
+            del self[key]
+
     def run(self, lane: Lane, active: Active) -> None:
         lane.running[active.run_id] = active
         self._running[active.run_id] = active
+
+    def start(self, lane: Lane, active: Active, *, replacing: bool) -> None:
+        """``active`` runs in ``lane``; ``replacing``: the runs there are stopped for it."""
+        if replacing and active.schedule.policies.overlap is Overlap.replace:
+            for other in lane.running.values():
+                if other.handle is not None:
+                    other.handle.stop(REPLACED)
+        self.run(lane, active)
 
     def end(self, lane: Lane, run_id: int) -> Active | None:
         self._running.pop(run_id, None)

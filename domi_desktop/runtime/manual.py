@@ -16,9 +16,9 @@ from typing import Protocol
 from domi_desktop.actions import ActionResult
 from domi_desktop.errors import BusyError, DomiError
 from domi_desktop.events import Event
-from domi_desktop.model import Overlap, RunStatus, Trigger
+from domi_desktop.model import RunStatus, Trigger
 from domi_desktop.ports import Clock
-from domi_desktop.runtime.lanes import REPLACED, Active, Lane, Lanes, lane_key, manual_event
+from domi_desktop.runtime.lanes import Active, Admission, Lanes, lane_key, manual_event
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.store import Store
 from domi_desktop.store.claims import Start
@@ -99,32 +99,24 @@ class ManualRuns:
             answer(error)
             return
         key = lane_key(schedule)
-        lane = self._rt.lanes.setdefault(key, Lane())
-        overlap = schedule.policies.overlap
-        asked = trigger not in (Trigger.resumed,)
-        if asked and lane.busy and overlap in (Overlap.skip, Overlap.queue):
-            answer(
-                BusyError(f"{schedule.name} is still running (if still running: {overlap.value})")
-            )
+        asked = trigger is not Trigger.resumed
+        lanes = self._rt.lanes
+        if asked and lanes.admit(schedule, may_queue=False) is Admission.busy:
+            overlap = schedule.policies.overlap.value
+            answer(BusyError(f"{schedule.name} is still running (if still running: {overlap})"))
             return
-        lane.recording += 1
+        lane = lanes.reserve(schedule)
         now = self._rt.clock.now()
         start = Start(0, now, None)
 
         def recorded(outcome: int | Exception) -> None:
-            lane.recording -= 1
+            lanes.recorded(lane, key)
             if isinstance(outcome, Exception):
-                if not lane.busy and lane.waiting is None and self._rt.lanes.get(key) is lane:
-                    del self._rt.lanes[key]
                 answer(outcome)
                 return
             active = Active(outcome, schedule, trigger, started_at=now)
-            self._rt.lanes[key] = lane
-            if overlap is Overlap.replace and asked:
-                for other in lane.running.values():
-                    if other.handle is not None:
-                        other.handle.stop(REPLACED)
-            self._rt.lanes.run(lane, active)
+            lanes[key] = lane
+            lanes.start(lane, active, replacing=asked)
             self._rt.emit(manual_event(schedule, outcome, trigger, now))
             self._rt.run_action(active, self._rt.store.log_path_for(outcome), now)
             answer(outcome)

@@ -19,7 +19,8 @@ from domi_desktop.model import (
     Schedule,
     Trigger,
 )
-from domi_desktop.runtime.engine import REPLACED, Runtime
+from domi_desktop.runtime.engine import Runtime
+from domi_desktop.runtime.lanes import REPLACED
 from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
 from tests.support.fakes import FakeClock, FakeLoop, run_now, wait_for
