@@ -1,6 +1,6 @@
-"""A database another process holds locked for seconds, at each step of the fire path, then a
-``kill -9`` of the app (issue 19's attack): 0 double fires, 0 lost dues, 0 stuck runs, never two
-live copies of the job.
+"""A database another process holds locked for seconds, at each step of the fire path, a Run now
+asked meanwhile, then a ``kill -9`` of the app: 0 double fires, 0 lost dues, 0 stuck runs, never
+two live copies of the job.
 
 Real parts throughout: the headless app on a temp data dir (``paused_app.py`` holds its recorder
 at the step under test until the lock is taken), the lock (``BEGIN IMMEDIATE`` in a separate
@@ -73,6 +73,7 @@ def test_a_lock_held_at_a_step_then_kill_9_loses_nothing_and_doubles_nothing(
     watch = Watch([tag])
     app = start(data, str(HERE / "paused_app.py"), step, str(gate))
     second: subprocess.Popen[bytes] | None = None
+    asked: subprocess.CompletedProcess[str] | None = None
     try:
         wait_for((gate / "paused").exists, 60, f"the app {STEPS[step]}")
         with write_lock(data / "domi.sqlite3"):
@@ -80,6 +81,11 @@ def test_a_lock_held_at_a_step_then_kill_9_loses_nothing_and_doubles_nothing(
             wait_for(
                 lambda: log.exists() and "writes are held up" in log.read_text(), 60, "the lock"
             )
+            asked = subprocess.run(
+                [sys.executable, "-m", "domi_desktop", "run-now", "1"],
+                capture_output=True, text=True, env=env_for(data), timeout=60,
+                check=False,
+            ) if step != "finish" else None  # fmt: skip
             app.send_signal(signal.SIGKILL)
             app.wait(30)
         starts = log.read_text().count("wake (start)")
@@ -102,6 +108,10 @@ def test_a_lock_held_at_a_step_then_kill_9_loses_nothing_and_doubles_nothing(
         if second is not None:
             quit_app(second)
         most = watch.stop()
+    # The due's run is decided (claim, start) or running (record_jobs): its lane is busy. At
+    # the finish step its job has ended, and a Run now would start (held behind the lock).
+    if asked is not None:
+        assert asked.returncode != 0 and "still running" in asked.stderr, asked
     assert most == {tag: 1}, f"copies alive at once: {most}"
     fired = sql(
         data,
