@@ -19,7 +19,7 @@ from domi_desktop.model import WARDEN_STOPPED, FireClaim, Overlap, RunStatus, Sc
 from domi_desktop.ports import Clock
 from domi_desktop.runtime.lanes import Admission, admission
 from domi_desktop.runtime.recorder import Recorder
-from domi_desktop.scheduler.decide import MAX_LISTED_SKIPS, FireDecision
+from domi_desktop.scheduler.decide import GRACE, MAX_LISTED_SKIPS, FireDecision
 from domi_desktop.store import Store
 from domi_desktop.store.claims import Finish, Start
 from domi_desktop.store.writer import Writer
@@ -162,7 +162,7 @@ def write_wake(pending: Sequence[Pending], clock: Clock, store: Store, writer: W
     ]
     now = clock.now()
     starts = [
-        Start(run_id, now, str(store.log_path_for(run_id)))
+        Start(run_id, now, str(store.log_path_for(run_id)), late=now - each.decision.due > GRACE)
         for each, run_id in zip(pending, run_ids, strict=True)
         if run_id is not None and each.start_now
     ]

@@ -350,7 +350,9 @@ class Driver:
             self.next_wake = None
             return
         self.next_wake = plan.next_wake
-        delay = max(0.0, (plan.next_wake - plan.now).total_seconds())
+        # From the clock, not the plan's moment: a wake whose claims took long to write (the
+        # write lock held by another program) may end after its next wake was due.
+        delay = max(0.0, (plan.next_wake - self._clock.now()).total_seconds())
         self._handle = self._timer.call_later(delay, self._on_timer)
 
     def _on_timer(self) -> None:

@@ -57,6 +57,8 @@ class Start:
     started_at: datetime
     log_path: str | None
     attempt: int = 0
+    late: bool = False
+    """It starts long after its due (its claim was held up): marked late, whatever was decided."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,7 +393,7 @@ def write_starts(cursor: Any, param: str, starts: Sequence[Start], holder: Holde
     p = param
     sql = (
         f"UPDATE runs SET started_at = {p}, attempt = {p}, job_pid = NULL, job_started = NULL, "
-        f"log_path = COALESCE({p}, log_path), lease_until = {p} "
+        f"log_path = COALESCE({p}, log_path), lease_until = {p}, late = (late OR {p}) "
         f"WHERE id = {p} AND status = '{codec.RUNNING}' AND (machine IS NULL OR machine = {p})"
     )
     done: list[bool] = []
@@ -399,7 +401,7 @@ def write_starts(cursor: Any, param: str, starts: Sequence[Start], holder: Holde
         cursor.execute(
             sql,
             (codec.to_micros(start.started_at), start.attempt, start.log_path,
-             holder.lease_until(start.started_at), start.run_id, holder.machine),
+             holder.lease_until(start.started_at), start.late, start.run_id, holder.machine),
         )  # fmt: skip
         done.append(cursor.rowcount == 1)
     return done
