@@ -3,15 +3,21 @@ bad URL keeps Save disabled, and emptied fields remove the monitor."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QAbstractButton, QLineEdit, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.frontdoor.wire import parse_policies
 from domi_desktop.model import Monitor
+from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.store import Store
 from domi_desktop.ui.editor.dialog import EditorDialog
+from tests.support.fakes import FakeClock
 
 # The editor tests' fixtures (a service on a real store, English, the OS zone) are the
 # conditions box's: imported, so they are the same fixtures.
@@ -20,13 +26,21 @@ from tests.unit.ui.editor.test_editor_conditions import (  # noqa: F401
     child,
     english,
     os_zone,
-    service,
 )
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    """A service whose secrets hold the API key's name: a name no secret has is refused where
+    it is typed, and the keyring of the machine running the tests is nobody's business here."""
+    store = Store.open(tmp_path / "data", now=NOW)
+    yield Service(store, FakeClock(NOW), secrets=MemorySecretStore({"hc-key": "hcw_key"}))
+    store.close()
 
 
 def test_a_save_round_trips_the_monitor_and_emptied_fields_remove_it(
     qtbot: QtBot,
-    service: Service,  # noqa: F811
+    service: Service,
 ) -> None:
     dialog = EditorDialog(service, now=lambda: NOW)
     qtbot.addWidget(dialog)
