@@ -26,22 +26,12 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from bare import BARE_TRAY
 from session import rerun_under_a_desktop
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE_DESKTOP = ROOT / "tests" / "desktop" / "fake_desktop.py"
 HZ = os.sysconf("SC_CLK_TCK")
-
-BARE_TRAY = """
-import sys
-from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QMenu
-from PySide6.QtGui import QIcon, QPixmap, QColor
-app = QApplication(sys.argv)
-pixmap = QPixmap(22, 22); pixmap.fill(QColor("#3b82f6"))
-tray = QSystemTrayIcon(QIcon(pixmap)); menu = QMenu(); menu.addAction("Quit", app.quit)
-tray.setContextMenu(menu); tray.show()
-app.exec()
-"""
 
 
 def cpu_ticks(pid: int) -> int:

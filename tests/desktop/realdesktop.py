@@ -479,10 +479,13 @@ def start_wm(env: Mapping[str, str], directory: Path) -> RealWM:
     return RealWM(process, time.monotonic() - started)
 
 
-def find_windows(title: str, env: Mapping[str, str] | None = None) -> list[int]:
-    """X window ids whose title matches the regular expression `title` (xdotool search)."""
+def find_windows(
+    title: str, env: Mapping[str, str] | None = None, *, visible: bool = False
+) -> list[int]:
+    """X window ids whose title matches the regular expression `title` (xdotool search);
+    ``visible``: only those shown (a closed dialog may keep its hidden window)."""
     result = subprocess.run(
-        ["xdotool", "search", "--name", title],
+        ["xdotool", "search", *(["--onlyvisible"] if visible else []), "--name", title],
         env=dict(env or os.environ),
         capture_output=True,
         text=True,

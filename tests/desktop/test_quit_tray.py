@@ -50,7 +50,11 @@ def _open_and_cancel_an_editor(panel: RealPanel, item: str) -> None:
     panel.click_menu_entry(item, "New schedule…")
     editor = realdesktop.wait_for_window("^New schedule$", timeout=WAIT)
     _key(editor, "Escape")
-    wait_for(lambda: not realdesktop.find_windows("^New schedule$"), WAIT, "the editor to close")
+    wait_for(
+        lambda: not realdesktop.find_windows("^New schedule$", visible=True),
+        WAIT,
+        "the editor to close",
+    )
 
 
 def _tray_quit(panel: RealPanel, item: str, data: Path) -> None:
