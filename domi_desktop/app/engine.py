@@ -215,9 +215,12 @@ class EngineHandle(QObject):
         driver = self._runtime.driver
         self._post(lambda: driver.set_paused(paused))
 
-    def schedule_edited(self, schedule_id: int) -> None:
-        """A window changed a schedule: shown at once here, and planned again by the engine
-        (whose change feed then says it too)."""
+    def schedule_edited(self, schedule_id: int | None) -> None:
+        """A window changed a schedule (None: several): shown at once here, and planned again
+        by the engine (whose change feed then says it too)."""
         runtime = self._runtime
         self._post(lambda: runtime.schedule_changed(schedule_id))
-        self.schedules_changed.emit(schedule_id)
+        if schedule_id is None:
+            self.store_changed.emit()
+        else:
+            self.schedules_changed.emit(schedule_id)

@@ -404,7 +404,7 @@ class Host(QObject):
             source, parsed = found
             self.loop.call_soon(partial(self.diary.back_fill, parsed, source))
 
-    def _changed(self, schedule_id: int) -> None:
+    def _changed(self, schedule_id: int | None) -> None:
         self.runtime.schedule_changed(schedule_id)
 
     def _schedules_moved(self, schedule_id: int | None) -> None:

@@ -52,12 +52,13 @@ class Service:
         store: Store,
         clock: Clock,
         *,
-        on_change: Callable[[int], None] | None = None,
+        on_change: Callable[[int | None], None] | None = None,
         next_fire: Callable[[int], datetime | None] | None = None,
         secrets: SecretStore | None = None,
     ) -> None:
-        """``secrets``: where the secrets a schedule names are looked for (the OS keyring when
-        not given)."""
+        """``on_change``: a schedule was made, changed or deleted (None: several, re-read them
+        all). ``secrets``: where the secrets a schedule names are looked for (the OS keyring
+        when not given)."""
         self._store = store
         self.clock = clock
         self._secrets = secrets
@@ -266,8 +267,9 @@ class Service:
             schedules, import_key(items), now=self.clock.now()
         )
         ids = [schedule.id for schedule in made]
-        for schedule_id in [] if existing else ids:
-            self._on_change(schedule_id)
+        if ids and not existing:
+            # Told once for the lot (None: re-read them all): one re-plan, not one per schedule.
+            self._on_change(ids[0] if len(ids) == 1 else None)
         if existing:
             return {"created": [], "existing": ids, "checked": len(portables)}
         return {"created": ids, "checked": len(portables)}

@@ -167,9 +167,9 @@ class Runtime:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def schedule_changed(self, schedule_id: int) -> None:
-        """The app changed a schedule (an edit, a delete, alerts pausing it): planned again,
-        and every reader of ``changes`` told."""
+    def schedule_changed(self, schedule_id: int | None) -> None:
+        """The app changed a schedule (an edit, a delete, alerts pausing it; None: several, an
+        import): planned again, and every reader of ``changes`` told."""
         self.driver.reload(schedule_id)
         self.changes.publish(schedule_id)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ from typing import Any
 import pytest
 
 from domi_desktop.frontdoor.rpc.protocol import MAX_LINE
-from tests.system.test_rpc_socket import cli, start_daemon
+from tests.support.fakes import wait_for
+from tests.system.test_rpc_socket import cli, env_for, start_daemon
 
 pytestmark = pytest.mark.slow
 
@@ -130,11 +132,6 @@ def test_an_import_stopped_halfway_makes_nothing_and_one_repeated_makes_no_copie
 def test_an_import_without_the_app_is_all_or_nothing_when_killed_and_never_twice(
     data: Path, tmp_path: Path
 ) -> None:
-    import sys
-
-    from tests.support.fakes import wait_for
-    from tests.frontdoor.rpc.test_rpc_socket import env_for
-
     path = write(tmp_path / "good.json", document())
     importing = subprocess.Popen(
         [sys.executable, "-m", "domi_desktop", "import", path],

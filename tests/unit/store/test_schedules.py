@@ -190,3 +190,23 @@ def test_setting_last_due_back_is_a_compare_and_set_on_both_backends(
     assert store.get_schedule(schedule.id).last_due == now
     assert store.rebase_last_due(schedule.id, now, earlier)
     assert store.get_schedule(schedule.id).last_due == earlier
+
+
+def test_an_import_makes_every_schedule_in_one_go_and_the_same_key_makes_nothing_again(
+    store: Store, now: datetime
+) -> None:
+    imported = [
+        Schedule(0, f"job {n}", "*/5 * * * *", "UTC", CommandAction(argv=("true",)),
+                 enabled=n % 2 == 0, notes=f"note {n}")
+        for n in range(50)
+    ]  # fmt: skip
+    made, existing = store.import_schedules(imported, "digest-1", now=now)
+    assert not existing
+    assert [(s.name, s.enabled, s.notes, s.last_due) for s in made] == [
+        (f"job {n}", n % 2 == 0, f"note {n}", now) for n in range(50)
+    ]
+    assert [s.id for s in made] == sorted(s.id for s in made)
+    assert store.get_schedule(made[7].id) == made[7]
+    again, existing = store.import_schedules(imported, "digest-1", now=now)
+    assert existing and [s.id for s in again] == [s.id for s in made]
+    assert len(store.list_schedules()) == 50
