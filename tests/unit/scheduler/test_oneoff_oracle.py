@@ -21,7 +21,18 @@ from tests.support.fakes import FakeClock, FakeTimer, MemoryBook, command_schedu
 SEQUENCES = 1000
 STEPS = 14
 ZONES = ("Europe/Riga", "Asia/Shanghai", "America/New_York", "UTC")
-KINDS = ("add", "add", "skip", "snooze", "snooze", "undo", "sleep", "awake", "awake", "restart")
+KINDS: tuple[str, ...] = (
+    "add",
+    "add",
+    "skip",
+    "snooze",
+    "snooze",
+    "undo",
+    "sleep",
+    "awake",
+    "awake",
+    "restart",
+)
 KINDS += ("back", "zone")
 START = datetime(2026, 3, 5, 6, 0, tzinfo=UTC)
 
