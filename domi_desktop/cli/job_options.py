@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from domi_desktop.cli.monitor_options import add_monitor_options
 
@@ -11,6 +12,11 @@ def add_job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     """What a job is and how it runs, for ``schedule add`` and ``schedule edit`` (where each
     option given changes only itself)."""
     parser.add_argument("--tz", help="IANA zone or 'local'" + ("" if editing else " (default)"))
+    parser.add_argument(
+        "--at",
+        metavar="TIME",
+        help="run once, at this date and time (2026-12-24T07:00, read in --tz), instead of --cron",
+    )
     parser.add_argument("--env", action="append", default=[], metavar="K=V")
     parser.add_argument("--secret-env", action="append", default=[], metavar="K=SECRET")
     parser.add_argument("--cwd", metavar="DIR")
@@ -120,3 +126,22 @@ def _placement_options(parser: argparse.ArgumentParser) -> None:
         const="anywhere",
         help="any machine runs it (the default)",
     )
+
+
+def add_hold_commands(actions: argparse._SubParsersAction[Any]) -> None:
+    """``schedule skip ID`` and ``schedule snooze ID SPAN``, each with ``--undo``."""
+    skip = actions.add_parser(
+        "skip", help="skip the schedule's next run (--undo: run it after all)"
+    )
+    skip.add_argument("id", type=int, metavar="ID")
+    skip.add_argument("--undo", action="store_true", help="forget the skip")
+    skip.add_argument("--json", action="store_true")
+    skip.set_defaults(handler="holds.skip_schedule")
+    snooze = actions.add_parser(
+        "snooze", help="run the next run later by SPAN (10m, 1h, 2d); it is recorded late"
+    )
+    snooze.add_argument("id", type=int, metavar="ID")
+    snooze.add_argument("span", nargs="?", metavar="SPAN")
+    snooze.add_argument("--undo", action="store_true", help="forget the snooze")
+    snooze.add_argument("--json", action="store_true")
+    snooze.set_defaults(handler="holds.snooze_schedule")

@@ -14,7 +14,7 @@ from types import ModuleType
 from domi_desktop import __version__
 from domi_desktop.cli.arguments import text_path
 from domi_desktop.cli.exits import EXIT_USAGE
-from domi_desktop.cli.job_options import add_job_options
+from domi_desktop.cli.job_options import add_hold_commands, add_job_options
 from domi_desktop.cli.monitor_options import add_monitor_command
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
@@ -146,6 +146,10 @@ def _command_module(name: str) -> ModuleType:
         from domi_desktop.cli import timeline
 
         return timeline
+    if name == "holds":
+        from domi_desktop.cli import holds
+
+        return holds
     if name == "monitor_cmd":
         from domi_desktop.cli import monitor_cmd
 
@@ -200,10 +204,10 @@ def _schedule(subcommands: Subcommands) -> None:
     add = actions.add_parser(
         "add",
         help="add a schedule: ... -- COMMAND [ARG...] or --http URL",
-        usage="%(prog)s NAME --cron EXPR [options] -- COMMAND [ARG...]",
+        usage="%(prog)s NAME (--cron EXPR | --at TIME) [options] -- COMMAND [ARG...]",
     )
     add.add_argument("name", metavar="NAME")
-    add.add_argument("--cron", required=True, metavar="EXPR")
+    add.add_argument("--cron", metavar="EXPR")
     add_job_options(add, editing=False)
     add.set_defaults(handler=TAKES_COMMAND[0])
     listing = actions.add_parser("list", help="all schedules with their next fire")
@@ -232,6 +236,7 @@ def _schedule(subcommands: Subcommands) -> None:
         sub.add_argument("id", type=int, metavar="ID")
         sub.add_argument("--json", action="store_true")
         sub.set_defaults(handler=handler)
+    add_hold_commands(actions)
 
 
 def _timeline(subcommands: Subcommands) -> None:

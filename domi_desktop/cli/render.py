@@ -105,6 +105,10 @@ def next_words(shown: dict[str, Any]) -> str:
     session = session_of(shown)
     if shown["enabled"] and session.only:
         return moments_words(session)
+    if shown.get("done"):
+        return "done (ran once)"
+    if shown.get("skipping") and shown["skipping"] == shown["next_run"]:
+        return "skipping " + when(shown["skipping"], shown["tz"])
     return when(shown["next_run"], shown["tz"]) if shown["next_run"] else "-"
 
 

@@ -306,7 +306,9 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     if not isinstance(value, dict):
         raise ParamError("policies", "must be an object")
     p = "policies."
-    unknown = set(value) - set(policies_json(base)) - set(_EXTRA_POLICIES) - PLACEMENT_KEYS
+    # A one-off's instant and a hold are set by ``at``, skip and snooze, never as policies.
+    known = set(policies_json(base)) | set(_EXTRA_POLICIES) | PLACEMENT_KEYS | {"once_at", "hold"}
+    unknown = set(value) - known
     if unknown:
         raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
     changes: dict[str, Any] = {}
@@ -345,6 +347,8 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         alerts=base.alerts,
         placement=base.placement,
         machines=base.machines,
+        once_at=base.once_at,
+        hold=base.hold,
     )
     return Policies(**{**fields, **changes})
 
