@@ -62,7 +62,8 @@ def test_the_menu_lists_schedules_soonest_first_with_their_next_fire(tray: TrayA
         "Schedules…", "New schedule…", "Pause all", "History…", "Timeline…", "Settings…", "Quit",
     ]  # fmt: skip
     sub = tray.menu.actions()[1].menu()
-    assert sub is not None and texts(sub) == ["Run now", "Pause", "Edit…", "History…"]
+    assert sub is not None
+    assert texts(sub) == ["Run now", "Skip next", "Snooze 1 hour", "Pause", "Edit…", "History…"]
 
 
 def test_the_timeline_opens_from_the_menu_and_the_schedules_window(tray: TrayApp) -> None:
@@ -228,7 +229,9 @@ def test_a_second_update_touches_only_what_changed(
     assert after == before  # the same submenus: nothing cleared and rebuilt
     assert first.text() == "▶ Every minute · running"
     sub = first.menu()
-    assert sub is not None and texts(sub) == ["Run now", "Stop", "Pause", "Edit…", "History…"]
+    assert sub is not None and texts(sub) == [
+        "Run now", "Stop", "Skip next", "Snooze 1 hour", "Pause", "Edit…", "History…",
+    ]  # fmt: skip
 
 
 def test_late_notification_times_carry_the_day_when_not_today(tray: TrayApp) -> None:

@@ -1,0 +1,43 @@
+"""Skip next and snooze from the tray's menu and from a heads-up notification's buttons,
+offscreen, on the real engine and store."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from PySide6.QtWidgets import QMenu
+
+from domi_desktop.ui import heads_up
+from domi_desktop.ui.tray import TrayApp
+from tests.unit.app.test_tray_menu import action, texts, tray  # noqa: F401  (the fixture)
+
+
+def report_menu(app: TrayApp) -> QMenu:
+    app.engine.reload()  # type: ignore[attr-defined]  # the engine's picture, then the menu
+    app.rebuild_menu()
+    found = next(a for a in app.menu.actions() if a.text().startswith("Rate-limit report"))
+    sub = found.menu()
+    assert sub is not None
+    return sub
+
+
+def test_skip_next_from_the_menu_reaches_the_store_and_can_be_undone(tray: TrayApp) -> None:  # noqa: F811
+    action(report_menu(tray), "Skip next").trigger()
+    hold = tray.host.service.schedule(1).policies.hold
+    assert hold is not None and hold.skip and hold.due > datetime.now(UTC)
+    sub = report_menu(tray)
+    assert "Undo skip" in texts(sub) and "Skip next" not in texts(sub)
+    action(sub, "Undo skip").trigger()
+    assert tray.host.service.schedule(1).policies.hold is None
+
+
+def test_a_notification_s_snooze_button_moves_the_next_run_an_hour(tray: TrayApp) -> None:  # noqa: F811
+    tray.notifier.acted.emit(heads_up.SNOOZE, 1)
+    hold = tray.host.service.schedule(1).policies.hold
+    assert hold is not None and hold.until == hold.due + timedelta(hours=1)
+    tray.notifier.acted.emit(heads_up.SKIP, 1)
+    skipped = tray.host.service.schedule(1).policies.hold
+    assert skipped is not None and skipped.skip and skipped.due == hold.due
+    tray.notifier.acted.emit("something else", 1)  # not ours: ignored
+    tray.notifier.acted.emit(heads_up.SKIP, None)
+    assert tray.host.service.schedule(1).policies.hold == skipped
