@@ -75,18 +75,3 @@ def test_snooze_pressed_on_a_dunst_notification_reaches_the_store(
     hold = tray.host.service.schedule(1).policies.hold
     assert hold is not None and hold.due == due and hold.until == due + timedelta(hours=1)
     qtbot.waitUntil(lambda: tray.host.engine.state.next_fire(1) == hold.until, timeout=WAIT_MS)
-
-
-def test_only_runs_people_plan_around_get_a_heads_up() -> None:
-    from domi_desktop.model import Policies, Schedule
-
-    def schedule(expr: str, **policies: Any) -> Schedule:
-        return Schedule(
-            1, "job", expr, "UTC", CommandAction(argv=("true",)), policies=Policies(**policies)
-        )
-
-    due = datetime(2026, 12, 8, 9, 0, tzinfo=UTC)
-    assert heads_up.worth_telling(schedule("0 9 * * *"), due)
-    assert heads_up.worth_telling(schedule("0 * * * *"), due)
-    assert not heads_up.worth_telling(schedule("*/5 * * * *"), due)
-    assert heads_up.worth_telling(schedule("0 9 8 12 *", once_at=due), due)
