@@ -186,7 +186,10 @@ class Service:
         once = holds.one_off(params, changes.get("tz", current.tz), self.clock.now())
         if once is not None:
             return {"expr": once[0], "policies": replace(policies, once_at=once[1], hold=None)}
-        if "expr" in changes and policies.once_at is not None:
+        dropped = "at" in params and params["at"] is None
+        if policies.once_at is not None and (
+            dropped or changes.get("expr", current.expr) != current.expr
+        ):
             return {"policies": replace(policies, once_at=None, hold=None)}
         return {}
 
