@@ -26,6 +26,7 @@ from domi_desktop.ui import heads_up
 from domi_desktop.ui.announcer import Announcer
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.heads_up import HeadsUp
+from domi_desktop.ui.hold_actions import add_hold_actions
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.paced import Paced
@@ -183,6 +184,7 @@ class TrayApp(QObject):
             from domi_desktop.ui.main_window import MainWindow
 
             self._main_window = MainWindow(self.host, self)
+            add_hold_actions(self._main_window, self)
         return self._main_window
 
     def show_main_window(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QToolBar
 
 from domi_desktop.ui import heads_up
 from domi_desktop.ui.tray import TrayApp
@@ -41,3 +41,24 @@ def test_a_notification_s_snooze_button_moves_the_next_run_an_hour(tray: TrayApp
     tray.notifier.acted.emit("something else", 1)  # not ours: ignored
     tray.notifier.acted.emit(heads_up.SKIP, None)
     assert tray.host.service.schedule(1).policies.hold == skipped
+
+
+def test_the_schedules_window_skips_and_snoozes_the_selected_schedule(tray: TrayApp) -> None:  # noqa: F811
+    window = tray.main_window
+    window.ensure_loaded()
+    assert not window.acts["skip"].isEnabled()  # nothing selected
+    window.select(1)
+    assert window.acts["skip"].isEnabled() and window.acts["snooze"].isEnabled()
+    toolbar = [a.objectName() for a in window.findChild(QToolBar, "toolbar").actions()]  # type: ignore[union-attr]
+    assert toolbar.index("action-skip") == toolbar.index("action-toggle") + 1
+    window.acts["skip"].trigger()
+    hold = tray.host.service.schedule(1).policies.hold
+    assert hold is not None and hold.skip
+    tray.engine.reload()  # type: ignore[attr-defined]
+    window.refresh()
+    row = next(r for r in range(window.model.rowCount()) if window.model.schedule_at(r).id == 1)
+    shown = window.model.data(window.model.index(row, 2))
+    assert str(shown).startswith("skipping ")
+    window.acts["snooze"].trigger()
+    snoozed = tray.host.service.schedule(1).policies.hold
+    assert snoozed is not None and snoozed.until is not None
