@@ -270,6 +270,8 @@ class Policies:
     expression then only names that date for readers that know no one-offs."""
     hold: Hold | None = None
     """Skip or snooze of the next due (``scheduler.oneoff``)."""
+    background: bool = False
+    """Run with the lowest CPU and disk priority, its whole process tree (``actions.priority``)."""
 
 
 class NetworkState(Enum):

@@ -50,6 +50,11 @@ def add_job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
         help="wake the computer from sleep to run it (then let it sleep again)",
     )
     wake.add_argument("--no-wake", dest="wake_to_run", action="store_const", const=False)
+    parser.add_argument(
+        "--background",
+        action=argparse.BooleanOptionalAction,
+        help="run it with the lowest CPU and disk priority (its whole process tree)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(command=[])
 

@@ -70,6 +70,7 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
     policies: dict[str, Any] = {}
     for name in (
         "overlap", "catch_up", "catch_up_within", "timeout", "retries", "jitter", "wake_to_run",
+        "background",
     ):  # fmt: skip
         value = getattr(args, name)
         if value is not None:

@@ -307,7 +307,8 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         raise ParamError("policies", "must be an object")
     p = "policies."
     # A one-off's instant and a hold are set by ``at``, skip and snooze, never as policies.
-    known = set(policies_json(base)) | set(_EXTRA_POLICIES) | PLACEMENT_KEYS | {"once_at", "hold"}
+    known = set(policies_json(base)) | set(_EXTRA_POLICIES) | PLACEMENT_KEYS
+    known |= {"once_at", "hold", "background"}
     unknown = set(value) - known
     if unknown:
         raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
@@ -338,8 +339,9 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     if "alerts" in value:
         changes["alerts"] = parse_alerts(value["alerts"], base.alerts)
     changes.update(session_params(value, base.session) | monitor_params(value, base.monitor))
-    wake = get_param(value, "wake_to_run", bool)
-    changes.update({} if wake is None else {"wake_to_run": wake})
+    for flag in ("wake_to_run", "background"):
+        given = get_param(value, flag, bool)
+        changes.update({} if given is None else {flag: given})
     changes.update(placement_params(value, base))
     fields = {name: getattr(base, name) for name in policies_json(Policies())}
     fields.update(
@@ -349,6 +351,7 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         machines=base.machines,
         once_at=base.once_at,
         hold=base.hold,
+        background=base.background,
     )
     return Policies(**{**fields, **changes})
 

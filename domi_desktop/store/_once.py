@@ -1,4 +1,4 @@
-"""The one-off instant and the skip/snooze hold inside the policies' JSON (``codec``).
+"""The one-off instant, the skip/snooze hold and ``background`` in the policies' JSON (``codec``).
 
 Said only when set, so rows written before them read the same and need no migration. Instants
 are integer microseconds since the epoch, like every stored time: exact, as the hold's due must
@@ -35,7 +35,7 @@ def _instant(reader: _Reader, key: str) -> datetime | None:
 
 
 def once_document(policies: Policies) -> dict[str, Any]:
-    found: dict[str, Any] = {}
+    found: dict[str, Any] = {"background": True} if policies.background else {}
     if policies.once_at is not None:
         found["once_at"] = _micros(policies.once_at)
     hold = policies.hold
@@ -45,8 +45,8 @@ def once_document(policies: Policies) -> dict[str, Any]:
     return found
 
 
-def decode_once(reader: _Reader) -> tuple[datetime | None, Hold | None]:
-    """``once_at`` and ``hold`` of a policies document."""
+def decode_once(reader: _Reader) -> tuple[datetime | None, Hold | None, bool]:
+    """``once_at``, ``hold`` and ``background`` of a policies document."""
     from domi_desktop.store.codec import CodecError
 
     hold = None
@@ -56,4 +56,4 @@ def decode_once(reader: _Reader) -> tuple[datetime | None, Hold | None]:
         if due is None:
             raise CodecError("policies.hold lacks 'due'")
         hold = Hold(due=due, until=_instant(part, "until"))
-    return _instant(reader, "once_at"), hold
+    return _instant(reader, "once_at"), hold, reader.flag("background", False)

@@ -361,10 +361,11 @@ def decode_action(text: str) -> Action:
 def decode_policies(text: str) -> Policies:
     reader = _Reader(text, "policies", POLICIES_SHAPE_VERSION)
     defaults = Policies()
-    once_at, hold = decode_once(reader)
+    once_at, hold, background = decode_once(reader)
     return Policies(
         once_at=once_at,
         hold=hold,
+        background=background,
         catch_up=reader.member("catch_up", CatchUp, defaults.catch_up),
         wake_to_run=reader.flag("wake_to_run", defaults.wake_to_run),
         catch_up_within=reader.optional_duration("catch_up_within"),
