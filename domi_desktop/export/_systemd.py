@@ -116,6 +116,8 @@ def _service(
         "[Service]",
         "Type=oneshot",
     ]
+    if schedule.policies.background:  # the whole cgroup: every process the job starts
+        lines += ["Nice=19", "IOSchedulingClass=idle", "CPUSchedulingPolicy=idle"]
     if system and user is not None:
         lines.append(f"User={_text(user)}")
     if job.cwd is not None:

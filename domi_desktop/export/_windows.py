@@ -92,6 +92,8 @@ def export_windows_task(
         # PT0S is "no limit"; without the element Task Scheduler stops a task after 72 hours.
         f"<ExecutionTimeLimit>{_duration(policies.timeout or timedelta(0))}</ExecutionTimeLimit>",
     ]
+    if policies.background:  # 10: IDLE_PRIORITY_CLASS, the lowest (the default is 7)
+        settings.append("<Priority>10</Priority>")
     if policies.retries:
         every = max(policies.retry_backoff, timedelta(minutes=1))
         settings.append(

@@ -5,10 +5,12 @@ export document."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from systemd_calendar import systemd_elapses
 from test_systemd import needs_systemd
+from test_windows_task import schema  # noqa: F401  (the fixture)
 
 from domi_desktop.errors import ExportError
 from domi_desktop.export import ExportTarget, export_schedule
@@ -71,3 +73,34 @@ def test_domi_s_own_export_carries_the_one_off() -> None:
     assert portable.policies.once_at == schedule.policies.once_at
     shown = {**export_document([schedule])["schedules"][0], "id": 1}
     assert schedule_from_json(shown).policies.once_at == schedule.policies.once_at
+
+
+def background(expr: str = "0 3 * * *") -> Schedule:
+    return Schedule(
+        2,
+        "Backup",
+        expr,
+        "UTC",
+        CommandAction(argv=("/usr/bin/backup",)),
+        policies=Policies(background=True),
+    )
+
+
+def test_background_maps_to_each_target_s_own_priority() -> None:
+    (_timer, service) = export_schedule(background(), ExportTarget.systemd).files
+    assert {"Nice=19", "IOSchedulingClass=idle"} <= set(service.text.splitlines())
+    (plist,) = export_schedule(background(), ExportTarget.launchd, lossy=True).files
+    assert "<key>ProcessType</key>\n\t<string>Background</string>" in plist.text
+    assert "<key>LowPriorityIO</key>\n\t<true/>" in plist.text
+    (task,) = export_schedule(background(), ExportTarget.windows_task).files
+    assert "<Priority>10</Priority>" in task.text
+    lossy = export_schedule(background(), ExportTarget.crontab, lossy=True)
+    assert "nice -n 19 " in lossy.files[0].text and any("ionice" in d for d in lossy.dropped)
+
+
+def test_the_one_off_and_background_tasks_follow_the_task_scheduler_schema(
+    schema: Any,  # noqa: F811
+) -> None:
+    for schedule in (one_off("UTC"), background()):
+        (task,) = export_schedule(schedule, ExportTarget.windows_task).files
+        schema.validate(task.text)
