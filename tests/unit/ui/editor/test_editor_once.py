@@ -93,3 +93,16 @@ def test_a_one_off_is_shown_kept_when_renamed_even_done_and_undone_by_unticking(
     dialog.cron.set_text("0 9 * * *")
     recurring = service.get_schedule({"id": save(qtbot, dialog)})
     assert recurring["once_at"] is None and recurring["expr"] == "0 9 * * *"
+
+
+def test_run_in_the_background_is_saved_and_shown_again(qtbot: QtBot, service: Service) -> None:
+    made = service.create_schedule({"name": "Backup", "expr": "0 3 * * *", "action": COMMAND})
+    dialog = editor(qtbot, service, made["id"])
+    box = dialog.findChild(QCheckBox, "background")
+    assert box is not None and not box.isChecked()
+    assert box.text() == "Run in the background: low CPU and disk priority"
+    box.setChecked(True)
+    assert service.get_schedule({"id": save(qtbot, dialog)})["policies"]["background"] is True
+    again = editor(qtbot, service, made["id"])
+    shown = again.findChild(QCheckBox, "background")
+    assert shown is not None and shown.isChecked() and not again.has_edits()
