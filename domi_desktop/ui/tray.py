@@ -31,6 +31,7 @@ from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.paced import Paced
 from domi_desktop.ui.sentence import waiting_lines
+from domi_desktop.ui.sleep_action import SleepWhenDoneAction
 from domi_desktop.ui.tray_host import TrayHost
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
@@ -113,10 +114,11 @@ class TrayApp(QObject):
         self.notifier.clicked.connect(self.open_run)
         self.notifier.acted.connect(self._acted)
         self._announcer = Announcer(self._notify, lambda: self.settings, self._attend, self)
+        self.sleep_when_done = SleepWhenDoneAction(lambda: self.host.engine, self._notify)
         self._heads_up = HeadsUp(
             lambda: self.host.engine.state, self._notify, lambda: self.settings.notify_late, self
         )
-        self.settings = self._load_settings()
+        self.settings: Any = self._load_settings()
         self._tray_host = TrayHost(self)
         self._tray_host.appeared.connect(self._tray_appeared)
 
@@ -280,8 +282,8 @@ class TrayApp(QObject):
         self._hold("schedule.snooze", {"id": schedule_id, "seconds": seconds})
 
     def _acted(self, key: str, schedule_id: object) -> None:
-        """A button of a heads-up notification (``ui.heads_up``)."""
-        if not isinstance(schedule_id, int):
+        """A button of a notification (``ui.heads_up``, ``ui.sleep_action``)."""
+        if self.sleep_when_done.acted(key) or not isinstance(schedule_id, int):
             return
         if key == heads_up.SKIP:
             self.skip_next(schedule_id)
@@ -477,6 +479,7 @@ class TrayApp(QObject):
         if reason == WakeReason.tz_change and self._history is not None:
             self._history.texts_changed()  # its times are written on the local clock
         self._announcer.wake(plan, reason)
+        self.sleep_when_done.woke(reason)
         if self._main_window is not None:
             self._main_window.engine_changed()
         self.menu_changed()

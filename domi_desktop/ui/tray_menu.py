@@ -21,6 +21,7 @@ from domi_desktop.scheduler import oneoff
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import language, person_time, tr
 from domi_desktop.ui.sentence import schedule_sentence
+from domi_desktop.ui.sleep_action import SleepWhenDoneAction
 
 MENU_SCHEDULES = 20
 SNOOZE = 3600.0
@@ -40,6 +41,8 @@ class MenuActions(Protocol):
     def open_timeline(self) -> None: ...
     def show_main_window(self) -> None: ...
     def set_paused(self, paused: bool) -> None: ...
+    @property
+    def sleep_when_done(self) -> SleepWhenDoneAction: ...
     def open_settings(self) -> object: ...
     def quit(self) -> bool: ...
 
@@ -126,6 +129,12 @@ class SchedulesMenu:
         pause = add(menu, tr("Pause all"), lambda: app.set_paused(not paused))
         pause.setCheckable(True)
         pause.setChecked(paused)
+        sleep = app.sleep_when_done
+        done = add(
+            menu, tr("When the running jobs finish: sleep"), lambda: sleep.set(not sleep.armed)
+        )
+        done.setCheckable(True)
+        done.setChecked(sleep.armed)
         add(menu, tr("History…"), lambda: app.open_history(None))
         add(menu, tr("Timeline…"), app.open_timeline)
         add(menu, tr("Settings…"), app.open_settings)

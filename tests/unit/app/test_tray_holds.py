@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from PySide6.QtWidgets import QMenu, QToolBar
 
-from domi_desktop.ui import heads_up
+from domi_desktop.platform.notify import Notice
+from domi_desktop.ui import heads_up, sleep_action
 from domi_desktop.ui.tray import TrayApp
 from tests.unit.app.test_tray_menu import action, texts, tray  # noqa: F401  (the fixture)
 
@@ -62,3 +64,23 @@ def test_the_schedules_window_skips_and_snoozes_the_selected_schedule(tray: Tray
     window.acts["snooze"].trigger()
     snoozed = tray.host.service.schedule(1).policies.hold
     assert snoozed is not None and snoozed.until is not None
+
+
+def test_sleep_when_done_is_armed_from_the_menu_said_and_cancelled_from_its_notification(
+    tray: TrayApp,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[bool] = []
+    told: list[Notice] = []
+    # Never the real engine here: with nothing running it would put this machine to sleep.
+    monkeypatch.setattr(tray.host.engine, "sleep_when_done", asked.append)
+    monkeypatch.setattr(tray.notifier, "notify", told.append)
+    tray.rebuild_menu()
+    entry = action(tray.menu, "When the running jobs finish: sleep")
+    assert entry.isCheckable() and not entry.isChecked()
+    entry.trigger()
+    assert asked == [True] and tray.sleep_when_done.armed
+    (notice,) = told
+    assert notice.buttons == ((sleep_action.CANCEL, "Cancel"),)
+    tray.notifier.acted.emit(sleep_action.CANCEL, None)
+    assert asked == [True, False] and not tray.sleep_when_done.armed

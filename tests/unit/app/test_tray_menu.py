@@ -59,7 +59,8 @@ def test_the_menu_lists_schedules_soonest_first_with_their_next_fire(tray: TrayA
     assert entries[0].startswith("Every minute · ")
     assert entries[1].startswith("Rate-limit report · ") and entries[1].endswith("09:00")
     assert entries[2:] == [
-        "Schedules…", "New schedule…", "Pause all", "History…", "Timeline…", "Settings…", "Quit",
+        "Schedules…", "New schedule…", "Pause all", "When the running jobs finish: sleep",
+        "History…", "Timeline…", "Settings…", "Quit",
     ]  # fmt: skip
     sub = tray.menu.actions()[1].menu()
     assert sub is not None
