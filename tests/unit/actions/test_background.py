@@ -15,7 +15,6 @@ import pytest
 from domi_desktop.actions import ActionRunner
 from domi_desktop.model import CommandAction, RunStatus
 
-pytestmark = pytest.mark.linux_only
 MakeRequest = Callable[..., Any]
 
 PROBE = """
@@ -50,6 +49,7 @@ def run_probe(
     return seen
 
 
+@pytest.mark.linux_only
 def test_a_background_job_and_its_grandchild_run_at_nice_19_in_the_idle_io_class(
     runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
 ) -> None:
@@ -57,6 +57,7 @@ def test_a_background_job_and_its_grandchild_run_at_nice_19_in_the_idle_io_class
     assert seen == {"job": (19, 3), "grandchild": (19, 3)}
 
 
+@pytest.mark.linux_only
 def test_a_job_not_in_the_background_runs_at_the_app_s_priority(
     runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
 ) -> None:
@@ -66,6 +67,7 @@ def test_a_job_not_in_the_background_runs_at_the_app_s_priority(
     assert seen["job"][1] != 3
 
 
+@pytest.mark.linux_only
 def test_a_missing_program_is_still_could_not_start(
     runner: ActionRunner, make_request: MakeRequest
 ) -> None:
@@ -75,3 +77,27 @@ def test_a_missing_program_is_still_could_not_start(
     result = runner.run(request)
     assert result.status is RunStatus.failed and result.reason is not None
     assert result.reason.startswith("could not start")
+
+
+WINDOWS_PROBE = """
+import ctypes, subprocess, sys
+kernel32 = ctypes.windll.kernel32
+kernel32.GetCurrentProcess.restype = ctypes.c_void_p
+print(sys.argv[1], hex(kernel32.GetPriorityClass(ctypes.c_void_p(kernel32.GetCurrentProcess()))))
+if sys.argv[1] == "job":
+    subprocess.run([sys.executable, sys.argv[0], "child"], check=True)
+"""
+
+
+@pytest.mark.windows_only
+def test_a_background_job_and_its_child_start_in_the_idle_priority_class(
+    runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    probe = tmp_path / "probe.py"
+    probe.write_text(WINDOWS_PROBE, encoding="utf-8")
+    request = make_request(CommandAction(argv=(sys.executable, str(probe), "job")))
+    result = runner.run(replace(request, background=True))
+    assert result.status is RunStatus.succeeded, result.output_tail
+    assert (result.output_tail or "").split() == ["job", "0x40", "child", "0x40"]
