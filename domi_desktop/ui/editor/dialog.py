@@ -297,6 +297,8 @@ class EditorDialog(QDialog):
         self.name.setText(schedule["name"])
         self.cron.setPlainText(schedule["expr"])
         self.zone.set_zone(schedule["tz"])
+        skipping = schedule.get("skipping")
+        self.preview.skipping = None if skipping is None else datetime.fromisoformat(skipping)
         if schedule.get("once_at"):
             self.schedule.load_once(wall_time(schedule["once_at"], schedule["tz"]))
         self.action.load(schedule["action"])

@@ -106,3 +106,18 @@ def test_run_in_the_background_is_saved_and_shown_again(qtbot: QtBot, service: S
     again = editor(qtbot, service, made["id"])
     shown = again.findChild(QCheckBox, "background")
     assert shown is not None and shown.isChecked() and not again.has_edits()
+
+
+def test_the_next_runs_say_which_one_is_skipped(qtbot: QtBot, service: Service) -> None:
+    from domi_desktop.frontdoor.service import METHODS
+
+    made = service.create_schedule(
+        {"name": "Daily", "expr": "0 9 * * *", "tz": "UTC", "action": COMMAND}
+    )
+    METHODS["schedule.skip"](service, {"id": made["id"]})
+    dialog = editor(qtbot, service, made["id"])
+    table = dialog.preview.table
+    first, second = table.item(0, 0), table.item(1, 0)
+    assert first is not None and second is not None
+    assert first.text().startswith("skipping Tue 2026-12-08 09:00")
+    assert not second.text().startswith("skipping")
