@@ -10,10 +10,13 @@ Where a tool is missing the job runs at normal priority and the log says why.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
 import shutil
 import sys
+
+from domi_desktop.ffi import Signature, load_windows
 
 log = logging.getLogger(__name__)
 
@@ -51,38 +54,43 @@ def _tools(*names: str) -> list[str] | None:
     return [path for path in found if path is not None]
 
 
-if sys.platform == "win32":
-    import ctypes
-    from ctypes import wintypes
+_HANDLE, _DWORD, _BOOL = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32
+KERNEL32: dict[str, Signature] = {
+    "OpenProcess": ((_DWORD, _BOOL, _DWORD), _HANDLE),
+    "SetProcessInformation": ((_HANDLE, ctypes.c_int32, ctypes.c_void_p, _DWORD), _BOOL),
+    "CloseHandle": ((_HANDLE,), _BOOL),
+}
+_PROCESS_POWER_THROTTLING = 4  # ProcessPowerThrottling in PROCESS_INFORMATION_CLASS
+_THROTTLE_EXECUTION_SPEED = 0x1
+_PROCESS_SET_INFORMATION = 0x0200
 
-    _PROCESS_POWER_THROTTLING = 4
-    _THROTTLE_EXECUTION_SPEED = 0x1
-    _PROCESS_SET_INFORMATION = 0x0200
 
-    class _Throttling(ctypes.Structure):
-        _fields_ = (
-            ("Version", wintypes.ULONG),
-            ("ControlMask", wintypes.ULONG),
-            ("StateMask", wintypes.ULONG),
-        )
+class _Throttling(ctypes.Structure):
+    """``PROCESS_POWER_THROTTLING_STATE``."""
 
-    def eco_qos(pid: int) -> None:
-        """EcoQoS for the (still suspended) job: Windows 11 runs it on efficient cores at low
-        clock. Best effort: older Windows has no such class, and the idle priority holds."""
-        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-        handle = kernel32.OpenProcess(_PROCESS_SET_INFORMATION, False, pid)
-        if not handle:
-            return
-        try:
-            state = _Throttling(1, _THROTTLE_EXECUTION_SPEED, _THROTTLE_EXECUTION_SPEED)
-            if not kernel32.SetProcessInformation(
-                handle, _PROCESS_POWER_THROTTLING, ctypes.byref(state), ctypes.sizeof(state)
-            ):
-                log.info("EcoQoS not set for %s: error %s", pid, ctypes.get_last_error())
-        finally:
-            kernel32.CloseHandle(handle)
+    _fields_ = (("Version", ctypes.c_uint32), ("ControlMask", ctypes.c_uint32),
+                ("StateMask", ctypes.c_uint32))  # fmt: skip
 
-else:
 
-    def eco_qos(pid: int) -> None:
-        """Windows only."""
+def eco_qos(pid: int) -> None:
+    """EcoQoS for the (still suspended) job: Windows 11 runs it on efficient cores at a low
+    clock. Best effort: older Windows has no such class, and the idle priority holds."""
+    if sys.platform != "win32":
+        return
+    try:
+        kernel32 = load_windows("kernel32", KERNEL32)
+    except OSError as error:
+        log.info("EcoQoS not set: %s", error)
+        return
+    handle = kernel32.OpenProcess(_PROCESS_SET_INFORMATION, False, pid)
+    if not handle:
+        return
+    try:
+        state = _Throttling(1, _THROTTLE_EXECUTION_SPEED, _THROTTLE_EXECUTION_SPEED)
+        size = ctypes.sizeof(state)
+        if not kernel32.SetProcessInformation(
+            handle, _PROCESS_POWER_THROTTLING, ctypes.addressof(state), size
+        ):
+            log.info("EcoQoS not set for %s: error %s", pid, ctypes.get_last_error())
+    finally:
+        kernel32.CloseHandle(handle)

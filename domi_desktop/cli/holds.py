@@ -13,6 +13,8 @@ from domi_desktop.errors import UsageError
 
 _PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DAYS = 366
+"""The longest snooze (the service's limit too)."""
 
 
 def parse_span(text: str) -> timedelta:
@@ -23,7 +25,10 @@ def parse_span(text: str) -> timedelta:
     parts = _PART.findall(words)
     if not words or "".join(n + u for n, u in parts) != words:
         raise UsageError(f"snooze: {text!r} is not a time span such as 10m, 1h or 1h30m")
-    return timedelta(seconds=sum(float(n) * _UNIT[u] for n, u in parts))
+    seconds = sum(float(n) * _UNIT[u] for n, u in parts)
+    if not 0 < seconds <= MAX_DAYS * 86400:
+        raise UsageError(f"snooze: {text!r} is not between a second and {MAX_DAYS} days")
+    return timedelta(seconds=seconds)
 
 
 def skip_schedule(args: argparse.Namespace) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from domi_desktop.cli.monitor_options import add_monitor_options
 
@@ -131,22 +130,3 @@ def _placement_options(parser: argparse.ArgumentParser) -> None:
         const="anywhere",
         help="any machine runs it (the default)",
     )
-
-
-def add_hold_commands(actions: argparse._SubParsersAction[Any]) -> None:
-    """``schedule skip ID`` and ``schedule snooze ID SPAN``, each with ``--undo``."""
-    skip = actions.add_parser(
-        "skip", help="skip the schedule's next run (--undo: run it after all)"
-    )
-    skip.add_argument("id", type=int, metavar="ID")
-    skip.add_argument("--undo", action="store_true", help="forget the skip")
-    skip.add_argument("--json", action="store_true")
-    skip.set_defaults(handler="holds.skip_schedule")
-    snooze = actions.add_parser(
-        "snooze", help="run the next run later by SPAN (10m, 1h, 2d); it is recorded late"
-    )
-    snooze.add_argument("id", type=int, metavar="ID")
-    snooze.add_argument("span", nargs="?", metavar="SPAN")
-    snooze.add_argument("--undo", action="store_true", help="forget the snooze")
-    snooze.add_argument("--json", action="store_true")
-    snooze.set_defaults(handler="holds.snooze_schedule")

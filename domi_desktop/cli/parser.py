@@ -14,7 +14,7 @@ from types import ModuleType
 from domi_desktop import __version__
 from domi_desktop.cli.arguments import text_path
 from domi_desktop.cli.exits import EXIT_USAGE
-from domi_desktop.cli.job_options import add_hold_commands, add_job_options
+from domi_desktop.cli.job_options import add_job_options
 from domi_desktop.cli.monitor_options import add_monitor_command
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing, 2 ms
@@ -236,7 +236,26 @@ def _schedule(subcommands: Subcommands) -> None:
         sub.add_argument("id", type=int, metavar="ID")
         sub.add_argument("--json", action="store_true")
         sub.set_defaults(handler=handler)
-    add_hold_commands(actions)
+    _hold_commands(actions)
+
+
+def _hold_commands(actions: Subcommands) -> None:
+    """``schedule skip ID`` and ``schedule snooze ID SPAN``, each with ``--undo``."""
+    skip = actions.add_parser(
+        "skip", help="skip the schedule's next run (--undo: run it after all)"
+    )
+    skip.add_argument("id", type=int, metavar="ID")
+    skip.add_argument("--undo", action="store_true", help="forget the skip")
+    skip.add_argument("--json", action="store_true")
+    skip.set_defaults(handler="holds.skip_schedule")
+    snooze = actions.add_parser(
+        "snooze", help="run the next run later by SPAN (10m, 1h, 2d); it is recorded late"
+    )
+    snooze.add_argument("id", type=int, metavar="ID")
+    snooze.add_argument("span", nargs="?", metavar="SPAN")
+    snooze.add_argument("--undo", action="store_true", help="forget the snooze")
+    snooze.add_argument("--json", action="store_true")
+    snooze.set_defaults(handler="holds.snooze_schedule")
 
 
 def _timeline(subcommands: Subcommands) -> None:

@@ -104,9 +104,9 @@ def test_snooze_spans_read_as_people_write_them(text: str, seconds: int) -> None
     assert parse_span(text) == timedelta(seconds=seconds)
 
 
-@pytest.mark.parametrize("text", ["", "h", "1x", "1h 2", "-1h", "1hh"])
+@pytest.mark.parametrize("text", ["", "h", "1x", "1h 2", "-1h", "1hh", "0m", "367d", "9" * 400])
 def test_a_span_that_is_not_one_is_refused_in_one_line(text: str) -> None:
-    with pytest.raises(UsageError, match="is not a time span"):
+    with pytest.raises(UsageError, match=r"is not a time span|is not between"):
         parse_span(text)
 
 
