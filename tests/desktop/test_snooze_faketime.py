@@ -1,5 +1,5 @@
 """Snooze on the real desktop, end to end: the real tray app under libfaketime shows its heads-up
-on real dunst five minutes before an hourly run; "Snooze 1 hour" pressed on it reaches the store,
+on real dunst five minutes before a daily run; "Snooze 1 hour" pressed on it reaches the store,
 nothing runs at the due, and the run starts an hour later, recorded late against its own due."""
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def laptop(tmp_path: Path, spawn: Spawn, fake_logind: FakeLogind) -> Iterator[La
     made.data.mkdir()
     top = (datetime.now(UTC) + timedelta(days=10)).replace(minute=0, second=0, microsecond=0)
     made.at(top - timedelta(minutes=4, seconds=30))  # inside the heads-up's five minutes
-    made.cli("schedule", "add", "Backup", "--cron", "0 * * * *", "--tz", "UTC", "--", "true")
+    daily = f"0 {top.hour} * * *"  # a snooze shorter than the gap to the next run
+    made.cli("schedule", "add", "Backup", "--cron", daily, "--tz", "UTC", "--", "true")
     made.app = spawn(APP, env=made.overrides())
     wait_for(
         lambda: made.cli("status", "--json", check=False).get("running"), WAIT, "the app running"
