@@ -64,6 +64,8 @@ class SkipReason(Enum):
     catch_up_window = "catch_up_window"
     conditions = "conditions"
     """A condition was still unmet at the deadline (``on_deadline`` skip); the reason says which."""
+    you_skipped = "you_skipped"
+    """The user asked to skip this due ("skip next")."""
 
 
 PROCESS_DIED = "process died"
@@ -220,6 +222,21 @@ class Monitor:
 
 
 @dataclass(frozen=True, slots=True)
+class Hold:
+    """The user's word on one coming due of a schedule: skip it, or run it no earlier than
+    ``until`` (snoozed: it keeps its due, so it runs late against it, and once)."""
+
+    due: datetime
+    """The due it applies to (aware UTC); once ``last_due`` reaches it the hold is spent."""
+    until: datetime | None = None
+    """Snoozed until then; ``None``: skipped."""
+
+    @property
+    def skip(self) -> bool:
+        return self.until is None
+
+
+@dataclass(frozen=True, slots=True)
 class Policies:
     """Per-schedule policies; the defaults reproduce the seed's scheduler."""
 
@@ -248,6 +265,13 @@ class Policies:
     monitor: Monitor = Monitor()
     """Outside monitors told of its runs."""
     session: SessionTriggers = SessionTriggers()
+    once_at: datetime | None = None
+    """A one-off: the single instant (aware UTC) it runs at, fixed when it was set; the cron
+    expression then only names that date for readers that know no one-offs."""
+    hold: Hold | None = None
+    """Skip or snooze of the next due (``scheduler.oneoff``)."""
+    background: bool = False
+    """Run with the lowest CPU and disk priority, its whole process tree (``actions.priority``)."""
 
 
 class NetworkState(Enum):

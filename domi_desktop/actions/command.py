@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import IO
 
-from domi_desktop.actions import warden
+from domi_desktop.actions import priority, warden
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
 from domi_desktop.actions.environment import job_environment
@@ -63,8 +63,11 @@ class CommandJob:
         grace: float,
         on_end: Callable[[Outcome], None],
         tags: Mapping[str, str] | None = None,
+        background: bool = False,
     ) -> None:
-        """``tags``: what the job's environment carries to be found again (``job_tags``)."""
+        """``tags``: what the job's environment carries to be found again (``job_tags``);
+        ``background``: the lowest CPU and disk priority for its whole tree (``priority``)."""
+        self._background = background
         self._supervisor = supervisor
         self._tags = tags
         self._action = action
@@ -94,7 +97,7 @@ class CommandJob:
         limits = _room_for_jobs()
         try:
             process = subprocess.Popen(
-                _die_with_app(_command_line(action, env), env, cwd),
+                _die_with_app(_command_line(action, env, self._background), env, cwd),
                 cwd=cwd,
                 env=env,
                 stdin=_devnull() if action.stdin is None else subprocess.PIPE,
@@ -103,7 +106,7 @@ class CommandJob:
                 bufsize=0,  # read with os.read: a buffer would be 8 KB a running job for nothing
                 # Its own process group (session), so the whole tree can be stopped at once.
                 start_new_session=sys.platform != "win32",
-                creationflags=_CREATION_FLAGS,
+                creationflags=_CREATION_FLAGS | priority.creation_flags(self._background),
             )
         except OSError as error:
             # Looked at only now: a start is the usual case, and a stat less for each.
@@ -115,6 +118,8 @@ class CommandJob:
             return
         _give_back_file_limit(process.pid, limits)
         tree = ProcessTree(process.pid)
+        if self._background:
+            priority.eco_qos(process.pid)
         try:
             tree.let_run()
         except OSError as error:
@@ -431,7 +436,9 @@ def _working_directory(cwd: str | None, home: str) -> str:
     return os.path.join(home, cwd)
 
 
-def _command_line(action: CommandAction, env: Mapping[str, str]) -> str | list[str]:
+def _command_line(
+    action: CommandAction, env: Mapping[str, str], background: bool = False
+) -> str | list[str]:
     if sys.platform == "win32":
         if action.shell is not None:
             # cmd's own quoting rule for /s /c "...": the outer quotes are stripped, nothing else.
@@ -439,9 +446,21 @@ def _command_line(action: CommandAction, env: Mapping[str, str]) -> str | list[s
         # CreateProcess searches the app's PATH, not the job's: resolve it with the job's.
         program = shutil.which(action.argv[0], path=env.get("PATH")) or action.argv[0]
         return [program, *action.argv[1:]]
+    before = priority.background_prefix() if background else []
     if action.shell is not None:
-        return ["/bin/sh", "-c", action.shell]
+        return [*before, "/bin/sh", "-c", action.shell]
+    if before:  # the program found on the job's PATH, as exec would, not the tools' own
+        return [*before, _find(action.argv[0], env), *action.argv[1:]]
     return list(action.argv)
+
+
+def _find(program: str, env: Mapping[str, str]) -> str:
+    """``program`` on the job's PATH, or the OSError exec would raise (so a missing program is
+    still "could not start", not the exit code of the tool that execs it)."""
+    found = program if os.sep in program else shutil.which(program, path=env.get("PATH", ""))
+    if found is None:
+        raise OSError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    return found
 
 
 def _describe(error: OSError, action: CommandAction, env: Mapping[str, str]) -> str:

@@ -38,6 +38,8 @@ class ActionRequest:
     with reason ``NOT_STARTED_LATE``. A run of a shared store may have been taken over by another
     machine once its lease lapsed, and a process frozen between the hand-off and the start must
     not start a second copy then."""
+    background: bool = False
+    """The lowest CPU and disk priority for the job's whole tree (``priority``)."""
 
     def __repr__(self) -> str:
         # The values must not reach a log through a repr; the names are enough to debug.

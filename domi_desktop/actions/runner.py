@@ -203,6 +203,7 @@ class ActionRunner:
                 grace=self._kill_grace,
                 on_end=lambda outcome: self._ended(run, outcome),
                 tags=job_tags(request.run_id),
+                background=request.background,
             ).start()
         except Exception as error:
             self._failed(run, error)

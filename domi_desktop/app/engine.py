@@ -25,6 +25,7 @@ from domi_desktop.app.host import Host
 from domi_desktop.app.monitoring import start_monitoring
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.session import start_session_triggers
+from domi_desktop.app.sleep_when_done import sleep_when_done_of
 from domi_desktop.clock import SystemClock
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.ports import SecretStore
@@ -144,6 +145,7 @@ class EngineHandle(QObject):
     def __init__(self, host: Host, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._loop = host.loop
+        self._host = host
         self._runtime = host.runtime
         self._here = QtLoop(self)
         self.store = host.store
@@ -214,6 +216,12 @@ class EngineHandle(QObject):
         self.state = replace(self.state, paused=paused)
         driver = self._runtime.driver
         self._post(lambda: driver.set_paused(paused))
+
+    def sleep_when_done(self, on: bool) -> None:
+        """Put the computer to sleep when the running jobs finish (``runtime.sleep_when_done``),
+        or no longer."""
+        host = self._host
+        self._post(lambda: sleep_when_done_of(host).set(on))
 
     def schedule_edited(self, schedule_id: int | None) -> None:
         """A window changed a schedule (None: several): shown at once here, and planned again

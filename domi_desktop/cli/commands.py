@@ -172,7 +172,7 @@ def runs(args: argparse.Namespace) -> int:
         schedule = schedules.get(
             run["schedule_id"], {"name": str(run["schedule_id"]), "tz": "local"}
         )
-        note = run["reason"] or ""
+        note = "you skipped it" if run["reason"] == "you_skipped" else run["reason"] or ""
         if run["missed_count"]:
             note = (note + f" {run['missed_count']} missed").strip()
         rows.append(

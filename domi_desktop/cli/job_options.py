@@ -11,6 +11,11 @@ def add_job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
     """What a job is and how it runs, for ``schedule add`` and ``schedule edit`` (where each
     option given changes only itself)."""
     parser.add_argument("--tz", help="IANA zone or 'local'" + ("" if editing else " (default)"))
+    parser.add_argument(
+        "--at",
+        metavar="TIME",
+        help="run once, at this date and time (2026-12-24T07:00, read in --tz), instead of --cron",
+    )
     parser.add_argument("--env", action="append", default=[], metavar="K=V")
     parser.add_argument("--secret-env", action="append", default=[], metavar="K=SECRET")
     parser.add_argument("--cwd", metavar="DIR")
@@ -44,6 +49,11 @@ def add_job_options(parser: argparse.ArgumentParser, *, editing: bool) -> None:
         help="wake the computer from sleep to run it (then let it sleep again)",
     )
     wake.add_argument("--no-wake", dest="wake_to_run", action="store_const", const=False)
+    parser.add_argument(
+        "--background",
+        action=argparse.BooleanOptionalAction,
+        help="run it with the lowest CPU and disk priority (its whole process tree)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(command=[])
 

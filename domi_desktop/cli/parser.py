@@ -146,6 +146,10 @@ def _command_module(name: str) -> ModuleType:
         from domi_desktop.cli import timeline
 
         return timeline
+    if name == "holds":
+        from domi_desktop.cli import holds
+
+        return holds
     if name == "monitor_cmd":
         from domi_desktop.cli import monitor_cmd
 
@@ -200,10 +204,10 @@ def _schedule(subcommands: Subcommands) -> None:
     add = actions.add_parser(
         "add",
         help="add a schedule: ... -- COMMAND [ARG...] or --http URL",
-        usage="%(prog)s NAME --cron EXPR [options] -- COMMAND [ARG...]",
+        usage="%(prog)s NAME (--cron EXPR | --at TIME) [options] -- COMMAND [ARG...]",
     )
     add.add_argument("name", metavar="NAME")
-    add.add_argument("--cron", required=True, metavar="EXPR")
+    add.add_argument("--cron", metavar="EXPR")
     add_job_options(add, editing=False)
     add.set_defaults(handler=TAKES_COMMAND[0])
     listing = actions.add_parser("list", help="all schedules with their next fire")
@@ -232,6 +236,26 @@ def _schedule(subcommands: Subcommands) -> None:
         sub.add_argument("id", type=int, metavar="ID")
         sub.add_argument("--json", action="store_true")
         sub.set_defaults(handler=handler)
+    _hold_commands(actions)
+
+
+def _hold_commands(actions: Subcommands) -> None:
+    """``schedule skip ID`` and ``schedule snooze ID SPAN``, each with ``--undo``."""
+    skip = actions.add_parser(
+        "skip", help="skip the schedule's next run (--undo: run it after all)"
+    )
+    skip.add_argument("id", type=int, metavar="ID")
+    skip.add_argument("--undo", action="store_true", help="forget the skip")
+    skip.add_argument("--json", action="store_true")
+    skip.set_defaults(handler="holds.skip_schedule")
+    snooze = actions.add_parser(
+        "snooze", help="run the next run later by SPAN (10m, 1h, 2d); it is recorded late"
+    )
+    snooze.add_argument("id", type=int, metavar="ID")
+    snooze.add_argument("span", nargs="?", metavar="SPAN")
+    snooze.add_argument("--undo", action="store_true", help="forget the snooze")
+    snooze.add_argument("--json", action="store_true")
+    snooze.set_defaults(handler="holds.snooze_schedule")
 
 
 def _timeline(subcommands: Subcommands) -> None:

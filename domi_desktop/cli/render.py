@@ -66,7 +66,10 @@ def print_schedule(shown: dict[str, Any]) -> None:
         what = action["shell"] or shlex.join(action["argv"])
     only = only_words(policies.session)
     lines: list[tuple[str, object]] = [("id", shown["id"]), ("name", shown["name"])]
-    if only is None:
+    if shown.get("once_at"):
+        done = " (done: it ran once)" if shown.get("done") else ""
+        lines.append(("once", when(shown["once_at"], tz) + done))
+    elif only is None:
         lines.append(("cron", f"{shown['expr']}  ({shown['description']})"))
     else:
         lines += [
@@ -80,6 +83,13 @@ def print_schedule(shown: dict[str, Any]) -> None:
         ("last due", when(shown["last_due"], tz)),
         ("next", next_words(shown)),
     ]
+    if shown.get("skipping"):
+        lines.append(("skipping", when(shown["skipping"], tz)))
+    if shown.get("snoozed"):
+        snoozed = shown["snoozed"]
+        lines.append(
+            ("snoozed", f"due {when(snoozed['due'], tz)}, runs {when(snoozed['until'], tz)}")
+        )
     if action["kind"] == "command":
         if action["cwd"]:
             lines.append(("cwd", action["cwd"]))
@@ -105,6 +115,10 @@ def next_words(shown: dict[str, Any]) -> str:
     session = session_of(shown)
     if shown["enabled"] and session.only:
         return moments_words(session)
+    if shown.get("done"):
+        return "done (ran once)"
+    if shown.get("skipping") and shown["skipping"] == shown["next_run"]:
+        return "skipping " + when(shown["skipping"], shown["tz"])
     return when(shown["next_run"], shown["tz"]) if shown["next_run"] else "-"
 
 

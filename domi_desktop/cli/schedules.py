@@ -70,6 +70,7 @@ def _job_params(args: argparse.Namespace, *, editing: bool) -> dict[str, Any]:
     policies: dict[str, Any] = {}
     for name in (
         "overlap", "catch_up", "catch_up_within", "timeout", "retries", "jitter", "wake_to_run",
+        "background",
     ):  # fmt: skip
         value = getattr(args, name)
         if value is not None:
@@ -132,8 +133,12 @@ def _placement_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_schedule(args: argparse.Namespace) -> int:
-    _check_locally(args.cron)
-    params = {"name": args.name, "expr": args.cron, **_job_params(args, editing=False)}
+    if (args.cron is None) == (args.at is None):
+        raise UsageError("say when: --cron EXPR for a recurring schedule, or --at TIME for once")
+    when = {"at": args.at} if args.cron is None else {"expr": args.cron}
+    if args.cron is not None:
+        _check_locally(args.cron)
+    params = {"name": args.name, **when, **_job_params(args, editing=False)}
     with backend(args) as api:
         created = api.call("schedule.create", params)
     if args.json:
@@ -147,9 +152,13 @@ def edit_schedule(args: argparse.Namespace) -> int:
     params: dict[str, Any] = {"id": args.id, **_job_params(args, editing=True)}
     if args.name is not None:
         params["name"] = args.name
+    if args.cron is not None and args.at is not None:
+        raise UsageError("give either --cron EXPR or --at TIME, not both")
     if args.cron is not None:
         _check_locally(args.cron)
         params["expr"] = args.cron
+    if args.at is not None:
+        params["at"] = args.at
     with backend(args) as api:
         return emit(args, api.call("schedule.update", params), print_schedule)
 
@@ -193,6 +202,8 @@ def _when_it_runs(shown: dict[str, Any]) -> str:
     """The expression, or ``only at login`` when the session's moments alone run it."""
     from domi_desktop.cli.words import only_words
 
+    if shown.get("once_at"):
+        return "once"
     return only_words(session_of(shown)) or shown["expr"]
 
 

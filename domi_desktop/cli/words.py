@@ -53,6 +53,8 @@ def policy_lines(policies: Policies) -> list[tuple[str, str]]:
         lines.append(("jitter", f"starts up to {format_span(policies.jitter)} late"))
     if policies.wake_to_run:
         lines.append(("wake", "wakes the computer to run it"))
+    if policies.background:
+        lines.append(("priority", "in the background: lowest CPU and disk priority"))
     if policies.placement is Placement.machines:
         lines.append(("runs on", ", ".join(policies.machines)))
     elif policies.placement is Placement.first_awake:

@@ -55,6 +55,8 @@ def export_schedule(
     except CronError as error:
         raise ExportError(f"schedule {schedule.id}: {error.message}") from error
     losses = Losses(target, schedule, lossy)
+    if schedule.policies.once_at is not None and target in _NO_ONE_OFF:
+        raise losses.refuse(_NO_ONE_OFF[target])
     if target is ExportTarget.systemd:
         files = export_systemd(
             schedule, expr, losses, system=system, user=user, local_zone=local_zone
@@ -68,6 +70,15 @@ def export_schedule(
     else:
         files = export_windows_task(schedule, expr, losses)
     return losses.finish(files)
+
+
+_NO_ONE_OFF = {
+    ExportTarget.launchd: "a one-off: launchd has no one-time trigger (StartCalendarInterval"
+    " repeats every year) and never records that it ran",
+    ExportTarget.crontab: "a one-off: a cron line repeats every year, and cron does not catch up"
+    " a run missed while the machine was off (at(1) is cron's one-time tool)",
+    ExportTarget.k8s: "a one-off: a CronJob repeats every year (a Kubernetes Job runs once)",
+}
 
 
 def healthchecks_check(expr: str, tz: str, local_zone: str) -> tuple[str, str]:

@@ -43,6 +43,9 @@ def export_crontab(schedule: Schedule, expr: CronExpr, losses: Losses) -> tuple[
         losses.drop("overlap 'replace': cron cannot stop a running job; fires run in parallel")
     elif policies.concurrency_key is not None:
         losses.drop("a concurrency key with overlap 'parallel' has nothing to hold apart")
+    if policies.background:
+        command = f"nice -n 19 {command}"
+        losses.drop("the idle disk priority: cron has no portable ionice (the CPU's is nice 19)")
     if job.cwd is not None:
         command = f"cd {shlex.quote(job.cwd)} && {command}"
     if not job.only and policies.catch_up is CatchUp.latest:

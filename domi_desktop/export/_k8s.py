@@ -57,6 +57,8 @@ def export_k8s(
     policies = schedule.policies
     name = f"domi-{schedule.id}-{slug(schedule.name, 'job')}"[:52].rstrip("-")
     spec: dict[str, Any] = {"schedule": schedule_field(expr, losses)}
+    if policies.background:
+        losses.drop("background priority: a pod's CPU and disk priority are the cluster's")
     if schedule.tz == LOCAL_ZONE:
         losses.drop("the zone 'local': the CronJob runs in the controller manager's zone")
     else:

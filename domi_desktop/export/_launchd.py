@@ -87,6 +87,9 @@ def export_launchd(schedule: Schedule, expr: CronExpr, losses: Losses) -> tuple[
         plist["EnvironmentVariables"] = dict(job.env)
     if not schedule.enabled:
         plist["Disabled"] = True
+    if schedule.policies.background:
+        plist["ProcessType"] = "Background"
+        plist["LowPriorityIO"] = True
     _check_policies(schedule, losses, timed=not job.only)
     text = plistlib.dumps(plist, sort_keys=False).decode()
     return (ExportFile(f"{label}.plist", text),)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from datetime import tzinfo
+from datetime import UTC, tzinfo
 
 from domi_desktop.cron import CronExpr, zone_for
 from domi_desktop.export._common import (
@@ -78,13 +78,14 @@ def export_systemd(
     service_file = ExportFile(f"{name}.service", service)
     if job.only:
         return (service_file,)
-    _check_dst(expr, schedule.tz, local_zone, losses)
+    if schedule.policies.once_at is None:  # a one-off is written as its UTC instant
+        _check_dst(expr, schedule.tz, local_zone, losses)
     timer = [
         "[Unit]",
         f"Description={_text(schedule.name)} (domi-desktop schedule {schedule.id}, timer)",
         "",
         "[Timer]",
-        *(f"OnCalendar={line}" for line in on_calendar(expr, schedule.tz)),
+        *(f"OnCalendar={line}" for line in _calendar(schedule, expr)),
         # The default accuracy (1 min) lets systemd move a fire by up to a minute to coalesce.
         "AccuracySec=1s",
         f"Persistent={'true' if schedule.policies.catch_up is CatchUp.latest else 'false'}",
@@ -97,6 +98,14 @@ def export_systemd(
     return (ExportFile(f"{name}.timer", "\n".join(timer)), service_file)
 
 
+def _calendar(schedule: Schedule, expr: CronExpr) -> tuple[str, ...]:
+    """A one-off's single instant (in UTC: exact whatever the zone), else the expression's."""
+    once = schedule.policies.once_at
+    if once is not None:
+        return (f"{once.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC",)
+    return on_calendar(expr, schedule.tz)
+
+
 def _service(
     schedule: Schedule, job: Job, losses: Losses, *, system: bool, user: str | None
 ) -> str:
@@ -107,6 +116,8 @@ def _service(
         "[Service]",
         "Type=oneshot",
     ]
+    if schedule.policies.background:  # the whole cgroup: every process the job starts
+        lines += ["Nice=19", "IOSchedulingClass=idle", "CPUSchedulingPolicy=idle"]
     if system and user is not None:
         lines.append(f"User={_text(user)}")
     if job.cwd is not None:

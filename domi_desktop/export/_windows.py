@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import UTC, timedelta
 from xml.sax.saxutils import escape
 
 from domi_desktop.cron import CronExpr
@@ -65,7 +65,13 @@ def export_windows_task(
     schedule: Schedule, expr: CronExpr, losses: Losses
 ) -> tuple[ExportFile, ...]:
     job = job_for(schedule, losses, (Moment.at_login,))
-    triggers = [] if job.only else _calendar_triggers(schedule, expr, losses)
+    once = schedule.policies.once_at
+    if once is not None:
+        stamp = f"{once.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+        triggers = [f"<TimeTrigger><Enabled>true</Enabled><StartBoundary>{stamp}</StartBoundary>"]
+        triggers[0] += "</TimeTrigger>"
+    else:
+        triggers = [] if job.only else _calendar_triggers(schedule, expr, losses)
     if Moment.at_login in job.moments:
         # Without a UserId: at the logon of whoever the task runs as (the user who imports it).
         triggers.append("<LogonTrigger><Enabled>true</Enabled></LogonTrigger>")
@@ -86,6 +92,8 @@ def export_windows_task(
         # PT0S is "no limit"; without the element Task Scheduler stops a task after 72 hours.
         f"<ExecutionTimeLimit>{_duration(policies.timeout or timedelta(0))}</ExecutionTimeLimit>",
     ]
+    if policies.background:  # 10: IDLE_PRIORITY_CLASS, the lowest (the default is 7)
+        settings.append("<Priority>10</Priority>")
     if policies.retries:
         every = max(policies.retry_backoff, timedelta(minutes=1))
         settings.append(

@@ -7,7 +7,7 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domi_desktop.errors import ParamError
@@ -19,6 +19,8 @@ from domi_desktop.frontdoor.wire import (
     check_notes,
     check_zone,
     get_param,
+    instant_param,
+    iso,
     parse_action,
     parse_policies,
     policies_json,
@@ -45,6 +47,10 @@ def portable_json(schedule: Schedule) -> Json:
         "action": action_json(schedule.action),
         "policies": policies_json(schedule.policies),
         "notes": schedule.notes,
+        # A one-off's instant, said where people and other tools read it (ISO, UTC).
+        **(
+            {} if schedule.policies.once_at is None else {"once_at": iso(schedule.policies.once_at)}
+        ),
     }
 
 
@@ -99,7 +105,7 @@ def parse_document(document: Any) -> list[Portable]:
                     tz=check_zone(item.get("tz", LOCAL_ZONE)),
                     enabled=True if enabled is None else enabled,
                     action=parse_action(item.get("action")),
-                    policies=parse_policies(item.get("policies")),
+                    policies=_with_once(item, parse_policies(item.get("policies"))),
                     notes=check_notes(item.get("notes")),
                 )
             )
@@ -118,9 +124,15 @@ def schedule_from_json(value: Json) -> Schedule:
         tz=check_zone(value.get("tz")),
         action=parse_action(value.get("action")),
         enabled=bool(value.get("enabled", True)),
-        policies=parse_policies(value.get("policies")),
+        policies=_with_once(value, parse_policies(value.get("policies"))),
         notes=check_notes(value.get("notes")),
     )
+
+
+def _with_once(value: Json, policies: Policies) -> Policies:
+    """The policies with the one-off's ``once_at`` of a schedule's JSON, when it has one."""
+    once = get_param(value, "once_at", str)
+    return policies if once is None else replace(policies, once_at=instant_param(once, "once_at"))
 
 
 def import_key(items: Sequence[Any]) -> str:

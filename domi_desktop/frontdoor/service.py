@@ -6,12 +6,14 @@ It takes and returns the JSON shapes of ``wire`` and tells the app to re-plan af
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from itertools import islice
 from typing import Any
 
 from domi_desktop.cron import describe, next_run, upcoming
 from domi_desktop.errors import CronError, DomiError, ParamError
+from domi_desktop.frontdoor import holds
 from domi_desktop.frontdoor.monitor_params import check_key_secret
 from domi_desktop.frontdoor.portable import (
     Pieces,
@@ -38,8 +40,9 @@ from domi_desktop.frontdoor.wire import (
     policies_json,
     run_json,
 )
-from domi_desktop.model import LOCAL_ZONE, RunStatus, Schedule
+from domi_desktop.model import LOCAL_ZONE, Policies, RunStatus, Schedule
 from domi_desktop.ports import Clock, SecretStore
+from domi_desktop.scheduler import oneoff
 from domi_desktop.scheduler.simulate import MAX_WAKES, simulate
 from domi_desktop.store import Store
 
@@ -81,6 +84,7 @@ class Service:
             "notes": schedule.notes,
             "created_at": iso(schedule.created_at),
             "updated_at": iso(schedule.updated_at),
+            **holds.hold_json(schedule),
         }
 
     def next_run_of(self, schedule: Schedule) -> datetime | None:
@@ -90,10 +94,12 @@ class Service:
         if self._next_fire is not None:
             return self._next_fire(schedule.id)
         try:
-            upcoming = next_run(schedule.expr, self.clock.now(), schedule.tz)
+            upcoming = None
+            if schedule.policies.once_at is None:
+                upcoming = next_run(schedule.expr, self.clock.now(), schedule.tz)
         except DomiError:
             return None
-        return None if upcoming is None else upcoming
+        return oneoff.planned(schedule, upcoming)
 
     # -- values, for the windows (the socket and the CLI take the JSON shapes below) ----------
 
@@ -128,10 +134,14 @@ class Service:
     def create_schedule(self, params: Mapping[str, Any]) -> Json:
         policies = parse_policies(params.get("policies"))
         self._check_key_secret(policies.monitor.healthchecks_key, None)
+        tz = check_zone(params.get("tz", LOCAL_ZONE))
+        once = holds.one_off(params, tz, self.clock.now())
+        if once is not None:
+            policies = replace(policies, once_at=once[1])
         schedule = self._store.create_schedule(
             check_name(params.get("name")),
-            check_expr(params.get("expr")),
-            check_zone(params.get("tz", LOCAL_ZONE)),
+            check_expr(params.get("expr")) if once is None else once[0],
+            tz,
             parse_action(params.get("action")),
             policies,
             enabled=bool(get_param(params, "enabled", bool) if "enabled" in params else True),
@@ -163,9 +173,32 @@ class Service:
             changes["enabled"] = get_param(params, "enabled", bool, required=True)
         if "notes" in params:
             changes["notes"] = check_notes(params["notes"])
+        changes.update(self._one_off_changes(params, current, changes))
         schedule = self._store.update_schedule(schedule_id, now=self.clock.now(), **changes)
         self._on_change(schedule_id)
         return self.schedule_json(schedule)
+
+    def _one_off_changes(
+        self, params: Mapping[str, Any], current: Schedule, changes: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A new ``at`` makes (or moves) a one-off; a new expression alone makes it a cron
+        schedule again."""
+        policies = changes.get("policies", current.policies)
+        once = holds.one_off(params, changes.get("tz", current.tz), self.clock.now())
+        if once is not None:
+            return {"expr": once[0], "policies": replace(policies, once_at=once[1], hold=None)}
+        dropped = "at" in params and params["at"] is None
+        if policies.once_at is not None and (
+            dropped or changes.get("expr", current.expr) != current.expr
+        ):
+            return {"policies": replace(policies, once_at=None, hold=None)}
+        return {}
+
+    def store_update(self, schedule_id: int, policies: Policies) -> Schedule:
+        """New policies (a skip or snooze): ``last_due`` stays, the engine re-plans."""
+        schedule = self._store.update_schedule(schedule_id, now=self.clock.now(), policies=policies)
+        self._on_change(schedule_id)
+        return schedule
 
     def set_enabled(self, params: Mapping[str, Any], enabled: bool) -> Json:
         schedule = self._store.set_enabled(self._id(params), enabled, self.clock.now())
@@ -315,5 +348,7 @@ METHODS: dict[str, Method] = {
     "schedule.simulate": Service.simulate,
     "schedule.export": Service.export,
     "schedule.import": Service.import_,
+    "schedule.skip": holds.skip,
+    "schedule.snooze": holds.snooze,
 }
 """The methods both front doors share; the app adds run_now, app.* and events.subscribe."""

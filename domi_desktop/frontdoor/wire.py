@@ -306,7 +306,10 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     if not isinstance(value, dict):
         raise ParamError("policies", "must be an object")
     p = "policies."
-    unknown = set(value) - set(policies_json(base)) - set(_EXTRA_POLICIES) - PLACEMENT_KEYS
+    # A one-off's instant and a hold are set by ``at``, skip and snooze, never as policies.
+    known = set(policies_json(base)) | set(_EXTRA_POLICIES) | PLACEMENT_KEYS
+    known |= {"once_at", "hold", "background"}
+    unknown = set(value) - known
     if unknown:
         raise ParamError(f"{p}{sorted(unknown)[0]}", "is not a policy")
     changes: dict[str, Any] = {}
@@ -336,8 +339,9 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
     if "alerts" in value:
         changes["alerts"] = parse_alerts(value["alerts"], base.alerts)
     changes.update(session_params(value, base.session) | monitor_params(value, base.monitor))
-    wake = get_param(value, "wake_to_run", bool)
-    changes.update({} if wake is None else {"wake_to_run": wake})
+    for flag in ("wake_to_run", "background"):
+        given = get_param(value, flag, bool)
+        changes.update({} if given is None else {flag: given})
     changes.update(placement_params(value, base))
     fields = {name: getattr(base, name) for name in policies_json(Policies())}
     fields.update(
@@ -345,6 +349,9 @@ def parse_policies(value: Any, base: Policies = Policies()) -> Policies:
         alerts=base.alerts,
         placement=base.placement,
         machines=base.machines,
+        once_at=base.once_at,
+        hold=base.hold,
+        background=base.background,
     )
     return Policies(**{**fields, **changes})
 

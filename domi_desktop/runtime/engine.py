@@ -386,6 +386,7 @@ class Runtime:
             log_path=log_path,
             timeout=active.schedule.policies.timeout,
             start_by=warden.trusted_until(leased_at, lease) if self.store.shared else None,
+            background=active.schedule.policies.background,
         )
         run_id = active.run_id
         active.handle = self.runner.start(

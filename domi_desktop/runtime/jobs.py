@@ -95,7 +95,10 @@ def run_here(store: Store, schedule_id: int, clock: Clock, secrets: SecretStore)
     run_id = store.record_manual_run(schedule.id, clock.now(), Trigger.manual)
     log_path = store.log_path_for(run_id)
     store.start_run(run_id, clock.now(), log_path)
-    request = ActionRequest(schedule.action, run_id, log_path, schedule.policies.timeout)
+    request = ActionRequest(
+        schedule.action, run_id, log_path, schedule.policies.timeout,
+        background=schedule.policies.background,
+    )  # fmt: skip
     result = ActionRunner(clock).run(
         request, secrets=secrets, on_started=lambda pid: record_job(store, run_id, pid)
     )

@@ -29,6 +29,7 @@ from domi_desktop.cron import (
 )
 from domi_desktop.errors import DomiError
 from domi_desktop.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
+from domi_desktop.scheduler import oneoff
 
 GRACE = timedelta(seconds=60)
 """A fire at most this long after its due is on time; later is late (the seed's rule)."""
@@ -162,7 +163,7 @@ class Planner:
         ``fired``, whose ``next_due`` is then the schedule's next, with no cron evaluated)."""
         entry = self._entries.pop(schedule.id, None)
         self._errors.pop(schedule.id, None)
-        if not schedule.enabled or schedule.policies.session.only:
+        if not schedule.enabled or schedule.policies.session.only or oneoff.done(schedule):
             return
         if entry is not None and (entry.schedule.expr, entry.schedule.tz) == (
             schedule.expr,
@@ -170,9 +171,10 @@ class Planner:
         ):
             # A fire moved ``last_due``: a whole catch-up does this for every schedule at once.
             if fired is not None and fired.due == schedule.last_due:
-                next_ts = _NEVER if fired.next_due is None else fired.next_due.timestamp()
+                upcoming = oneoff.planned(schedule, fired.next_due)
+                next_ts = _NEVER if upcoming is None else upcoming.timestamp()
             else:
-                next_ts = self._next_ts(entry.expr, entry.zone, schedule.last_due)
+                next_ts = self._next_ts(schedule, entry.expr, entry.zone)
             self._entries[schedule.id] = _Entry(schedule, entry.expr, entry.zone, next_ts)
             return
         try:
@@ -182,7 +184,7 @@ class Planner:
             self._errors[schedule.id] = str(error)
             return
         self._entries[schedule.id] = _Entry(
-            schedule, expr, zone, self._next_ts(expr, zone, schedule.last_due)
+            schedule, expr, zone, self._next_ts(schedule, expr, zone)
         )
 
     def remove(self, schedule_id: int) -> None:
@@ -266,10 +268,13 @@ class Planner:
         )
 
     @staticmethod
-    def _next_ts(expr: CronExpr, zone: tzinfo, last_due: datetime | None) -> float:
-        if last_due is None:
+    def _next_ts(schedule: Schedule, expr: CronExpr, zone: tzinfo) -> float:
+        if schedule.last_due is None:
             return _NEVER
-        upcoming = next_run(expr, last_due, zone)
+        upcoming = None
+        if schedule.policies.once_at is None:
+            upcoming = next_run(expr, schedule.last_due, zone)
+        upcoming = oneoff.planned(schedule, upcoming)
         return _NEVER if upcoming is None else upcoming.timestamp()
 
 
@@ -287,15 +292,18 @@ def decide(
         return None
     expr = expr or parse(schedule.expr)
     zone = zone or zone_for(schedule.tz)
-    due = prev_run(expr, now, zone)
-    if due is None or due <= schedule.last_due:
+    once = schedule.policies.once_at is not None
+    due = oneoff.once_due(schedule, now) if once else prev_run(expr, now, zone)
+    if due is None or due <= schedule.last_due or oneoff.snoozed(schedule, due, now):
         return None
     lateness = now - due
     late = lateness > GRACE
-    missed = count_between(expr, schedule.last_due, due, zone)
+    missed = 0 if once else count_between(expr, schedule.last_due, due, zone)
     policies = schedule.policies
     skip_reason: SkipReason | None = None
-    if paused:
+    if oneoff.you_skipped(schedule, due):
+        skip_reason = SkipReason.you_skipped
+    elif paused:
         skip_reason = SkipReason.paused
     elif late and policies.catch_up is CatchUp.skip:
         skip_reason = SkipReason.missed
@@ -314,7 +322,7 @@ def decide(
         delay=jitter_delay(schedule, due),
         expr=expr,
         zone=zone,
-        next_due=_utc(next_run(expr, due, zone)),
+        next_due=None if once else _utc(next_run(expr, due, zone)),
     )
 
 

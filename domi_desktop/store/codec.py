@@ -34,6 +34,7 @@ from domi_desktop.model import (
     RunStatus,
     SessionTriggers,
 )
+from domi_desktop.store._once import decode_once, once_document
 
 ACTION_SHAPE_VERSION = 1
 POLICIES_SHAPE_VERSION = 1
@@ -166,6 +167,7 @@ def policies_document(policies: Policies) -> dict[str, Any]:
             if policies.placement is Placement.anywhere
             else {"placement": policies.placement.value, "machines": list(policies.machines)}
         ),
+        **once_document(policies),
     }
 
 
@@ -359,7 +361,11 @@ def decode_action(text: str) -> Action:
 def decode_policies(text: str) -> Policies:
     reader = _Reader(text, "policies", POLICIES_SHAPE_VERSION)
     defaults = Policies()
+    once_at, hold, background = decode_once(reader)
     return Policies(
+        once_at=once_at,
+        hold=hold,
+        background=background,
         catch_up=reader.member("catch_up", CatchUp, defaults.catch_up),
         wake_to_run=reader.flag("wake_to_run", defaults.wake_to_run),
         catch_up_within=reader.optional_duration("catch_up_within"),

@@ -22,6 +22,10 @@ class Engine(Protocol):
 
     def set_paused(self, paused: bool) -> None: ...
 
+    def sleep_when_done(self, on: bool) -> None:
+        """Put the computer to sleep when the running jobs finish, unless someone uses it."""
+        ...
+
     def stop_run(self, run_id: int, reason: str = ...) -> None: ...
 
     def run_now(

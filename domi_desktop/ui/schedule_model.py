@@ -29,6 +29,7 @@ from domi_desktop.cron import describe, local_zone, zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Run, RunStatus, Schedule
 from domi_desktop.ports import RunReader
+from domi_desktop.scheduler import oneoff
 from domi_desktop.ui.history.texts import reason_words
 from domi_desktop.ui.i18n import cron_language, register, tr, weekdays, zone_name
 from domi_desktop.ui.sentence import schedule_sentence
@@ -58,6 +59,9 @@ register(
         "never": "从未",
         "paused": "已暂停",
         "all paused": "全部暂停",
+        "done (ran once)": "已完成（运行过一次）",
+        "skipping {when}": "跳过 {when}",
+        "{when} (snoozed)": "{when}（已推迟）",
         "invalid: {reason}": "无效：{reason}",
     },
 )
@@ -305,10 +309,17 @@ class ScheduleModel(QAbstractTableModel):
         if column is Column.next_run:
             if not schedule.enabled:
                 return tr("paused")
+            if oneoff.done(schedule):
+                return tr("done (ran once)")
             upcoming = self._next_fire(schedule.id)
             if upcoming is None:
                 return ""
             text = person_moment(upcoming, schedule.tz)
+            hold = oneoff.live_hold(schedule)
+            if hold is not None and hold.skip and hold.due == upcoming:
+                text = tr("skipping {when}", when=text)
+            elif hold is not None and hold.until == upcoming:
+                text = tr("{when} (snoozed)", when=text)
             return f"{text} · {tr('all paused')}" if self.paused_all else text
         if column is Column.last_run:
             last = self.last_run(schedule.id)

@@ -18,15 +18,20 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.errors import DomiError
 from domi_desktop.events import Event, FireEvent, RunFinished, RunWaiting
+from domi_desktop.frontdoor.service import METHODS
 from domi_desktop.model import WakeReason
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
+from domi_desktop.ui import heads_up
 from domi_desktop.ui.announcer import Announcer
 from domi_desktop.ui.backend import AppBackend
+from domi_desktop.ui.heads_up import HeadsUp
+from domi_desktop.ui.hold_actions import add_hold_actions
 from domi_desktop.ui.i18n import person_time, register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.paced import Paced
 from domi_desktop.ui.sentence import waiting_lines
+from domi_desktop.ui.sleep_action import SleepWhenDoneAction
 from domi_desktop.ui.tray_host import TrayHost
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
@@ -71,6 +76,9 @@ register(
         "Attention: {what}": "需要注意：{what}",
         "a late or failed run": "有迟到或失败的运行",
         "All {count} schedules…": "全部 {count} 个计划…",
+        "Skip next": "跳过下一次",
+        "Undo skip": "撤销跳过",
+        "Snooze 1 hour": "推迟 1 小时",
     },
 )
 
@@ -104,8 +112,13 @@ class TrayApp(QObject):
         self._main_window: MainWindow | None = None
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"), self)
         self.notifier.clicked.connect(self.open_run)
+        self.notifier.acted.connect(self._acted)
         self._announcer = Announcer(self._notify, lambda: self.settings, self._attend, self)
-        self.settings = self._load_settings()
+        self.sleep_when_done = SleepWhenDoneAction(lambda: self.host.engine, self._notify)
+        self._heads_up = HeadsUp(
+            lambda: self.host.engine.state, self._notify, lambda: self.settings.notify_late, self
+        )
+        self.settings: Any = self._load_settings()
         self._tray_host = TrayHost(self)
         self._tray_host.appeared.connect(self._tray_appeared)
 
@@ -113,6 +126,7 @@ class TrayApp(QObject):
         """On the way out: no more menu rebuilds, notifications or windows."""
         self._menu.stop()
         self._look.stop()
+        self._heads_up.stop()
         self.notifier.close()
         # Hidden, not closed: closing an editor with edits would ask "discard?" after the user
         # already chose Quit.
@@ -172,6 +186,7 @@ class TrayApp(QObject):
             from domi_desktop.ui.main_window import MainWindow
 
             self._main_window = MainWindow(self.host, self)
+            add_hold_actions(self._main_window, self)
         return self._main_window
 
     def show_main_window(self) -> None:
@@ -259,6 +274,31 @@ class TrayApp(QObject):
     def set_enabled(self, schedule_id: int, enabled: bool) -> None:
         self.host.service.set_enabled({"id": schedule_id}, enabled)
         self.schedule_changed(schedule_id)
+
+    def skip_next(self, schedule_id: int, undo: bool = False) -> None:
+        self._hold("schedule.skip", {"id": schedule_id, "undo": undo})
+
+    def snooze(self, schedule_id: int, seconds: float) -> None:
+        self._hold("schedule.snooze", {"id": schedule_id, "seconds": seconds})
+
+    def _acted(self, key: str, schedule_id: object) -> None:
+        """A button of a notification (``ui.heads_up``, ``ui.sleep_action``)."""
+        if self.sleep_when_done.acted(key) or not isinstance(schedule_id, int):
+            return
+        if key == heads_up.SKIP:
+            self.skip_next(schedule_id)
+        elif key == heads_up.SNOOZE:
+            self.snooze(schedule_id, 3600.0)
+
+    def _hold(self, method: str, params: dict[str, Any]) -> None:
+        """Skip or snooze through the service, as the CLI does; a refusal (a one-off that is
+        done) is logged, the menu having offered what was true a moment ago."""
+        try:
+            METHODS[method](self.host.service, params)
+        except DomiError as error:
+            log.warning("%s: %s", method, error)
+            return
+        self.schedule_changed(int(params["id"]))
 
     def set_paused(self, paused: bool) -> None:
         self.host.engine.set_paused(paused)
@@ -439,6 +479,7 @@ class TrayApp(QObject):
         if reason == WakeReason.tz_change and self._history is not None:
             self._history.texts_changed()  # its times are written on the local clock
         self._announcer.wake(plan, reason)
+        self.sleep_when_done.woke(reason)
         if self._main_window is not None:
             self._main_window.engine_changed()
         self.menu_changed()

@@ -17,11 +17,15 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from domi_desktop.model import Schedule
+from domi_desktop.scheduler import oneoff
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.i18n import language, person_time, tr
 from domi_desktop.ui.sentence import schedule_sentence
+from domi_desktop.ui.sleep_action import SleepWhenDoneAction
 
 MENU_SCHEDULES = 20
+SNOOZE = 3600.0
+"""Seconds "Snooze 1 hour" moves the next run."""
 
 
 class MenuActions(Protocol):
@@ -30,11 +34,15 @@ class MenuActions(Protocol):
     def run_now(self, schedule_id: int) -> None: ...
     def stop_schedule(self, schedule_id: int) -> None: ...
     def set_enabled(self, schedule_id: int, enabled: bool) -> None: ...
+    def skip_next(self, schedule_id: int, undo: bool = False) -> None: ...
+    def snooze(self, schedule_id: int, seconds: float) -> None: ...
     def open_editor(self, schedule_id: int | None) -> object: ...
     def open_history(self, schedule_id: int | None) -> None: ...
     def open_timeline(self) -> None: ...
     def show_main_window(self) -> None: ...
     def set_paused(self, paused: bool) -> None: ...
+    @property
+    def sleep_when_done(self) -> SleepWhenDoneAction: ...
     def open_settings(self) -> object: ...
     def quit(self) -> bool: ...
 
@@ -94,7 +102,11 @@ class SchedulesMenu:
     def _touch_up(self, entries: list[_Entry]) -> None:
         for entry, before in zip(entries, self._entries, strict=True):
             sub = self._submenus[entry.schedule.id]
-            if (entry.running, entry.schedule.enabled) != (before.running, before.schedule.enabled):
+            if (entry.running, entry.schedule.enabled, entry.schedule.policies.hold) != (
+                before.running,
+                before.schedule.enabled,
+                before.schedule.policies.hold,
+            ):
                 self._fill(sub, entry)
             if entry.title != before.title:
                 sub.setTitle(entry.title)
@@ -117,6 +129,12 @@ class SchedulesMenu:
         pause = add(menu, tr("Pause all"), lambda: app.set_paused(not paused))
         pause.setCheckable(True)
         pause.setChecked(paused)
+        sleep = app.sleep_when_done
+        done = add(
+            menu, tr("When the running jobs finish: sleep"), lambda: sleep.set(not sleep.armed)
+        )
+        done.setCheckable(True)
+        done.setChecked(sleep.armed)
         add(menu, tr("History…"), lambda: app.open_history(None))
         add(menu, tr("Timeline…"), app.open_timeline)
         add(menu, tr("Settings…"), app.open_settings)
@@ -133,6 +151,13 @@ class SchedulesMenu:
         add(sub, tr("Run now"), partial(app.run_now, schedule_id))
         if entry.running:
             add(sub, tr("Stop"), partial(app.stop_schedule, schedule_id))
+        if entry.schedule.enabled and not oneoff.done(entry.schedule):
+            hold = oneoff.live_hold(entry.schedule)
+            if hold is not None and hold.skip:
+                add(sub, tr("Undo skip"), partial(app.skip_next, schedule_id, True))
+            else:
+                add(sub, tr("Skip next"), partial(app.skip_next, schedule_id))
+            add(sub, tr("Snooze 1 hour"), partial(app.snooze, schedule_id, SNOOZE))
         if entry.schedule.enabled:
             add(sub, tr("Pause"), partial(app.set_enabled, schedule_id, False))
         else:

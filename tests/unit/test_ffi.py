@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from domi_desktop import ffi
-from domi_desktop.actions import winjob
+from domi_desktop.actions import priority, winjob
 from domi_desktop.ffi import Library, Signature
 from domi_desktop.frontdoor.rpc import peercred
 from domi_desktop.platform.inhibit import macos as inhibit_macos
@@ -38,6 +38,7 @@ WINDOWS_TABLES: dict[str, dict[str, Signature]] = {
     "kernel32 (peer check)": peercred.KERNEL32,
     "advapi32 (peer check)": peercred.ADVAPI32,
     "kernel32 (Job Objects)": winjob.KERNEL32,
+    "kernel32 (background jobs)": priority.KERNEL32,
     "ntdll (Job Objects)": winjob.NTDLL,
     "kernel32 (keep awake)": inhibit_windows.KERNEL32,
     "user32 (power window)": resume_windows.USER32,

@@ -67,12 +67,18 @@ class Notice:
     warning: bool = False
     run_id: int | None = None
     """The run a click opens in the history (``None``: the history as a whole)."""
+    buttons: tuple[tuple[str, str], ...] = ()
+    """(key, label) of action buttons, where the server shows them (freedesktop ``actions``);
+    a press comes back as ``acted(key, schedule_id)``."""
+    schedule_id: int | None = None
 
 
 class Notifier(QObject):
-    """``notify`` from the GUI thread; ``clicked(run_id or None)`` when the user clicks one."""
+    """``notify`` from the GUI thread; ``clicked(run_id or None)`` when the user clicks one,
+    ``acted(key, schedule_id)`` when they press one of its buttons."""
 
     clicked = Signal(object)
+    acted = Signal(str, object)
 
     def notify(self, notice: Notice) -> None:
         raise NotImplementedError
@@ -105,6 +111,7 @@ class FreedesktopNotifier(Notifier):
     """The freedesktop notification spec over the session bus, on one connection in one thread."""
 
     _invoked = Signal(object)
+    _pressed = Signal(str, object)
 
     def __init__(self, default_action_label: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -112,6 +119,7 @@ class FreedesktopNotifier(Notifier):
         self._outbox: queue.Queue[Notice | None] = queue.Queue()
         self._wake_read, self._wake_write = socket.socketpair()
         self._invoked.connect(self.clicked)
+        self._pressed.connect(self.acted)
         self._thread = threading.Thread(target=self._run, name="domi-notify", daemon=True)
         self._thread.start()
 
@@ -150,10 +158,10 @@ class _Session:
 
     def __init__(self, owner: FreedesktopNotifier) -> None:
         self.owner = owner
-        self.pending: dict[int, tuple[float, int | None]] = {}
-        """serial of a Notify -> (deadline, run id)"""
-        self.shown: dict[int, int | None] = {}
-        """notification id -> run id, oldest first"""
+        self.pending: dict[int, tuple[float, Notice]] = {}
+        """serial of a Notify -> (deadline, notice)"""
+        self.shown: dict[int, Notice] = {}
+        """notification id -> its notice, oldest first"""
 
     def run(self) -> None:
         from jeepney import DBusAddress, MatchRule, message_bus
@@ -197,7 +205,7 @@ class _Session:
                     "dialog-warning" if notice.warning else "dialog-information",
                     notice.title,
                     notice.body,
-                    ["default", self.owner._label],
+                    ["default", self.owner._label, *(x for pair in notice.buttons for x in pair)],
                     {
                         "urgency": ("y", 2 if notice.warning else 1),
                         "desktop-entry": ("s", APP_NAME),
@@ -207,7 +215,7 @@ class _Session:
             )
             serial = next(connection.outgoing_serial)
             connection.send(message, serial=serial)
-            self.pending[serial] = (time.monotonic() + SEND_TIMEOUT, notice.run_id)
+            self.pending[serial] = (time.monotonic() + SEND_TIMEOUT, notice)
 
     def _expire(self) -> float | None:
         """Forget Notify calls whose reply is overdue; the time until the next deadline."""
@@ -240,14 +248,18 @@ class _Session:
             elif header.message_type is MessageType.signal:
                 self._signal(header.fields.get(HeaderFields.member), message.body)
 
-    def _remember(self, notification_id: int, run_id: int | None) -> None:
-        self.shown[notification_id] = run_id
+    def _remember(self, notification_id: int, notice: Notice) -> None:
+        self.shown[notification_id] = notice
         while len(self.shown) > MAX_REMEMBERED:
             del self.shown[next(iter(self.shown))]
 
     def _signal(self, member: object, body: tuple[Any, ...]) -> None:
         if member == "ActionInvoked" and body and body[0] in self.shown:
-            self.owner._invoked.emit(self.shown[body[0]])
+            notice = self.shown[body[0]]
+            if len(body) > 1 and body[1] != "default":
+                self.owner._pressed.emit(str(body[1]), notice.schedule_id)
+            else:
+                self.owner._invoked.emit(notice.run_id)
         elif member == "NotificationClosed" and body:
             self.shown.pop(body[0], None)
 

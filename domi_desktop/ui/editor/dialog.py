@@ -10,7 +10,7 @@ stack when the window is narrow. Tab leaves every field; closing with unsaved ed
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, QSize, QTimer, Signal
@@ -40,7 +40,7 @@ from domi_desktop.ui.editor.monitoring import MonitoringBox
 from domi_desktop.ui.editor.notes import NotesBox
 from domi_desktop.ui.editor.policies import PoliciesBox
 from domi_desktop.ui.editor.preview import PreviewBox
-from domi_desktop.ui.editor.schedule import ScheduleBox
+from domi_desktop.ui.editor.schedule import ScheduleBox, wall_time, without_at
 from domi_desktop.ui.editor.sleep import SleepPanel
 from domi_desktop.ui.editor.widgets import (
     error_label,
@@ -231,6 +231,8 @@ class EditorDialog(QDialog):
         self.alerts.changed.connect(self._policies_edited)
         self.monitoring.changed.connect(self._policies_edited)
         self.notes.changed.connect(self._edited)
+        self.schedule.once.toggled.connect(self._edited)
+        self.schedule.once_at.dateTimeChanged.connect(self._edited)
 
     def _fit_screen(self, content: QWidget) -> None:
         """As big as the form wants, within the screen: the rest scrolls."""
@@ -295,6 +297,10 @@ class EditorDialog(QDialog):
         self.name.setText(schedule["name"])
         self.cron.setPlainText(schedule["expr"])
         self.zone.set_zone(schedule["tz"])
+        skipping = schedule.get("skipping")
+        self.preview.skipping = None if skipping is None else datetime.fromisoformat(skipping)
+        if schedule.get("once_at"):
+            self.schedule.load_once(wall_time(schedule["once_at"], schedule["tz"]))
         self.action.load(schedule["action"])
         self.policies.load(schedule["policies"])
         self.conditions.load(schedule["policies"])
@@ -373,11 +379,12 @@ class EditorDialog(QDialog):
             problems["name"] = tr(
                 "The name is too long (at most {count} characters).", count=MAX_NAME
             )
-        expr = self.cron.text()
+        expr, once = self.cron.text(), self.schedule.once_text()
         try:
             parse(expr)
         except CronError as error:
-            problems["expr"] = error.message
+            if once is None:  # a one-off's expression is made from its time when saved
+                problems["expr"] = error.message
         tz = self.zone.zone()
         if tz is None:
             typed = self.zone.currentText().strip()
@@ -416,6 +423,8 @@ class EditorDialog(QDialog):
             "policies": policies_request,
             "notes": self.notes.notes(),
         }
+        if once is not None or self.schedule.was_once:
+            request["at"] = once  # None: no longer a one-off
         if self._schedule_id is not None:
             request["id"] = self._schedule_id
         return _Form(request=request, problems=problems, policies=policies)
@@ -435,6 +444,8 @@ class EditorDialog(QDialog):
         if form.problems:
             return
         try:
+            if form.request.get("at") == self._initial.get("at"):
+                form = replace(form, request=without_at(form.request))  # unchanged: kept as is
             if self._schedule_id is None:
                 saved = self._service.create_schedule(form.request)
             else:

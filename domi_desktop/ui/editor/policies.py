@@ -100,6 +100,10 @@ class PoliciesBox(QGroupBox):
         form.addRow(t.label("Retries"), row(self.retries, self.retry_backoff, stretch=1))
         form.addRow(t.label("Jitter"), self.jitter)
         form.addRow(self.wake)
+        self.background = QCheckBox()
+        self.background.setObjectName("background")
+        t.bind(self.background.setText, "Run in the background: low CPU and disk priority")
+        form.addRow(self.background)
         form.addRow(self.error)
 
         for combo in (self.catch_up, self.overlap):
@@ -114,6 +118,7 @@ class PoliciesBox(QGroupBox):
             spin.valueChanged.connect(self.changed)
         self.concurrency_key.textChanged.connect(self.changed)
         self.wake.toggled.connect(self.changed)
+        self.background.toggled.connect(self.changed)
         self.changed.connect(self.update_help)
         self.update_help()
 
@@ -157,6 +162,7 @@ class PoliciesBox(QGroupBox):
         self.retry_backoff.setValue(round(policies["retry_backoff"]))
         self.jitter.setValue(round(policies["jitter"]))
         self.wake.setChecked(bool(policies.get("wake_to_run")))
+        self.background.setChecked(bool(policies.get("background")))
 
     def policies_json(self) -> Json:
         return {
@@ -169,12 +175,14 @@ class PoliciesBox(QGroupBox):
             "retry_backoff": self.retry_backoff.value(),
             "jitter": self.jitter.value(),
             "wake_to_run": self.wake.isChecked(),
+            "background": self.background.isChecked(),
         }
 
 
 register(
     "zh",
     {
+        "Run in the background: low CPU and disk priority": "在后台运行：降低 CPU 和磁盘优先级",
         "Run once, late": "补跑一次（标记为迟到）",
         "After sleep or shutdown, the most recent missed run is run once, marked late; "
         "older missed runs are recorded as skipped.": (

@@ -48,6 +48,8 @@ class PreviewBox(QGroupBox):
             + 2 * table.frameWidth()
         )
         QVBoxLayout(self).addWidget(table)
+        self.skipping: datetime | None = None
+        """The due the user asked to skip ("Skip next"), said in its row."""
 
     def show_fires(self, expr: CronExpr | None, tz: str | None, label: str, now: datetime) -> None:
         """The next fires after ``now`` (none when ``expr`` or ``tz`` is invalid); ``label``
@@ -70,7 +72,10 @@ class PreviewBox(QGroupBox):
                     continue
                 fire = fires[index]
                 moment = fire if zone_of_column is None else fire.astimezone(zone_of_column)
-                self.table.setItem(index, column, _fire_item(moment))
+                item = _fire_item(moment)
+                if fire == self.skipping:
+                    item.setText(tr("skipping {when}", when=item.text()))
+                self.table.setItem(index, column, item)
 
 
 def _fire_item(moment: datetime) -> QTableWidgetItem:
@@ -92,6 +97,7 @@ register(
     "zh",
     {
         "Next runs": "接下来的运行",
+        "skipping {when}": "跳过 {when}",
         "Next {count} runs": "接下来的 {count} 次运行",
         "Time zone": "时区",
         "This computer ({zone})": "本机（{zone}）",

@@ -3,13 +3,23 @@ its error underlined or its description, and the zone."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import partial
 
-from PySide6.QtCore import QTime
-from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QTimeEdit
+from PySide6.QtCore import QDateTime, QTime
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDateTimeEdit,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QTimeEdit,
+)
 
-from domi_desktop.cron import CronError, describe, parse
-from domi_desktop.frontdoor.wire import MAX_NAME
+from domi_desktop.cron import CronError, describe, parse, zone_for
+from domi_desktop.frontdoor.wire import MAX_NAME, Json
 from domi_desktop.ui.editor.widgets import (
     CronEdit,
     ErrorLabel,
@@ -90,10 +100,40 @@ class ScheduleBox(QGroupBox):
             self.description,
         )
         form.addRow(t.label("When"), when)
+        self.once = QCheckBox()
+        self.once.setObjectName("once")
+        t.bind(self.once.setText, "Once, at")
+        self.once_at = QDateTimeEdit(QDateTime.currentDateTime().addDays(1))
+        self.once_at.setObjectName("onceAt")
+        self.once_at.setCalendarPopup(True)
+        self.once_at.setDisplayFormat("yyyy-MM-dd HH:mm")
+        t.bind(self.once_at.setToolTip, "Run once at this date and time (in the time zone below).")
+        form.addRow(self.once, self.once_at)
         form.addRow(t.label("Time zone"), stacked(self.zone, errors["tz"]))
+        self.once.toggled.connect(self._once_toggled)
+        self._once_toggled(False)
+        self.was_once = False
+        """The schedule loaded is a one-off (unticking makes it a cron schedule again)."""
 
         self.presets.currentIndexChanged.connect(self._preset_chosen)
         self.time.timeChanged.connect(self._time_chosen)
+
+    def once_text(self) -> str | None:
+        """The one-off's wall time (``2026-12-24T07:00``) when "Once, at" is ticked."""
+        if not self.once.isChecked():
+            return None
+        return self.once_at.dateTime().toString("yyyy-MM-ddTHH:mm")
+
+    def load_once(self, wall: str) -> None:
+        """Tick "Once, at" and show ``wall`` (``2026-12-24T07:00``, in the schedule's zone)."""
+        self.once_at.setDateTime(QDateTime.fromString(wall, "yyyy-MM-ddTHH:mm"))
+        self.once.setChecked(True)
+        self.was_once = True
+
+    def _once_toggled(self, on: bool) -> None:
+        for widget in (self.cron, self.presets, self.time):
+            widget.setEnabled(not on)
+        self.once_at.setEnabled(on)
 
     def show_choices(self) -> None:
         """The preset and the time of day that the typed expression matches."""
@@ -150,6 +190,16 @@ class ScheduleBox(QGroupBox):
             self.cron.set_text(expr)
 
 
+def wall_time(instant: str, tz: str) -> str:
+    """An ISO instant as the wall time (``2026-12-24T07:00``) of the zone ``tz``."""
+    return datetime.fromisoformat(instant).astimezone(zone_for(tz)).strftime("%Y-%m-%dT%H:%M")
+
+
+def without_at(request: Json) -> Json:
+    """The request without its one-off time: saved unchanged, a passed one is not refused."""
+    return {key: value for key, value in request.items() if key != "at"}
+
+
 register(
     "zh",
     {
@@ -178,5 +228,9 @@ register(
         ),
         "Schedule": "计划",
         "When": "时间",
+        "Once, at": "仅一次，于",
+        "Run once at this date and time (in the time zone below).": (
+            "在这个日期和时刻运行一次（按下面的时区）。"
+        ),
     },
 )

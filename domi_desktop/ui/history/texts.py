@@ -35,6 +35,7 @@ _REASONS = {
     SkipReason.busy.value: "Skipped: the previous run was still running",
     SkipReason.paused.value: "Skipped: the schedule was paused",
     SkipReason.catch_up_window.value: "Skipped: too late to catch up (outside the catch-up window)",
+    SkipReason.you_skipped.value: "Skipped: you skipped it",
     PROCESS_DIED: "The app stopped while this run was in progress",
 }
 
@@ -44,6 +45,7 @@ _SHORT_REASONS = {
     SkipReason.busy.value: "busy",
     SkipReason.paused.value: "paused",
     SkipReason.catch_up_window.value: "too late to catch up",
+    SkipReason.you_skipped.value: "you skipped it",
     PROCESS_DIED: "the app stopped",
     WARDEN_STOPPED: "stopped: the app did not renew its lease",
 }
@@ -77,6 +79,8 @@ register(
         "busy": "上一次仍在运行",
         "paused": "已暂停",
         "too late to catch up": "已超出补运行时限",
+        "you skipped it": "你已跳过",
+        "Skipped: you skipped it": "跳过：你选择了跳过这一次",
         "the app stopped": "应用已退出",
         "stopped: the app did not renew its lease": "已停止：应用未按时续租",
         "waiting for the charger": "正在等待充电器",

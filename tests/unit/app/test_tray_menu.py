@@ -59,10 +59,12 @@ def test_the_menu_lists_schedules_soonest_first_with_their_next_fire(tray: TrayA
     assert entries[0].startswith("Every minute · ")
     assert entries[1].startswith("Rate-limit report · ") and entries[1].endswith("09:00")
     assert entries[2:] == [
-        "Schedules…", "New schedule…", "Pause all", "History…", "Timeline…", "Settings…", "Quit",
+        "Schedules…", "New schedule…", "Pause all", "When the running jobs finish: sleep",
+        "History…", "Timeline…", "Settings…", "Quit",
     ]  # fmt: skip
     sub = tray.menu.actions()[1].menu()
-    assert sub is not None and texts(sub) == ["Run now", "Pause", "Edit…", "History…"]
+    assert sub is not None
+    assert texts(sub) == ["Run now", "Skip next", "Snooze 1 hour", "Pause", "Edit…", "History…"]
 
 
 def test_the_timeline_opens_from_the_menu_and_the_schedules_window(tray: TrayApp) -> None:
@@ -228,7 +230,9 @@ def test_a_second_update_touches_only_what_changed(
     assert after == before  # the same submenus: nothing cleared and rebuilt
     assert first.text() == "▶ Every minute · running"
     sub = first.menu()
-    assert sub is not None and texts(sub) == ["Run now", "Stop", "Pause", "Edit…", "History…"]
+    assert sub is not None and texts(sub) == [
+        "Run now", "Stop", "Skip next", "Snooze 1 hour", "Pause", "Edit…", "History…",
+    ]  # fmt: skip
 
 
 def test_late_notification_times_carry_the_day_when_not_today(tray: TrayApp) -> None:

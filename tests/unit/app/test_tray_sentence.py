@@ -54,9 +54,17 @@ def test_the_disk_s_schedule_says_it_in_one_sentence(with_backup: TrayApp) -> No
     by_name = {a.text().split(" · ")[0]: a.menu() for a in tray.menu.actions() if a.menu()}
     backup, report = by_name["Backup"], by_name["Rate-limit report"]
     assert backup is not None and report is not None
-    assert texts(backup) == [SENTENCE, "Run now", "Pause", "Edit…", "History…"]
+    assert texts(backup) == [
+        SENTENCE,
+        "Run now",
+        "Skip next",
+        "Snooze 1 hour",
+        "Pause",
+        "Edit…",
+        "History…",
+    ]
     assert not backup.actions()[0].isEnabled()
-    assert texts(report) == ["Run now", "Pause", "Edit…", "History…"]
+    assert texts(report) == ["Run now", "Skip next", "Snooze 1 hour", "Pause", "Edit…", "History…"]
     model = tray.main_window.model
     model.load()
     rows = {model.index(r, Column.title).data(): r for r in range(model.rowCount())}

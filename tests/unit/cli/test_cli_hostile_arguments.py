@@ -30,7 +30,7 @@ NEEDS = {
     ("simulate",): ["--last-due", "2024-06-04T09:00", "--wake", "2024-06-05T10:00"],
 }
 """The options a command needs to reach its handler (a hostile one given after wins)."""
-POSITIONAL = {"id": "1", "expr": "0 9 * * *", "name": "n", "file": "-"}
+POSITIONAL = {"id": "1", "expr": "0 9 * * *", "name": "n", "file": "-", "span": "1h"}
 AWAY = {("conditions",)}
 """Commands that read the machine's network and power through Qt: not of this test."""
 EXIT_CODES = {0, 1, 2, 3}

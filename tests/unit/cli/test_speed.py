@@ -164,5 +164,5 @@ def test_every_command_names_a_handler_that_exists() -> None:
                 pending.extend(action.choices.values())
         if parser.get_default("handler") is not None:
             handlers.append(handler_of(argparse.Namespace(handler=parser.get_default("handler"))))
-    assert len(handlers) == 25
+    assert len(handlers) == 27
     assert all(inspect.isfunction(handler) for handler in handlers)
