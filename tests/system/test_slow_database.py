@@ -1,5 +1,5 @@
 """A database another process holds locked for seconds, at each step of the fire path, then a
-``kill -9`` of the app (issue 19's attack): 0 double fires, 0 lost dues, 0 stuck runs, never two
+``kill -9`` of the app: 0 double fires, 0 lost dues, 0 stuck runs, never two
 live copies of the job.
 
 Real parts throughout: the headless app on a temp data dir (``paused_app.py`` holds its recorder

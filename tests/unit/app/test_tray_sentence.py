@@ -1,4 +1,4 @@
-"""Issue 23 in the tray: a schedule that waits for a disk says so in one sentence at the top of
+"""Resource conditions in the tray: a schedule that waits for a disk says so in one sentence at the top of
 its menu, and in the Schedules window's tooltip of its meaning; the others are unchanged."""
 
 from __future__ import annotations

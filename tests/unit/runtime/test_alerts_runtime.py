@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the fixtures are imported from test_conditions_runtime)
-"""Issue 13 at the runtime: alerts, bursts, keeping awake and the network gate, on a fake clock
+"""Alerts at the runtime: alerts, bursts, keeping awake and the network gate, on a fake clock
 with real processes (and a real local HTTP server)."""
 
 from __future__ import annotations

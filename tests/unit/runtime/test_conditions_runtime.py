@@ -1,4 +1,4 @@
-"""Issue 13 at the runtime: conditions gate real jobs on a fake clock, with a fake condition
+"""Conditions at the runtime: they gate real jobs on a fake clock, with a fake condition
 source and a fake sleep inhibitor; real SQLite, real processes."""
 
 from __future__ import annotations
@@ -308,7 +308,7 @@ def test_every_policy_against_a_power_change(
     assert h.statuses(job) == expected
 
 
-# -- at most one waiting run per schedule (issue 21 §1) --------------------------------------
+# -- at most one waiting run per schedule ------------------------------------------------------
 
 
 def test_five_dues_on_battery_end_as_one_run_and_four_skipped_rows_when_plugged_in(

@@ -1,4 +1,4 @@
-"""Issue 23 at the runtime: a job waiting for its disk, on a fake clock with a fake source that
+"""Resource conditions at the runtime: a job waiting for its disk, on a fake clock with a fake source that
 is told what to watch; real SQLite, real processes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23's session triggers at the runtime: real SQLite, real processes, a fake clock."""
+"""Session triggers at the runtime: real SQLite, real processes, a fake clock."""
 
 from __future__ import annotations
 

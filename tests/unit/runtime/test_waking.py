@@ -1,4 +1,4 @@
-"""Wake to run at the runtime (issue 22 §2): the alarm follows edits, resumes, conditions and fires;
+"""Wake to run at the runtime: the alarm follows edits, resumes, conditions and fires;
 a woken run says so in its history; the machine goes back to sleep after it unless someone used it.
 A fake clock, a fake alarm, input watch and sleeper; real SQLite and real job processes."""
 
