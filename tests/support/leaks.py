@@ -39,6 +39,12 @@ ALLOWED_THREAD_PREFIXES = (
 )
 """Threads no test owns, by name."""
 
+PROCESS_THREADS = ("domi-jobs", "domi-run-starter")
+"""The app's two threads of which a process has one each, started when first needed and living
+as long as the process by design (``actions/supervisor.py``: a job asks for SIGTERM when the
+thread that started it ends, so that thread must outlive every job): the first test to run a job
+starts them, and no test leaves them behind."""
+
 
 @dataclass(frozen=True)
 class Child:
@@ -71,7 +77,9 @@ def _threads() -> set[threading.Thread]:
     return {
         thread
         for thread in threading.enumerate()
-        if thread.is_alive() and not thread.name.startswith(ALLOWED_THREAD_PREFIXES)
+        if thread.is_alive()
+        and not thread.name.startswith(ALLOWED_THREAD_PREFIXES)
+        and thread.name not in PROCESS_THREADS
     }
 
 
