@@ -155,6 +155,7 @@ def app(
             tray = TrayApp(qapp, engine.handle)
             connect(tray, engine.handle)
             notifier = Recorded()
+            tray.notifier.close()  # the tray's own, replaced: its thread ends with it
             tray.notifier = notifier
             try:
                 yield App(engine, clock, notifier, ran, locks)
