@@ -172,14 +172,16 @@ class RuntimeHarness:
         waking: bool = False,
         threaded: bool = True,
         source_type: type[FakeSource] = FakeSource,
+        start: datetime = START,
         **options: Any,
     ) -> None:
         """``hold_sleep``: the runtime holds sleep off while a job runs (the fake inhibitor);
         ``waking``: the wake-to-run keeper with a fake alarm, input watch and sleeper (its own
         inhibitor); ``threaded``: the production recorder; ``source_type``: the machine's state's
-        fake (one that is told what to watch); ``options`` go to ``Runtime``."""
+        fake (one that is told what to watch); ``start``: the fake clock's first reading;
+        ``options`` go to ``Runtime``."""
         self.store = store
-        self.clock = FakeClock(START)
+        self.clock = FakeClock(start)
         self.loop = SettlingLoop(self.clock)
         self.secrets = MemorySecretStore(dict(secrets or {}))
         self.source = source_type(SystemState() if state is None else state, watches=watches)
