@@ -62,13 +62,15 @@ def _children() -> dict[tuple[int, float], Child]:
         return {}  # a platform that will not list them (Wine may not): threads are still checked
     for process in processes:
         try:
-            with process.oneshot():
-                if process.status() == psutil.STATUS_ZOMBIE:
-                    continue  # ended: only not reaped yet, which the next Popen does
-                key = (process.pid, process.create_time())
-                command = " ".join(process.cmdline())[:160] or process.name()
-        except psutil.Error:
+            if process.status() == psutil.STATUS_ZOMBIE:
+                continue  # ended: only not reaped yet, which the next Popen does
+            key = (process.pid, process.create_time())
+        except (psutil.Error, OSError):
             continue  # ended while we looked
+        try:
+            command = " ".join(process.cmdline())[:160]
+        except (psutil.Error, OSError):  # ended meanwhile, or Wine will not say (WinError 87)
+            command = "(its command line unknown)"
         found[key] = Child(process.pid, key[1], f"pid {process.pid}: {command}")
     return found
 
