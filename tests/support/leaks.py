@@ -106,6 +106,9 @@ class Leftovers:
 
     def complaint(self) -> str:
         lines = [f"{self.test} left running after its teardown:"]
+        if self.owners:
+            fixtures = ", ".join(sorted(name.rpartition("::")[2] for name in self.owners))
+            lines = [f"{self.test} left running, after its fixtures {fixtures} ended:"]
         lines += [
             f"  thread {thread.name!r} ({type(thread).__name__}, daemon={thread.daemon})"
             for thread in sorted(self.threads, key=lambda t: t.name)
@@ -145,7 +148,9 @@ class LeakCheck:
     def pytest_fixture_setup(
         self, fixturedef: pytest.FixtureDef[object], request: pytest.FixtureRequest
     ) -> Generator[None, object, object]:
-        if fixturedef.scope != "function":
+        # pytest's and its plugins' own (tmp_path_factory, qapp: no base id) start no thread or
+        # process of the suite's; counting them would put off judging the first test using them.
+        if fixturedef.scope != "function" and fixturedef.baseid:
             self.wider.add(f"{fixturedef.baseid}::{fixturedef.argname}")
         return (yield)
 

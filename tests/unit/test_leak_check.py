@@ -85,7 +85,7 @@ def test_a_test_that_leaves_a_thread_or_a_process_fails_by_name(tmp_path: Path) 
     assert "child process pid" in out and "time.sleep(60)" in out
     # what a module's fixture left is told once the module is done, in the name of its starter
     assert "ERROR test_tail.py::test_second" in out
-    assert "test_tail.py::test_first left running after its teardown:" in out
+    assert "test_tail.py::test_first left running, after its fixtures server ended:" in out
     assert "time.sleep(61)" in out
     assert "test_tail.py::test_second left" not in out
     assert "7 passed, 3 errors" in out
