@@ -132,8 +132,8 @@ def test_an_import_without_the_app_is_all_or_nothing_when_killed_and_never_twice
 ) -> None:
     import sys
 
-    from tests.fakes import wait_for
-    from tests.frontdoor.rpc.test_rpc_socket import env_for
+    from tests.support.fakes import wait_for
+    from tests.system.test_rpc_socket import env_for
 
     path = write(tmp_path / "good.json", document())
     importing = subprocess.Popen(
