@@ -217,16 +217,3 @@ class FakeLoop(FakeTimer):
     def idle(self) -> bool:
         """Nothing posted waits to run."""
         return self._posted.empty()
-
-
-def run_now(
-    start: Callable[[int, Callable[[int | Exception], None]], None], schedule_id: int
-) -> int:
-    """The run id ``Runtime.run_now`` answers with, from a recorder that answers at once (the
-    tests' default, ``threaded=False``)."""
-    answers: list[int | Exception] = []
-    start(schedule_id, answers.append)
-    (outcome,) = answers
-    if isinstance(outcome, Exception):
-        raise outcome
-    return outcome
