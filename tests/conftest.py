@@ -27,6 +27,9 @@ from tests.support import pg
 if TYPE_CHECKING:
     from PySide6.QtCore import QCoreApplication
 
+# A test that leaves a thread or a child process running fails, naming it (tests/support/leaks.py).
+pytest_plugins = ("tests.support.leaks",)
+
 # No test asserts a duration, hypothesis's included: its default 200 ms deadline per example
 # failed a store test on Windows' CPython under Wine on a loaded machine (642 ms, then 61 ms).
 settings.register_profile("domi", deadline=None)

@@ -48,8 +48,9 @@ class Timer:
 class Supervisor:
     """An event loop on a daemon thread of its own: ready file descriptors, timers, calls.
 
-    It lives as long as the process: on Linux a job asks for SIGTERM when the thread that started
-    it exits (``PR_SET_PDEATHSIG``), and this is that thread.
+    The process's own (``supervisor()``) lives as long as the process: on Linux a job asks for
+    SIGTERM when the thread that started it exits (``PR_SET_PDEATHSIG``), and this is that
+    thread. Another one (a test's) is stopped by whoever made it, with ``close``.
     """
 
     def __init__(self) -> None:
@@ -59,6 +60,7 @@ class Supervisor:
         self._timers: list[Timer] = []
         self._reports: list[Callback] = []
         self._order = itertools.count()
+        self._ended = False
         # A socket pair, not a pipe: Windows' select() watches sockets only.
         self._wake_reader, self._wake_writer = socket.socketpair()
         self._wake_reader.setblocking(False)
@@ -93,6 +95,21 @@ class Supervisor:
         woken 500 times for 1,000 jobs, not 65, with ~35 us of its CPU a job, not ~19)."""
         self._reports.append(callback)
 
+    def close(self, timeout: float = 5.0) -> bool:
+        """End the thread once the calls handed over before this one have run, and let its
+        descriptors go; whether it ended within ``timeout`` seconds."""
+        self.call_soon(self._end)
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            return False
+        self._watches.close()
+        self._wake_reader.close()
+        self._wake_writer.close()
+        return True
+
+    def _end(self) -> None:
+        self._ended = True
+
     def watch(self, fd: int, callback: Callback) -> None:
         """Call ``callback`` whenever ``fd`` is ready to read, until ``unwatch``."""
         self._watches.add(fd, callback)
@@ -102,7 +119,7 @@ class Supervisor:
 
     def _loop(self) -> None:
         more = False
-        while True:
+        while not self._ended:
             timeout = 0.0 if more else None
             # A job that ended before its deadline left its timer in the heap, cancelled: waking
             # for it would be a wake-up for nothing (after a burst, one for each such job).
@@ -157,6 +174,9 @@ if sys.platform == "linux":
         def ready(self, timeout: float | None) -> list[Callback]:
             return [self._callbacks[fd] for fd, _events in self._epoll.poll(timeout)]
 
+        def close(self) -> None:
+            self._epoll.close()
+
 else:
 
     class _Watches:
@@ -173,6 +193,9 @@ else:
 
         def ready(self, timeout: float | None) -> list[Callback]:
             return [key.data for key, _ in self._selector.select(timeout)]
+
+        def close(self) -> None:
+            self._selector.close()
 
 
 def _run(callback: Callback) -> None:

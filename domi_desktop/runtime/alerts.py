@@ -1,4 +1,4 @@
-"""The runtime's alerts (issue 13): results folded into each schedule's alert state, the notices
+"""The runtime's alerts: results folded into each schedule's alert state, the notices
 they make, a schedule paused when they say so, and the staleness watchdog at each wake.
 
 The decisions are the pure ones of ``scheduler.alerts``; this module keeps their state (rebuilt

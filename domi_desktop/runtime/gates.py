@@ -1,4 +1,4 @@
-"""The runtime's share of issue 13: runs gated by the machine's state, at most one waiting run per
+"""The machine's state at the runtime: runs gated by the machine's state, at most one waiting run per
 schedule re-gated at each wake, jobs stopped when a condition goes away, sleep held off while a
 job runs, and catch-up bursts admitted a few at a time (alerts are ``alerts.py``'s).
 

@@ -1,4 +1,4 @@
-"""The conditions' keeper's share of issue 23: the source told what the waiting and running jobs
+"""What the conditions' keeper watches for resources: the source told what the waiting and running jobs
 need watched (a disk, a named network, a path) and nothing else, and a job told where its disk is.
 """
 

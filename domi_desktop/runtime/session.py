@@ -1,4 +1,4 @@
-"""Session triggers carried out (issue 23): at login, at unlock, on resume and before sleep, each
+"""Session triggers carried out: at login, at unlock, on resume and before sleep, each
 schedule that asks for the moment runs once, within its overlap policy, at most once per its
 ``min_interval``; the run is recorded with the moment as its trigger. The decisions are
 ``scheduler.session``'s; the runs are started as a Run now is (``ManualRuns``).

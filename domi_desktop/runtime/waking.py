@@ -1,4 +1,4 @@
-"""Wake to run (issue 22 §2): the OS's wake alarm kept at the instant of the pure wake plan
+"""Wake to run: the OS's wake alarm kept at the instant of the pure wake plan
 (``scheduler.wake``), the runs of a wake the app caused told so in their history, and the machine
 sent back to sleep once they end, when nobody touched it meanwhile.
 

@@ -7,7 +7,7 @@ clock that stops while the machine sleeps.
 At every wake it also asks the source whether another process changed the store (the CLI writes
 the database directly when it cannot reach the app) and then re-reads every schedule.
 
-The clock set back (issue 9): a schedule whose ``last_due`` is later than the wall clock would
+The clock set back: a schedule whose ``last_due`` is later than the wall clock would
 fire nothing until the clock caught up (a jump of +3 days and back froze it for 3 days). So its
 ``last_due`` is set back to now and it is planned from the expression again, but **a due that was
 already decided (run or recorded skipped) is never decided again**: the store keeps those run rows,

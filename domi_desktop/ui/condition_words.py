@@ -1,5 +1,5 @@
 """The scheduler's conditions, gates and session triggers in the app's language, phrased here from
-their values with ``tr`` (issue 19: one translation system). The scheduler keeps only the English
+their values with ``tr``, the app's one translation system. The scheduler keeps only the English
 words it records on a run (``Gate.reason``), as the log keeps English; the History translates
 those through ``history.texts.reason_words``.
 

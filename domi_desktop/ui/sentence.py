@@ -1,6 +1,6 @@
 """A schedule in one sentence, for the tray and the Schedules window, when it waits for a disk,
 a network's name or a path, or runs at moments of the session too: "At 00:00, every day, when
-the disk Backup is plugged in; waits at most 3 days, then runs anyway." (issue 23)."""
+the disk Backup is plugged in; waits at most 3 days, then runs anyway." is one such sentence."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ Values (NetworkManager's own numbers):
 Primary connection by medium: ethernet, wifi, bluetooth, modem, or none (PrimaryConnection "/").
 Starts connected-global, full connectivity, ethernet, not metered.
 
-For the names of the networks (issue 23's `network_name`): `ActiveConnections` (ao) of the
+For the names of the networks (a condition's `network_name`): `ActiveConnections` (ao) of the
 manager lists the active connections; the Wi-Fi one's `SpecificObject` is an AccessPoint
 (org.freedesktop.NetworkManager.AccessPoint, `Ssid` ay). Starts with only ethernet active and
 the Wi-Fi network named "office"; joining another Wi-Fi network is a new active connection (a new

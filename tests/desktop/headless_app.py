@@ -1,5 +1,5 @@
 """The headless app run for real under libfaketime, on this test's private system bus: its CLI,
-its clock, its job's output, its log (issue 23's end-to-end desktop tests)."""
+its clock, its job's output, its log (for the desktop tests of conditions and session triggers)."""
 
 from __future__ import annotations
 

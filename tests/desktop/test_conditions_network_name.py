@@ -1,5 +1,5 @@
 """NetworkManager's active connections on the private system bus, read and watched for
-``network_name`` (issue 23): the Wi-Fi network's SSID, and ``ethernet`` for a wired one."""
+the ``network_name`` condition: the Wi-Fi network's SSID, and ``ethernet`` for a wired one."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Issue 21 §3 as the user sees it: a History window left open (opened from the tray's menu in the
-real panel) while the laptop sleeps five hours shows every skipped row of that wake as soon as the
-wake is recorded, without being closed and opened again, row for row as the database has them.
+"""A wake in an open History window, as the user sees it: one window left open (opened from the
+tray's menu in the real panel) while the laptop sleeps five hours shows every skipped row of that
+wake as soon as the wake is recorded, without being closed and opened again, row for row as the
+database has them.
 
 The app is the real tray app under libfaketime, woken by the fake logind's PrepareForSleep on the
 private system bus; history_probe.py runs it and prints what the window's table shows.

@@ -1,8 +1,8 @@
-"""Issue 24 §2, for real: the headless app (its engine, a real SQLite file, the API key in a real
-gnome-keyring) tells a local Healthchecks about its runs while libfaketime walks its clock through
-30 days and the fake logind puts it to sleep every night for 8 hours.
+"""Monitoring through 30 nights, for real: the headless app (its engine, a real SQLite file, the
+API key in a real gnome-keyring) tells a local Healthchecks about its runs while libfaketime walks
+its clock through 30 days and the fake logind puts it to sleep every night for 8 hours.
 
-Figures the issue asks for: no check goes down because the laptop slept; each of 20 injected
+The figures asserted: no check goes down because the laptop slept; each of 20 injected
 failures is flagged within the grace period + 60 s of its due; asleep 72 hours, exactly one
 alert, the machine's heartbeat.
 

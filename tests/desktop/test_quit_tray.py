@@ -62,7 +62,8 @@ def _tray_quit(panel: RealPanel, item: str, data: Path) -> None:
 
 
 def _ctrl_q(panel: RealPanel, item: str, data: Path) -> None:
-    panel.click_menu_entry(item, "Schedules…")
+    # A second launch shows the first one's Schedules window, as a click on a launcher does.
+    subprocess.run(APP, env=child_env(data), check=True, timeout=WAIT, capture_output=True)
     _key(realdesktop.wait_for_window("^domi-desktop$", timeout=WAIT), "ctrl+q")
 
 

@@ -1,4 +1,4 @@
-"""The tray app on a database it cannot use (issue 26 §5): it exits 2 with the reason on stderr and
+"""The tray app on a database it cannot use: it exits 2 with the reason on stderr and
 in a desktop notification, since started from a menu or at login it has no terminal."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23's session triggers end to end: the headless app under libfaketime and the fake logind
+"""Session triggers end to end: the headless app under libfaketime and the fake logind
 (``Unlock``, ``PrepareForSleep``) on the private system bus. Once per interval, recorded with
 their trigger; the jobs that run before sleep end (or are stopped) before the app's delay lock is
 given back."""

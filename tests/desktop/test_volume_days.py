@@ -1,8 +1,8 @@
-"""Issue 23 end to end: the headless app on the private system bus with the fake UDisks2 (and the
-fake logind), its clock moved by libfaketime, running "once a day, when the disk Backup is
-plugged in".
+"""A job that waits for its disk, end to end: the headless app on the private system bus with the
+fake UDisks2 (and the fake logind), its clock moved by libfaketime, running "once a day, when the
+disk Backup is plugged in".
 
-The figures the issue names (a run within 5 s of the first mount of its day, within 5 s of the
+The figures (a run within 5 s of the first mount of its day, within 5 s of the
 resume) are measured and printed; they are asserted only with a generous margin (a loaded 2-CPU
 machine), what is asserted exactly is the count of runs.
 """

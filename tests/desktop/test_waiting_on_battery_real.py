@@ -1,4 +1,4 @@
-"""Issue 21 §1 as the user sees it: the tray app on the real panel and dunst, a ``* * * * *`` job
+"""At most one waiting run, as the user sees it: the tray app on the real panel and dunst, a ``* * * * *`` job
 "only on AC power" on a laptop running on battery (the fake UPower on the private system bus),
 five dues passing on the app's clock (libfaketime), then the charger plugged in.
 

@@ -1,4 +1,4 @@
-"""Issue 22 §1: the headless app across real S3 suspends of a QEMU guest (no logind there), each
+"""The headless app across real S3 suspends of a QEMU guest (no logind there), each
 case asserted from the guest's own database through the app's CLI (``runs --json``).
 
 One guest for the module (``lab``); each test adds its own schedules and disables them at its end.

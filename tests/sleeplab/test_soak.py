@@ -1,4 +1,4 @@
-"""Issue 22 §1: 20 suspend/resume cycles of random lengths (10-90 s) under three schedules: 0 double
+"""A soak: 20 suspend/resume cycles of random lengths (10-90 s) under three schedules: 0 double
 fires, 0 lost dues, 0 stuck runs, asserted from the guest's database (``runs --json``).
 
 ``SLEEPLAB_SEED`` replays a run's lengths (each run prints its seed).

@@ -1,4 +1,4 @@
-"""Issue 22 §2 in the sleep lab, beside the 20 trials (test_wake_trials.py): without wake-to-run a
+"""Wake to run in the sleep lab, beside the 20 trials (test_wake_trials.py): without wake-to-run a
 job due while the guest sleeps runs late at the resume; after an unattended wake the app suspends
 the guest again ≤ 120 s after the woken job ends, and never when input arrived (a key typed on the
 guest's PS/2 keyboard through QMP: the app counts the input devices' interrupts, having no

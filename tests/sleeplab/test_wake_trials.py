@@ -1,4 +1,4 @@
-"""Issue 22 §2's acceptance in the sleep lab: with wake-to-run on, a job due while the guest is
+"""Wake to run in the sleep lab: with wake-to-run on, a job due while the guest is
 suspended starts ≤ 60 s after its due, 20 of 20, the guest woken by the app's own alarm (the host
 suspends it without arming the RTC; QMP ``system_wakeup`` after a safety margin would fail the
 trial). The app arms a ``CLOCK_REALTIME_ALARM`` timerfd (root in the guest has CAP_WAKE_ALARM);

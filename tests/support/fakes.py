@@ -198,27 +198,22 @@ class FakeLoop(FakeTimer):
     def call_soon(self, callback: Callable[[], None]) -> None:
         self._posted.put(callback)
 
-    def drain(self, until: Callable[[], bool], timeout: float = 10.0) -> None:
-        """Run posted callbacks (the action threads' results) until ``until()`` holds."""
+    def drain(self, until: Callable[[], bool], timeout: float = 10.0) -> int:
+        """Run posted callbacks (the action threads' results) until ``until()`` holds; how
+        many ran."""
         deadline = time.monotonic() + timeout
+        ran = 0
         while not until():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AssertionError("timed out waiting for the loop")
             try:
                 self._posted.get(timeout=min(remaining, 0.05))()
+                ran += 1
             except queue.Empty:
                 continue
+        return ran
 
-
-def run_now(
-    start: Callable[[int, Callable[[int | Exception], None]], None], schedule_id: int
-) -> int:
-    """The run id ``Runtime.run_now`` answers with, from a recorder that answers at once (the
-    tests' default, ``threaded=False``)."""
-    answers: list[int | Exception] = []
-    start(schedule_id, answers.append)
-    (outcome,) = answers
-    if isinstance(outcome, Exception):
-        raise outcome
-    return outcome
+    def idle(self) -> bool:
+        """Nothing posted waits to run."""
+        return self._posted.empty()

@@ -1,4 +1,4 @@
-"""``import`` of an export larger than one request to the app (issue 26 §4): it goes in pieces,
+"""``import`` of an export larger than one request to the app: it goes in pieces,
 all checked first, so a bad entry still imports nothing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CLI against an app whose shared (PostgreSQL) store is down (issue 26 §3): ``status`` still
+"""The CLI against an app whose shared (PostgreSQL) store is down: ``status`` still
 answers, with the store's problem, as the README says."""
 
 from __future__ import annotations

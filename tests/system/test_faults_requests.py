@@ -1,4 +1,4 @@
-"""Issue 9 §3 and §6: no request can stall the scheduler, and bad input is one line, exit 2."""
+"""Requests and faults: no request can stall the scheduler, and bad input is one line, exit 2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 9 §4 and §6 with real processes on a real SQLite file: writes the app did not make,
+"""Faults from outside with real processes on a real SQLite file: writes the app did not make,
 an unreadable row, a refused runtime directory, names that would drive the terminal."""
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ def test_names_cannot_drive_the_terminal(data: Path) -> None:
 def test_a_database_file_restored_under_the_running_app_is_left_as_restored(
     data: Path, daemon: subprocess.Popen[bytes]
 ) -> None:
-    # Issue 26 §6: a restore moves a backup over domi.sqlite3 while the app runs. Writing on to
+    # A restore moves a backup over domi.sqlite3 while the app runs. Writing on to
     # the file it has open (its log meeting the new file at the next start) undid the restore.
     kept = add(data, "in the backup")
     backup = data.parent / "backup.sqlite3"

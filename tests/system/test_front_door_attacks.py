@@ -1,4 +1,4 @@
-"""Issue 19's attack on the front door, through the CLI as a subprocess and the app's socket: text
+"""An attack on the front door, through the CLI as a subprocess and the app's socket: text
 that is not text, a crowd of subscribers, a frozen app, the human ``status``, an unwritable log."""
 
 from __future__ import annotations

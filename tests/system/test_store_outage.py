@@ -1,4 +1,4 @@
-"""Issue 26 §1: three machines on one PostgreSQL store whose server goes away for two minutes and
+"""A shared store's outage: three machines on one PostgreSQL store whose server goes away for two minutes and
 comes back. Every machine fires again once it is back (a link left closed by a reconnect tried
 while the server was down used to fail every use after it): each runs the next due of a schedule
 placed on it alone; nothing doubled, no run left ``running``."""

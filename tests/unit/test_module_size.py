@@ -1,4 +1,4 @@
-"""No module of the package grows past what one person reads in one sitting (issue 19)."""
+"""No module of the package grows past what one person reads in one sitting."""
 
 from __future__ import annotations
 

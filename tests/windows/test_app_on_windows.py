@@ -347,7 +347,7 @@ SESSION_WINDOW_TITLE = "domi-desktop session"
 def test_an_unlock_posted_to_the_apps_session_window_runs_the_at_unlock_schedule_once(
     app: App,
 ) -> None:
-    """Issue 23's unlock trigger, Windows' half: the app's own hidden window, found as another
+    """The unlock trigger, Windows' half: the app's own hidden window, found as another
     program would find it, given what Windows sends it; at most once per --min-interval."""
     running(app)
     schedule = add_schedule(app, "at unlock", "--at-unlock", "--min-interval", "3600", "--shell",

@@ -1,4 +1,4 @@
-"""Issue 23's Windows sources against Windows itself: the hidden windows the unlock source and the
+"""The Windows session and disk sources against Windows itself: the hidden windows the unlock source and the
 disk reader open through the real user32, found as another program finds them, and the messages
 Windows sends them (``WM_WTSSESSION_CHANGE`` posted to their thread's queue, ``WM_DEVICECHANGE``
 sent from another thread), which reach them only as Qt's event dispatcher pumps the thread's

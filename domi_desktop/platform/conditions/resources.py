@@ -1,4 +1,4 @@
-"""The resource half of the machine's state (issue 23): disks, named networks, paths, each read
+"""The resource half of the machine's state: disks, named networks, paths, each read
 and watched only while a schedule's run waits for one or runs with one (``ResourceWatch``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The schedule editor (SPEC §7): name, cron with live validation, presets and a time picker, zone,
+"""The schedule editor: name, cron with live validation, presets and a time picker, zone,
 next fires, the action, policies, the "What if the laptop sleeps?" panel and the user's notes. It
 saves through the service layer, so the dialog accepts exactly what the CLI and the RPC server
 accept.

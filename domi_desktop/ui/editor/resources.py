@@ -1,4 +1,4 @@
-"""The Conditions box's rows of issue 23: a disk, a network's name and a path to wait for, and
+"""The Conditions box's rows for resources and moments: a disk, a network's name and a path to wait for, and
 the session's moments that run the schedule too (at login, at unlock, on waking, before sleep,
 at most once per an interval), as ``policies.conditions`` and ``policies.session`` JSON."""
 

@@ -1,4 +1,4 @@
-"""A slow disk you can reproduce (issue 25): ``slow_fsync.c`` built at bench or test time with the
+"""A slow disk you can reproduce: ``slow_fsync.c`` built at bench or test time with the
 machine's C compiler, preloaded into the app alone."""
 
 from __future__ import annotations

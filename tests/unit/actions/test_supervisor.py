@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,8 +20,15 @@ from domi_desktop.model import CommandAction, RunStatus
 MakeRequest = Callable[..., ActionRequest]
 
 
-def test_calls_from_any_thread_run_on_the_supervisors_thread_in_order() -> None:
-    loop = Supervisor()
+@pytest.fixture
+def loop() -> Iterator[Supervisor]:
+    """A supervisor of the test's own (not the process's), stopped at the end."""
+    made = Supervisor()
+    yield made
+    assert made.close(), "the supervisor's thread did not end"
+
+
+def test_calls_from_any_thread_run_on_the_supervisors_thread_in_order(loop: Supervisor) -> None:
     seen: list[tuple[int, str]] = []
     done = threading.Event()
 
@@ -39,8 +46,9 @@ def test_calls_from_any_thread_run_on_the_supervisors_thread_in_order() -> None:
     assert {name for _, name in seen} == {"domi-jobs"}
 
 
-def test_timers_run_in_time_order_and_a_cancelled_one_never_runs_nor_keeps_its_callback() -> None:
-    loop = Supervisor()
+def test_timers_run_in_time_order_and_a_cancelled_one_never_runs_nor_keeps_its_callback(
+    loop: Supervisor,
+) -> None:
     order: list[str] = []
     done = threading.Event()
 
@@ -71,8 +79,9 @@ def test_timers_run_in_time_order_and_a_cancelled_one_never_runs_nor_keeps_its_c
     assert alive[0]() is None  # let go at once, not when its time came
 
 
-def test_a_callback_that_raises_leaves_the_loop_running(caplog: pytest.LogCaptureFixture) -> None:
-    loop = Supervisor()
+def test_a_callback_that_raises_leaves_the_loop_running(
+    loop: Supervisor, caplog: pytest.LogCaptureFixture
+) -> None:
     done = threading.Event()
 
     def broken() -> None:
@@ -84,8 +93,9 @@ def test_a_callback_that_raises_leaves_the_loop_running(caplog: pytest.LogCaptur
     assert "RuntimeError: a bug" in caplog.text
 
 
-def test_reports_are_told_in_order_once_the_turn_is_over_even_when_nothing_else_is_due() -> None:
-    loop = Supervisor()
+def test_reports_are_told_in_order_once_the_turn_is_over_even_when_nothing_else_is_due(
+    loop: Supervisor,
+) -> None:
     told: list[tuple[str, str]] = []
     done = threading.Event()
 

@@ -290,6 +290,7 @@ def test_a_wake_whose_claims_are_slow_to_reach_the_disk_is_told_without_them(
     tray: TrayApp, qtbot: Any
 ) -> None:
     recorded = Recorded()
+    tray.notifier.close()  # the tray's own, replaced: its thread ends with it
     tray.notifier = recorded
     due = datetime(2024, 6, 3, 6, 0, tzinfo=UTC)
     tray.on_event(WakeDecided(WakeReason.resume, (late_fire(tray, due),)))
@@ -303,6 +304,7 @@ def test_a_wake_whose_claims_are_slow_to_reach_the_disk_is_told_without_them(
 
 def test_a_wake_claimed_in_time_is_told_with_its_run(tray: TrayApp) -> None:
     recorded = Recorded()
+    tray.notifier.close()  # the tray's own, replaced: its thread ends with it
     tray.notifier = recorded
     due = datetime(2024, 6, 3, 6, 0, tzinfo=UTC)
     fire = late_fire(tray, due)

@@ -1,4 +1,4 @@
-"""Issue 23 in the tray: a schedule that waits for a disk says so in one sentence at the top of
+"""Resource conditions in the tray: a schedule that waits for a disk says so in one sentence at the top of
 its menu, and in the Schedules window's tooltip of its meaning; the others are unchanged."""
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ def test_the_tray_tooltip_names_what_a_waiting_run_waits_for(with_backup: TrayAp
 
 def test_a_wait_that_ran_out_is_told_once(tray: TrayApp) -> None:
     recorded = Recorded()
+    tray.notifier.close()  # the tray's own, replaced: its thread ends with it
     tray.notifier = recorded
     reason = "skipped after waiting 3 days for the disk Backup"
     tray.on_event(RunFinished(9, 1, "Backup", RunStatus.skipped, reason, None, timedelta(0)))

@@ -1,4 +1,4 @@
-"""A wake's notification does not wait for its claims' commit (issue 25's acceptance).
+"""A wake's notification does not wait for its claims' commit.
 
 Real parts: the tray app's announcer and notifier path (the notifier records what it is told),
 the host's runtime with its recorder thread, a SQLite file whose write lock a second process
@@ -155,6 +155,7 @@ def app(
             tray = TrayApp(qapp, engine.handle)
             connect(tray, engine.handle)
             notifier = Recorded()
+            tray.notifier.close()  # the tray's own, replaced: its thread ends with it
             tray.notifier = notifier
             try:
                 yield App(engine, clock, notifier, ran, locks)

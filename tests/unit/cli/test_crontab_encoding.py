@@ -1,4 +1,4 @@
-"""``import-crontab`` of a file that is not UTF-8 (issue 26 §7): refused naming its lines, or read
+"""``import-crontab`` of a file that is not UTF-8: refused naming its lines, or read
 in the encoding given, with a warning naming each line that reads otherwise than as UTF-8."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CLI stays quick (issue 11): what ``status``, ``quit`` and ``events`` import with no app running,
+"""The CLI stays quick: what ``status``, ``quit`` and ``events`` import with no app running,
 and that building one command's parser changes nothing a user sees. No timings here (they belong
 to bench/wake_bench.py): the modules loaded are what a slow start-up is made of, and they do not
 depend on the machine's load.

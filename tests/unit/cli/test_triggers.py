@@ -1,4 +1,4 @@
-"""Issue 23 at the command line: a disk, a network name and a path as conditions, the session
+"""Conditions and triggers at the command line: a disk, a network name and a path as conditions, the session
 triggers, and a crontab's @reboot imported as at login (no app running: the store directly)."""
 
 from __future__ import annotations

@@ -657,7 +657,7 @@ def test_a_megabyte_of_valid_lines_is_read_entry_by_entry() -> None:
     assert crontab.problems == ()
 
 
-# --- as real crontabs are written (issue 9) ---------------------------------------------------
+# --- as real crontabs are written ---------------------------------------------------------------
 
 
 def test_severities_are_an_enum_that_still_prints_as_before() -> None:

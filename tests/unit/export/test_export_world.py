@@ -1,4 +1,4 @@
-"""Issue 23's conditions and triggers have no counterpart in a server's scheduler: an export
+"""Resource conditions and session triggers have no counterpart in a server's scheduler: an export
 names them and needs --lossy, on every target."""
 
 from __future__ import annotations

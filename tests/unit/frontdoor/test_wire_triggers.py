@@ -1,4 +1,4 @@
-"""Issue 23 on the wire: resource conditions and session triggers in ``policies``, read back as
+"""On the wire: resource conditions and session triggers in ``policies``, read back as
 written, partial edits, and bad input named where it is."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23's ``path_exists``: a path watched through its nearest existing parent, and, as root,
+"""The ``path_exists`` condition: a path watched through its nearest existing parent, and, as root,
 a real disk image loop-mounted under it (the mount table's signal, which inotify alone misses)."""
 
 from __future__ import annotations

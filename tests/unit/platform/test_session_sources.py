@@ -1,4 +1,4 @@
-"""Issue 23's Windows and macOS sources at their boundary: the hidden windows' procedures fed the
+"""The session and disk sources of Windows and macOS at their boundary: the hidden windows' procedures fed the
 messages Windows sends (through a fake user32 calling the real ctypes procedure), the disks read
 through a fake kernel32, and the macOS unlock observer through a fake notification center. What
 Windows itself delivers is the Wine stage's (tests/windows)."""

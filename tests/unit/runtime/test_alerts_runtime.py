@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the fixtures are imported from test_conditions_runtime)
-"""Issue 13 at the runtime: alerts, bursts, keeping awake and the network gate, on a fake clock
+"""Alerts at the runtime: alerts, bursts, keeping awake and the network gate, on a fake clock
 with real processes (and a real local HTTP server)."""
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from domi_desktop.model import (
     SystemState,
     WakeReason,
 )
-from tests.unit.runtime.test_conditions_runtime import MAINS, Harness, cmd, make, store  # noqa: F401
+from tests.support.runtime import RuntimeHarness
+from tests.unit.runtime.test_conditions_runtime import MAINS, cmd, make, store  # noqa: F401
 
 FIVE_MIN = "*/5 * * * *"
 
@@ -41,7 +42,7 @@ def failing_job(tmp_path: Path) -> tuple[Any, Path]:
     return cmd(script), message
 
 
-def run_times(h: Harness, count: int) -> None:
+def run_times(h: RuntimeHarness, count: int) -> None:
     """``count`` fires, five minutes apart, each finished before the next."""
     for _ in range(count):
         before = len(h.kinds("run.finished"))
@@ -49,17 +50,17 @@ def run_times(h: Harness, count: int) -> None:
         h.drain_until(partial(finished_more, h, before))
 
 
-def finished_more(h: Harness, before: int) -> bool:
+def finished_more(h: RuntimeHarness, before: int) -> bool:
     return len(h.kinds("run.finished")) > before
 
 
 def test_12_same_failures_a_success_and_a_new_failure_are_exactly_3_notifications(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make()
     action, message = failing_job(tmp_path)
     h.add(FIVE_MIN, action)
-    h.runtime.start()
+    h.start()
     message.write_text("disk full")
     run_times(h, 12)
     message.unlink()
@@ -76,8 +77,8 @@ def test_12_same_failures_a_success_and_a_new_failure_are_exactly_3_notification
 
 
 def always_failing_paused_after_3(
-    make: Callable[..., Harness], tmp_path: Path
-) -> tuple[Harness, Any]:
+    make: Callable[..., RuntimeHarness], tmp_path: Path
+) -> tuple[RuntimeHarness, Any]:
     """A harness with one schedule whose job always fails, paused by its alerts after 3."""
     h = make()
     action, message = failing_job(tmp_path)
@@ -86,10 +87,10 @@ def always_failing_paused_after_3(
 
 
 def test_auto_pause_after_k_failures_disables_the_schedule_with_one_notice(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h, job = always_failing_paused_after_3(make, tmp_path)
-    h.runtime.start()
+    h.start()
     run_times(h, 3)
     h.loop.advance(timedelta(minutes=30))
     h.drain_until(lambda: True)
@@ -99,22 +100,22 @@ def test_auto_pause_after_k_failures_disables_the_schedule_with_one_notice(
 
 
 def test_a_4_day_jump_is_exactly_one_staleness_notice(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(alerts=Alerts(stale_after=timedelta(days=1)))
     action, message = failing_job(tmp_path)
     message.write_text("down")
     h.add("0 9 * * *", action, catch_up=CatchUp.skip)
-    h.runtime.start()
+    h.start()
     h.clock.sleep_machine(timedelta(days=4))
-    h.runtime.driver.wake(WakeReason.resume)
+    h.wake(WakeReason.resume)
     h.loop.advance(timedelta(hours=2))
     stale = [e for e in h.kinds("schedule.alert") if e.notice == "stale"]
     assert len(stale) == 1 and stale[0].stale_for >= timedelta(days=4)
 
 
 def test_200_schedules_after_a_12_hour_sleep_run_once_each_never_more_than_k_at_once(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(burst=4)
     live, seen = tmp_path / "live", tmp_path / "seen"
@@ -133,9 +134,9 @@ def test_200_schedules_after_a_12_hour_sleep_run_once_each_never_more_than_k_at_
         h.add(f"{i % 60} {10 + i // 60} * * *", cmd(script), name=f"job {i}", last_due=start)
         for i in range(1, 201)
     ]
-    h.runtime.start()
+    h.start()
     h.clock.sleep_machine(timedelta(hours=12))
-    h.runtime.driver.wake(WakeReason.resume)
+    h.wake(WakeReason.resume)
     h.drain_until(lambda: len(h.kinds("run.finished")) >= 200, timeout=120)
     runs = [r for job in jobs for r in h.store.runs(schedule_id=job.id)]
     ran = [r for r in runs if r.status is RunStatus.succeeded]
@@ -150,13 +151,13 @@ def test_200_schedules_after_a_12_hour_sleep_run_once_each_never_more_than_k_at_
 
 
 def test_the_inhibitor_is_held_exactly_while_the_job_runs(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make()
     go = tmp_path / "go"
     script = f"import pathlib, time\nwhile not pathlib.Path({str(go)!r}).exists(): time.sleep(0.02)"
     h.add("0 11 * * *", cmd(script), conditions=Conditions(keep_awake=True), name="Backup")
-    h.runtime.start()
+    h.start()
     assert h.inhibitor.held == 0
     h.loop.advance(timedelta(hours=1))
     h.drain_until(lambda: h.runtime.running_runs() != [])
@@ -167,14 +168,14 @@ def test_the_inhibitor_is_held_exactly_while_the_job_runs(
 
 
 def test_the_inhibitor_is_released_on_a_timeout_kill_and_on_quit(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
     sleeper = cmd("import time; time.sleep(60)")
     h.add("0 11 * * *", sleeper, conditions=Conditions(keep_awake=True),
           timeout=timedelta(seconds=0.5))  # fmt: skip
     h.add("0 11 * * *", sleeper, conditions=Conditions(keep_awake=True), name="long")
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1))
     h.drain_until(lambda: h.inhibitor.held == 2)
     h.drain_until(lambda: bool(h.kinds("run.finished")))
@@ -215,12 +216,12 @@ ONLINE = SystemState(network=NetworkState.online)
 
 
 def test_no_request_while_offline_and_the_start_within_2_s_of_the_network(
-    make: Callable[..., Harness], server: HTTPServer
+    make: Callable[..., RuntimeHarness], server: HTTPServer
 ) -> None:
     h = make(OFFLINE)
     url = f"http://127.0.0.1:{server.server_address[1]}/ping"
     job = h.add("0 11 * * *", HttpAction(url=url))
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=2))
     assert Counter.hits == 0
     (run,) = h.store.runs(schedule_id=job.id)
@@ -231,24 +232,24 @@ def test_no_request_while_offline_and_the_start_within_2_s_of_the_network(
     assert h.store.get_run(run.id).status is RunStatus.succeeded
 
 
-def test_without_the_gate_the_same_run_fails_offline(make: Callable[..., Harness]) -> None:
+def test_without_the_gate_the_same_run_fails_offline(make: Callable[..., RuntimeHarness]) -> None:
     h = make(OFFLINE)
     job = h.add("0 11 * * *", HttpAction(url="http://127.0.0.1:9/ping", timeout=2.0),
                 conditions=Conditions(requires_network=False))  # fmt: skip
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1))
     h.drain_until(lambda: bool(h.kinds("run.finished")))
     assert [r.status for r in h.store.runs(schedule_id=job.id)] == [RunStatus.failed]
 
 
 def test_a_network_wait_that_times_out_is_one_run_and_at_most_one_notice(
-    make: Callable[..., Harness], server: HTTPServer
+    make: Callable[..., RuntimeHarness], server: HTTPServer
 ) -> None:
     h = make(OFFLINE)
     url = f"http://127.0.0.1:{server.server_address[1]}/ping"
     job = h.add("0 11 * * *", HttpAction(url=url), conditions=Conditions(
         wait_at_most=timedelta(hours=1), on_deadline=OnDeadline.skip))  # fmt: skip
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=3))
     (run,) = h.store.runs(schedule_id=job.id)
     assert run.status is RunStatus.skipped
@@ -257,7 +258,7 @@ def test_a_network_wait_that_times_out_is_one_run_and_at_most_one_notice(
 
 
 def test_a_failing_streak_from_before_a_restart_counts_toward_the_auto_pause(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h, job = always_failing_paused_after_3(make, tmp_path)
     before = h.clock.now() - timedelta(hours=1)
@@ -266,14 +267,14 @@ def test_a_failing_streak_from_before_a_restart_counts_toward_the_auto_pause(
         h.store.finish_run(
             run_id, status=status, finished_at=before, exit_code=None, reason="exit code 1"
         )
-    h.runtime.start()
+    h.start()
     run_times(h, 1)
     assert [e.notice for e in h.kinds("schedule.alert")] == ["paused"]
     assert not h.store.get_schedule(job.id).enabled
 
 
 def test_the_alert_states_of_a_batch_of_results_are_read_in_one_query(
-    make: Callable[..., Harness], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make: Callable[..., RuntimeHarness], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     h = make()
     action, _message = failing_job(tmp_path)
@@ -293,7 +294,7 @@ def test_the_alert_states_of_a_batch_of_results_are_read_in_one_query(
                 reason="exit code 1", exit_code=1, duration=timedelta(seconds=1),
             )
         )  # fmt: skip
-    h.runtime.start()
+    h.start()
     calls: list[list[int]] = []
     read = h.store.failures_since_success
 

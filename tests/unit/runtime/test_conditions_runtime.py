@@ -1,136 +1,30 @@
-"""Issue 13 at the runtime: conditions gate real jobs on a fake clock, with a fake condition
+"""Conditions at the runtime: they gate real jobs on a fake clock, with a fake condition
 source and a fake sleep inhibitor; real SQLite, real processes."""
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from domi_desktop.events import Event
 from domi_desktop.model import (
-    Action,
-    Alerts,
     CommandAction,
     Conditions,
     NetworkState,
     OnDeadline,
-    Policies,
     RunStatus,
-    Schedule,
     SystemState,
     Trigger,
-    WakeReason,
 )
-from domi_desktop.runtime.engine import Runtime
-from domi_desktop.scheduler.decide import WakePlan
-from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
-from tests.support.fakes import FakeClock, FakeLoop
+from tests.support.runtime import START, RuntimeHarness, harnesses
 
-START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
 PY = sys.executable
 BATTERY = SystemState(network=NetworkState.online, on_ac=False, battery_percent=40)
 MAINS = SystemState(network=NetworkState.online, on_ac=True, battery_percent=40)
-
-
-class FakeSource:
-    status = "fake"
-
-    def __init__(self, state: SystemState) -> None:
-        self.state = state
-        self.on_change: Callable[[], None] | None = None
-
-    def current(self) -> SystemState:
-        return self.state
-
-    def start(self, on_change: Callable[[], None]) -> bool:
-        self.on_change = on_change
-        return True
-
-    def stop(self) -> None:
-        self.on_change = None
-
-    def change(self, state: SystemState) -> None:
-        self.state = state
-        if self.on_change is not None:
-            self.on_change()
-
-
-class FakeHandle:
-    def __init__(self, inhibitor: FakeInhibitor) -> None:
-        self._inhibitor = inhibitor
-        self.released = False
-
-    def release(self) -> None:
-        if not self.released:
-            self.released = True
-            self._inhibitor.held -= 1
-
-
-class FakeInhibitor:
-    status = "fake"
-
-    def __init__(self) -> None:
-        self.held = 0
-        self.acquired: list[str] = []
-
-    def acquire(self, why: str) -> FakeHandle:
-        self.held += 1
-        self.acquired.append(why)
-        return FakeHandle(self)
-
-
-class Harness:
-    def __init__(self, store: Store, state: SystemState, **options: Any) -> None:
-        self.store = store
-        self.clock = FakeClock(START)
-        self.loop = FakeLoop(self.clock)
-        self.source = FakeSource(state)
-        self.inhibitor = FakeInhibitor()
-        self.wakes: list[tuple[datetime, WakeReason]] = []
-        self.runtime = Runtime(
-            store, self.clock, self.loop, MemorySecretStore({}), on_wake=self._woke,
-            conditions=self.source, inhibitor=self.inhibitor, **options,
-        )  # fmt: skip
-        self.events: list[Event] = []
-        self.runtime.subscribe(self.events.append)
-
-    def _woke(self, plan: WakePlan, reason: WakeReason) -> None:
-        self.wakes.append((plan.now, reason))
-
-    def add(
-        self,
-        expr: str,
-        action: Action,
-        *,
-        conditions: Conditions = Conditions(),
-        alerts: Alerts | None = None,
-        last_due: datetime = START,
-        name: str = "job",
-        **policies: Any,
-    ) -> Schedule:
-        return self.store.create_schedule(
-            name, expr, "UTC", action,
-            Policies(conditions=conditions, alerts=alerts, **policies), now=last_due,
-        )  # fmt: skip
-
-    def kinds(self, kind: str) -> list[Any]:
-        return [e for e in self.events if e.kind == kind]
-
-    def drain_until(self, until: Callable[[], bool], timeout: float = 60.0) -> None:
-        """Run the loop's posted callbacks until ``until()`` holds (a generous deadline: loaded
-        machines). The fake clock stands still meanwhile: no timer fires, so what happens here
-        comes from the events themselves (a condition's change, a job's end)."""
-        self.loop.drain(until, timeout)
-
-    def statuses(self, schedule: Schedule) -> list[RunStatus]:
-        return [r.status for r in reversed(self.store.runs(schedule_id=schedule.id))]
 
 
 @pytest.fixture
@@ -141,18 +35,9 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 @pytest.fixture
-def make(store: Store) -> Iterator[Callable[..., Harness]]:
-    made: list[Harness] = []
-
-    def build(state: SystemState = MAINS, **options: Any) -> Harness:
-        harness = Harness(store, state, **options)
-        made.append(harness)
-        return harness
-
-    yield build
-    with contextlib.ExitStack() as stops:  # each one, also when stopping another raised
-        for harness in made:
-            stops.callback(harness.runtime.stop, wait=5)
+def make(store: Store) -> Iterator[Callable[..., RuntimeHarness]]:
+    with harnesses(store, state=MAINS) as build:
+        yield build
 
 
 def cmd(script: str) -> CommandAction:
@@ -167,12 +52,12 @@ def marker_job(path: Path) -> CommandAction:
 
 
 def test_it_waits_on_battery_and_starts_within_2_s_of_the_charger_marked_late(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(BATTERY)
     marker = tmp_path / "ran"
     job = h.add("0 * * * *", marker_job(marker), conditions=Conditions(on_ac_power=True))
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(minutes=90))
     (run,) = h.store.runs(schedule_id=job.id)
     assert run.status is RunStatus.waiting and run.reason == "waiting for the charger"
@@ -190,11 +75,11 @@ def test_it_waits_on_battery_and_starts_within_2_s_of_the_charger_marked_late(
 
 
 def test_a_waiting_run_wakes_the_scheduler_at_most_once_a_minute(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(BATTERY)
     h.add("0 11 * * *", marker_job(tmp_path / "ran"), conditions=Conditions(on_ac_power=True))
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1))
     h.wakes.clear()
     h.loop.advance(timedelta(minutes=30))
@@ -206,14 +91,14 @@ def test_a_waiting_run_wakes_the_scheduler_at_most_once_a_minute(
     [(OnDeadline.run, RunStatus.succeeded), (OnDeadline.skip, RunStatus.skipped)],
 )
 def test_with_a_deadline_and_no_charger_exactly_one_run_at_due_plus_the_deadline(
-    make: Callable[..., Harness], tmp_path: Path, on_deadline: OnDeadline, status: RunStatus
+    make: Callable[..., RuntimeHarness], tmp_path: Path, on_deadline: OnDeadline, status: RunStatus
 ) -> None:
     h = make(BATTERY)
     conditions = Conditions(
         on_ac_power=True, wait_at_most=timedelta(hours=6, seconds=30), on_deadline=on_deadline
     )
     job = h.add("0 11 * * *", marker_job(tmp_path / "ran"), conditions=conditions)
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=8))
     h.drain_until(lambda: bool(h.kinds("run.finished")))
     (run,) = h.store.runs(schedule_id=job.id)
@@ -229,7 +114,7 @@ def test_with_a_deadline_and_no_charger_exactly_one_run_at_due_plus_the_deadline
 
 
 def test_unplugged_mid_run_stops_the_job_within_2_s_and_runs_it_once_more_on_power(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(MAINS)
     count = tmp_path / "count"
@@ -241,7 +126,7 @@ def test_unplugged_mid_run_stops_the_job_within_2_s_and_runs_it_once_more_on_pow
     job = h.add(
         "0 11 * * *", cmd(script), conditions=Conditions(on_ac_power=True, stop_if_lost=True)
     )
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1))
     h.drain_until(count.exists)
     h.source.change(BATTERY)
@@ -289,7 +174,7 @@ TABLE = [
 
 @pytest.mark.parametrize(("policy", "at_due", "later", "expected"), TABLE)
 def test_every_policy_against_a_power_change(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
     policy: str,
     at_due: SystemState,
     later: SystemState,
@@ -297,7 +182,7 @@ def test_every_policy_against_a_power_change(
 ) -> None:
     h = make(at_due)
     job = h.add("0 11 * * *", cmd("import time; time.sleep(1.0)"), conditions=POLICIES[policy])
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1))
     h.drain_until(lambda: bool(h.store.runs(schedule_id=job.id)))
     h.loop.advance(timedelta(minutes=10))
@@ -308,11 +193,11 @@ def test_every_policy_against_a_power_change(
     assert h.statuses(job) == expected
 
 
-# -- at most one waiting run per schedule (issue 21 §1) --------------------------------------
+# -- at most one waiting run per schedule ------------------------------------------------------
 
 
 def test_five_dues_on_battery_end_as_one_run_and_four_skipped_rows_when_plugged_in(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(BATTERY)
     marker = tmp_path / "ran"
@@ -320,7 +205,7 @@ def test_five_dues_on_battery_end_as_one_run_and_four_skipped_rows_when_plugged_
         "* * * * *", marker_job(marker),
         conditions=Conditions(on_ac_power=True, wait_at_most=timedelta(minutes=3)),
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     for _ in range(5):
         h.loop.advance(timedelta(minutes=1))
         assert h.statuses(job).count(RunStatus.waiting) == 1  # never a pile
@@ -335,11 +220,11 @@ def test_five_dues_on_battery_end_as_one_run_and_four_skipped_rows_when_plugged_
 
 
 def test_a_failure_after_a_wait_is_the_same_error_whatever_the_wait(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make(BATTERY)
     job = h.add("*/5 * * * *", cmd("raise SystemExit(1)"), conditions=Conditions(on_ac_power=True))
-    h.runtime.start()
+    h.start()
     for minutes in (1, 4):  # waits of different lengths, the same failure after each
         h.source.change(BATTERY)
         h.loop.advance(timedelta(minutes=5))

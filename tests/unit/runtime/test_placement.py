@@ -3,10 +3,11 @@ that claims only what is placed on its machine and whose secrets its keyring hol
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,12 +18,10 @@ from domi_desktop.cli.schedules import _job_params
 from domi_desktop.errors import ParamError
 from domi_desktop.frontdoor.wire import parse_policies, policies_json
 from domi_desktop.model import CommandAction, Placement, Policies, RunStatus, WakeReason
-from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.placement import UNREACHABLE
-from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store, codec
 from tests.support import pg
-from tests.support.fakes import FakeClock, FakeLoop
+from tests.support.runtime import RuntimeHarness, harnesses
 
 START = datetime(2024, 6, 5, 10, 0, 30, tzinfo=UTC)
 PY = sys.executable
@@ -97,13 +96,15 @@ def test_run_on_and_first_awake_together_are_refused(capsys: pytest.CaptureFixtu
 # -- the runtime -----------------------------------------------------------------------------------
 
 
-class Machine:
-    """One machine's runtime on ``store``, on a fake clock and loop, with its own keyring."""
+@pytest.fixture
+def machines() -> Iterator[Callable[[Store, dict[str, str]], RuntimeHarness]]:
+    """One machine's runtime on a store, with its own keyring; each stopped at the end."""
+    with contextlib.ExitStack() as made:
 
-    def __init__(self, store: Store, secrets: dict[str, str]) -> None:
-        self.clock = FakeClock(START)
-        self.loop = FakeLoop(self.clock)
-        self.runtime = Runtime(store, self.clock, self.loop, MemorySecretStore(secrets))
+        def machine(store: Store, secrets: dict[str, str]) -> RuntimeHarness:
+            return made.enter_context(harnesses(store, secrets=secrets, start=START))()
+
+        yield machine
 
 
 def _add(store: Store, name: str, policies: Policies, secret: str | None = None) -> int:
@@ -131,22 +132,27 @@ def shared_store(postgresql_dsn: str, tmp_path: Path) -> Iterator[Store]:
         store.close()
 
 
-def test_a_schedule_placed_on_other_machines_is_not_claimed_here(sqlite_store: Store) -> None:
+def test_a_schedule_placed_on_other_machines_is_not_claimed_here(
+    sqlite_store: Store, machines: Callable[[Store, dict[str, str]], RuntimeHarness]
+) -> None:
     here = _add(sqlite_store, "here", Policies(placement=Placement.machines, machines=("desk",)))
     away = _add(sqlite_store, "away", Policies(placement=Placement.machines, machines=("nas",)))
     anywhere = _add(sqlite_store, "anywhere", Policies(placement=Placement.first_awake))
-    machine = Machine(sqlite_store, {})
+    machine = machines(sqlite_store, {})
     plan = machine.runtime.start()
+    machine.settle()
     assert sorted(fire.schedule_id for fire in plan.fires) == [here, anywhere]
     assert sqlite_store.runs(away) == []
     assert machine.runtime.not_here() == {away: "placed on nas, not on desk"}
-    machine.runtime.stop()
 
 
-def test_a_machine_without_the_secret_skips_the_claim_and_says_why(shared_store: Store) -> None:
+def test_a_machine_without_the_secret_skips_the_claim_and_says_why(
+    shared_store: Store, machines: Callable[[Store, dict[str, str]], RuntimeHarness]
+) -> None:
     needs = _add(shared_store, "login", Policies(), secret="login-api")
-    machine = Machine(shared_store, {})
+    machine = machines(shared_store, {})
     plan = machine.runtime.start()
+    machine.settle()
     assert plan.fires == ()
     assert shared_store.runs(needs) == []
     assert machine.runtime.not_here() == {
@@ -156,25 +162,24 @@ def test_a_machine_without_the_secret_skips_the_claim_and_says_why(shared_store:
     machine.runtime.secrets.set("login-api", "token")
     machine.clock.advance(timedelta(seconds=5))
     woke = machine.runtime.driver.wake(WakeReason.timer)
+    machine.settle()
     assert [fire.schedule_id for fire in woke.fires] == [needs]
     assert machine.runtime.not_here() == {}
-    machine.runtime.stop()
 
 
 def test_without_the_shared_store_nothing_is_claimed_and_nothing_recorded(
-    shared_store: Store,
+    shared_store: Store, machines: Callable[[Store, dict[str, str]], RuntimeHarness]
 ) -> None:
     job = _add(shared_store, "job", Policies())
-    machine = Machine(shared_store, {})
+    machine = machines(shared_store, {})
     machine.runtime.link_lost(f"{UNREACHABLE}: connection refused")
-    machine.runtime.start()
+    machine.start()
     assert shared_store.runs(job) == []
     # Back: the due passed meanwhile is decided by the catch-up rule, once.
     machine.runtime.link_lost(None)
     machine.clock.advance(timedelta(minutes=3))
-    machine.runtime.driver.wake(WakeReason.timer)
+    machine.wake(WakeReason.timer)
     runs = sorted(shared_store.runs(job), key=lambda run: run.due or START)
     minute = START.replace(second=0)
     assert [run.due for run in runs] == [minute + timedelta(minutes=n) for n in range(4)]
     assert [run.status is RunStatus.skipped for run in runs] == [True, True, True, False]
-    machine.runtime.stop()

@@ -1,12 +1,11 @@
-"""Issue 23 at the runtime: a job waiting for its disk, on a fake clock with a fake source that
+"""Resource conditions at the runtime: a job waiting for its disk, on a fake clock with a fake source that
 is told what to watch; real SQLite, real processes."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,20 +14,19 @@ import pytest
 
 from domi_desktop.model import Conditions, RunStatus, SystemState, Trigger, Volume, Wanted
 from domi_desktop.store import Store
-from tests.unit.runtime import test_conditions_runtime as conditions_runtime
-from tests.unit.runtime.test_conditions_runtime import MAINS, FakeSource, Harness, cmd
+from tests.support.runtime import START, FakeSource, RuntimeHarness, harnesses
+from tests.unit.runtime.test_conditions_runtime import MAINS, cmd
 
 BACKUP = Volume("Backup", "1234-ABCD", "/media/me/Backup")
 OTHER = Volume("Photos", "9999-0000", "/media/me/Photos")
 PLUGGED = replace(MAINS, volumes=(BACKUP,))
-START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
 
 
 class WatchingSource(FakeSource):
     """A source that is told what to watch, as the platform's is (``ports.ResourceWatch``)."""
 
-    def __init__(self, state: SystemState) -> None:
-        super().__init__(state)
+    def __init__(self, state: SystemState, *, watches: bool = True) -> None:
+        super().__init__(state, watches=watches)
         self.wanted: list[Wanted] = []
 
     def want(self, wanted: Wanted) -> None:
@@ -41,22 +39,13 @@ class WatchingSource(FakeSource):
 
 
 @pytest.fixture
-def make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Harness]]:
-    # The issue-13 harness, its source one that is told what to watch.
-    monkeypatch.setattr(conditions_runtime, "FakeSource", WatchingSource)
-    made: list[Harness] = []
+def make(tmp_path: Path) -> Iterator[Callable[..., RuntimeHarness]]:
     store = Store.open(tmp_path / "data", now=START)
-
-    def build(state: SystemState = MAINS, **options: Any) -> Harness:
-        harness = Harness(store, state, **options)
-        made.append(harness)
-        return harness
-
-    yield build
-    with contextlib.ExitStack() as stops:
-        stops.callback(store.close)
-        for harness in made:
-            stops.callback(harness.runtime.stop, wait=5)
+    try:
+        with harnesses(store, state=MAINS, source_type=WatchingSource) as build:
+            yield build
+    finally:
+        store.close()
 
 
 def env_job(out: Path) -> Any:
@@ -67,12 +56,12 @@ def env_job(out: Path) -> Any:
 
 
 def test_it_waits_for_its_disk_and_tells_the_job_where_it_is(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(replace(MAINS, volumes=(OTHER,)))
     out = tmp_path / "where"
     job = h.add("0 11 * * *", env_job(out), conditions=Conditions(volume="Backup"))
-    h.runtime.start()
+    h.start()
     source = h.source
     assert isinstance(source, WatchingSource)
     assert source.wanted == [], "nothing waits yet: nothing is watched"
@@ -90,12 +79,12 @@ def test_it_waits_for_its_disk_and_tells_the_job_where_it_is(
 
 
 def test_plugged_again_the_same_day_runs_nothing_more(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(MAINS)
     out = tmp_path / "where"
     job = h.add("0 11 * * *", env_job(out), conditions=Conditions(volume="UUID=1234-abcd"))
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1, minutes=5))
     for _ in range(5):
         h.source.change(PLUGGED)
@@ -107,7 +96,7 @@ def test_plugged_again_the_same_day_runs_nothing_more(
 
 
 def test_a_disk_pulled_mid_run_stops_the_job_and_it_runs_once_more_when_back(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(PLUGGED)
     count = tmp_path / "count"
@@ -121,7 +110,7 @@ def test_a_disk_pulled_mid_run_stops_the_job_and_it_runs_once_more_when_back(
     job = h.add(
         "0 11 * * *", cmd(script), conditions=Conditions(volume="Backup", stop_if_lost=True)
     )
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1))
     h.drain_until(pid.exists)
     h.source.change(MAINS)
@@ -141,12 +130,12 @@ def test_a_disk_pulled_mid_run_stops_the_job_and_it_runs_once_more_when_back(
 
 
 def test_a_manual_run_is_told_where_its_disk_is_too(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(PLUGGED)
     out = tmp_path / "where"
     job = h.add("0 0 1 1 *", env_job(out), conditions=Conditions(volume="Backup"))
-    h.runtime.start()
+    h.start()
     h.runtime.run_now(job.id)
     h.drain_until(lambda: bool(h.kinds("run.finished")))
     assert out.read_text() == "/media/me/Backup"

@@ -14,18 +14,14 @@ from domi_desktop.errors import BusyError
 from domi_desktop.model import (
     CommandAction,
     Overlap,
-    Policies,
     RunStatus,
     Schedule,
     Trigger,
 )
-from domi_desktop.runtime.engine import Runtime
 from domi_desktop.runtime.lanes import REPLACED
-from domi_desktop.secrets import MemorySecretStore
 from domi_desktop.store import Store
-from tests.support.fakes import FakeClock, FakeLoop, run_now, wait_for
-
-START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
+from tests.support.fakes import wait_for
+from tests.support.runtime import START, RuntimeHarness, harnesses
 
 
 @pytest.fixture
@@ -35,46 +31,27 @@ def store(tmp_path: Path) -> Iterator[Store]:
     opened.close()
 
 
-class Harness:
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.clock = FakeClock(START)
-        self.loop = FakeLoop(self.clock)
-        self.secrets = MemorySecretStore({"API_TOKEN": "s3cr3t-token"})
-        self.runtime = Runtime(store, self.clock, self.loop, self.secrets)
-        self.events: list[tuple[str, dict[str, Any]]] = []
-        self.runtime.subscribe(lambda event: self.events.append((event.kind, event.to_json())))
-
-    def add(
-        self, expr: str, argv: tuple[str, ...], *, last_due: datetime, **policies: Any
-    ) -> Schedule:
-        schedule = self.store.create_schedule(
-            "job", expr, "UTC", CommandAction(argv=argv, secret_env=(("TOKEN", "API_TOKEN"),)),
-            Policies(**policies), now=last_due,
-        )  # fmt: skip
-        return schedule
-
-    def finished(self, count: int) -> None:
-        self.loop.drain(lambda: sum(1 for e in self.events if e[0] == "run.finished") >= count)
-
-    def stop(self) -> None:
-        self.runtime.stop(wait=5)
-
-
 @pytest.fixture
-def harness(store: Store) -> Iterator[Harness]:
-    h = Harness(store)
-    yield h
-    h.stop()
+def harness(store: Store) -> Iterator[RuntimeHarness]:
+    with harnesses(store, secrets={"API_TOKEN": "s3cr3t-token"}) as make:
+        yield make()
+
+
+def add(
+    h: RuntimeHarness, expr: str, argv: tuple[str, ...], *, last_due: datetime, **policies: Any
+) -> Schedule:
+    """A command whose environment carries a secret as ``TOKEN``."""
+    action = CommandAction(argv=argv, secret_env=(("TOKEN", "API_TOKEN"),))
+    return h.add(expr, action, last_due=last_due, **policies)
 
 
 PY = sys.executable
 
 
-def test_three_days_asleep_runs_once_late_and_records_two_skipped(harness: Harness) -> None:
-    schedule = harness.add("0 9 * * *", (PY, "-c", "import os; print('token', os.environ['TOKEN'])"),
+def test_three_days_asleep_runs_once_late_and_records_two_skipped(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "0 9 * * *", (PY, "-c", "import os; print('token', os.environ['TOKEN'])"),
                            last_due=datetime(2024, 6, 2, 9, 0, tzinfo=UTC))  # fmt: skip
-    harness.runtime.start()
+    harness.start()
     harness.finished(1)
     runs = harness.store.runs(schedule_id=schedule.id)
     fire = runs[0]
@@ -90,15 +67,15 @@ def test_three_days_asleep_runs_once_late_and_records_two_skipped(harness: Harne
     ]
     assert all(r.reason == "missed" for r in skipped)
     assert harness.store.get_schedule(schedule.id).last_due == fire.due
-    (fired,) = [p for name, p in harness.events if name == "schedule.fire"]
+    (fired,) = [e.to_json() for e in harness.kinds("schedule.fire")]
     assert fired["late"] and fired["missed_count"] == 2 and fired["trigger"] == "catch_up"
-    (done,) = [p for name, p in harness.events if name == "run.finished"]
+    (done,) = [e.to_json() for e in harness.kinds("run.finished")]
     assert done["status"] == "succeeded" and done["exit_code"] == 0
 
 
-def test_a_fire_while_busy_is_skipped_busy_by_default(harness: Harness) -> None:
-    schedule = harness.add("* * * * *", (PY, "-c", "import time; time.sleep(30)"), last_due=START)
-    harness.runtime.start()
+def test_a_fire_while_busy_is_skipped_busy_by_default(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "* * * * *", (PY, "-c", "import time; time.sleep(30)"), last_due=START)
+    harness.start()
     harness.loop.advance(timedelta(minutes=2))
     runs = harness.store.runs(schedule_id=schedule.id)
     assert [r.status for r in runs] == [RunStatus.skipped, RunStatus.running]
@@ -106,14 +83,14 @@ def test_a_fire_while_busy_is_skipped_busy_by_default(harness: Harness) -> None:
 
 
 def test_queue_starts_the_waiting_run_when_the_running_one_ends(
-    harness: Harness, tmp_path: Path
+    harness: RuntimeHarness, tmp_path: Path
 ) -> None:
     marker = tmp_path / "go"
     script = (
         f"import pathlib, time\nwhile not pathlib.Path({str(marker)!r}).exists(): time.sleep(0.02)"
     )
-    schedule = harness.add("* * * * *", (PY, "-c", script), last_due=START, overlap=Overlap.queue)
-    harness.runtime.start()
+    schedule = add(harness, "* * * * *", (PY, "-c", script), last_due=START, overlap=Overlap.queue)
+    harness.start()
     harness.loop.advance(timedelta(minutes=3))
     statuses = [r.status for r in harness.store.runs(schedule_id=schedule.id)]
     assert statuses == [
@@ -127,10 +104,12 @@ def test_queue_starts_the_waiting_run_when_the_running_one_ends(
     assert [r.status for r in runs] == [RunStatus.skipped, RunStatus.succeeded, RunStatus.succeeded]
 
 
-def test_quitting_records_a_waiting_run_as_interrupted(harness: Harness, tmp_path: Path) -> None:
-    schedule = harness.add("* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
+def test_quitting_records_a_waiting_run_as_interrupted(
+    harness: RuntimeHarness, tmp_path: Path
+) -> None:
+    schedule = add(harness, "* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
                            overlap=Overlap.queue)  # fmt: skip
-    harness.runtime.start()
+    harness.start()
     harness.loop.advance(timedelta(minutes=2))
     harness.runtime.stop(wait=10)
     runs = harness.store.runs(schedule_id=schedule.id)
@@ -139,10 +118,10 @@ def test_quitting_records_a_waiting_run_as_interrupted(harness: Harness, tmp_pat
     assert runs[0].started_at is None
 
 
-def test_replace_stops_the_running_one(harness: Harness) -> None:
-    schedule = harness.add("* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
+def test_replace_stops_the_running_one(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
                            overlap=Overlap.replace)  # fmt: skip
-    harness.runtime.start()
+    harness.start()
     harness.loop.advance(timedelta(minutes=2))
     harness.finished(1)
     first, second = sorted(harness.store.runs(schedule_id=schedule.id), key=lambda r: r.id)
@@ -150,10 +129,10 @@ def test_replace_stops_the_running_one(harness: Harness) -> None:
     assert second.status is RunStatus.running
 
 
-def test_parallel_runs_side_by_side(harness: Harness) -> None:
-    schedule = harness.add("* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
+def test_parallel_runs_side_by_side(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "* * * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
                            overlap=Overlap.parallel)  # fmt: skip
-    harness.runtime.start()
+    harness.start()
     harness.loop.advance(timedelta(minutes=2))
     assert [r.status for r in harness.store.runs(schedule_id=schedule.id)] == [
         RunStatus.running
@@ -161,46 +140,45 @@ def test_parallel_runs_side_by_side(harness: Harness) -> None:
     assert len(harness.runtime.running_runs()) == 2
 
 
-def test_retries_back_off_and_end_failed(harness: Harness) -> None:
-    schedule = harness.add("0 9 * * *", (PY, "-c", "import sys; sys.exit(3)"),
+def test_retries_back_off_and_end_failed(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "0 9 * * *", (PY, "-c", "import sys; sys.exit(3)"),
                            last_due=datetime(2024, 6, 4, 9, 0, tzinfo=UTC), retries=2,
                            retry_backoff=timedelta(seconds=10))  # fmt: skip
-    harness.runtime.start()
-    harness.loop.drain(lambda: len(harness.loop.pending()) >= 2)  # wake timer + first retry
+    harness.start()
+    harness.drain_until(lambda: len(harness.loop.pending()) >= 2)  # wake timer + first retry
     harness.loop.advance(timedelta(seconds=10))
-    harness.loop.drain(lambda: len(harness.loop.pending()) >= 2)
+    harness.drain_until(lambda: len(harness.loop.pending()) >= 2)
     harness.loop.advance(timedelta(seconds=20))
     harness.finished(1)
     (run,) = harness.store.runs(schedule_id=schedule.id)
     assert run.status is RunStatus.failed and run.exit_code == 3 and run.attempt == 2
 
 
-def test_run_now_is_manual_and_leaves_last_due_alone(harness: Harness) -> None:
-    schedule = harness.add("0 9 * * *", (PY, "-c", "print('hi')"), last_due=START)
-    harness.runtime.start()
-    run_id = run_now(harness.runtime.run_now, schedule.id)
+def test_run_now_is_manual_and_leaves_last_due_alone(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "0 9 * * *", (PY, "-c", "print('hi')"), last_due=START)
+    harness.start()
+    run_id = harness.run_now(schedule.id)
     harness.finished(1)
     run = harness.store.get_run(run_id)
     assert run.trigger is Trigger.manual and run.status is RunStatus.succeeded
     assert harness.store.get_schedule(schedule.id).last_due == START
 
 
-def test_a_missing_secret_fails_the_run_with_the_reason(harness: Harness) -> None:
-    schedule = harness.add("0 9 * * *", (PY, "-c", "print('hi')"), last_due=START)
+def test_a_missing_secret_fails_the_run_with_the_reason(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "0 9 * * *", (PY, "-c", "print('hi')"), last_due=START)
     harness.secrets.delete("API_TOKEN")
-    run_id = run_now(harness.runtime.run_now, schedule.id)
+    run_id = harness.run_now(schedule.id)
     harness.finished(1)
     run = harness.store.get_run(run_id)
     assert run.status is RunStatus.failed
     assert (run.reason or "").startswith("secret unavailable")
 
 
-def test_stop_interrupts_running_jobs_with_a_reason(store: Store) -> None:
-    harness = Harness(store)
-    schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
-    run_id = run_now(harness.runtime.run_now, schedule.id)
+def test_stop_interrupts_running_jobs_with_a_reason(harness: RuntimeHarness) -> None:
+    schedule = add(harness, "0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
+    run_id = harness.run_now(schedule.id)
     harness.runtime.stop(wait=10)
-    run = store.get_run(run_id)
+    run = harness.store.get_run(run_id)
     assert run.status is RunStatus.interrupted
     assert "quit" in (run.reason or "")
 
@@ -212,11 +190,11 @@ def _job_row(store: Store, run_id: int) -> tuple[object, ...]:
     return row.job_pid, row.job_started
 
 
-def test_the_jobs_pid_and_start_marker_are_on_record_while_it_runs(harness: Harness) -> None:
+def test_the_jobs_pid_and_start_marker_are_on_record_while_it_runs(harness: RuntimeHarness) -> None:
     from domi_desktop.actions import identity
 
-    schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
-    run_id = run_now(harness.runtime.run_now, schedule.id)
+    schedule = add(harness, "0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
+    run_id = harness.run_now(schedule.id)
     wait_for(lambda: _job_row(harness.store, run_id)[0], 60, "the pid on record")
     recorded_pid, recorded_marker = _job_row(harness.store, run_id)
     # Read while the job lives: a dead pid has no start marker to compare.
@@ -227,7 +205,7 @@ def test_the_jobs_pid_and_start_marker_are_on_record_while_it_runs(harness: Harn
 
 @pytest.mark.posix_only  # POSIX sessions
 def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
-    harness: Harness, tmp_path: Path
+    harness: RuntimeHarness, tmp_path: Path
 ) -> None:
     import subprocess
 
@@ -235,7 +213,7 @@ def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
     from domi_desktop.store.models import RunRow
 
     pids = tmp_path / "pids"
-    schedule = harness.add("0 9 * * *", ("/bin/sh", "-c", f"echo $$ >> {pids}; sleep 60"),
+    schedule = add(harness, "0 9 * * *", ("/bin/sh", "-c", f"echo $$ >> {pids}; sleep 60"),
                            last_due=START)  # fmt: skip
     left = subprocess.Popen(["sleep", "60"], start_new_session=True)
     run_id = harness.store.record_manual_run(schedule.id, START)
@@ -245,7 +223,7 @@ def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
         RunRow.id == run_id
     ).execute()
 
-    harness.runtime.start()
+    harness.start()
 
     assert left.wait(timeout=60) == -15  # SIGTERM, before start() returned
     orphan = harness.store.get_run(run_id)
@@ -255,20 +233,22 @@ def test_a_dead_apps_job_is_stopped_before_its_resumed_copy_starts(
     assert resumed.trigger is Trigger.resumed and resumed.resumed_from == run_id
 
 
-def test_run_now_on_a_running_job_whose_policy_is_skip_starts_nothing(harness: Harness) -> None:
-    schedule = harness.add("0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
-    first = run_now(harness.runtime.run_now, schedule.id)
+def test_run_now_on_a_running_job_whose_policy_is_skip_starts_nothing(
+    harness: RuntimeHarness,
+) -> None:
+    schedule = add(harness, "0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START)
+    first = harness.run_now(schedule.id)
     with pytest.raises(BusyError, match="job is still running"):
-        run_now(harness.runtime.run_now, schedule.id)
+        harness.run_now(schedule.id)
     assert harness.runtime.running_runs() == [first]
     assert [run.id for run in harness.store.runs(schedule_id=schedule.id)] == [first]
 
 
-def test_run_now_on_a_running_parallel_job_runs_beside_it(harness: Harness) -> None:
-    schedule = harness.add(
+def test_run_now_on_a_running_parallel_job_runs_beside_it(harness: RuntimeHarness) -> None:
+    schedule = add(harness,
         "0 9 * * *", (PY, "-c", "import time; time.sleep(60)"), last_due=START,
         overlap=Overlap.parallel,
     )  # fmt: skip
-    first = run_now(harness.runtime.run_now, schedule.id)
-    second = run_now(harness.runtime.run_now, schedule.id)
+    first = harness.run_now(schedule.id)
+    second = harness.run_now(schedule.id)
     assert harness.runtime.running_runs() == [first, second]

@@ -1,11 +1,10 @@
-"""Issue 23's session triggers at the runtime: real SQLite, real processes, a fake clock."""
+"""Session triggers at the runtime: real SQLite, real processes, a fake clock."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,36 +22,30 @@ from domi_desktop.model import (
 )
 from domi_desktop.runtime.session import SessionRuns
 from domi_desktop.store import Store
+from tests.support.runtime import START, RuntimeHarness, harnesses
 from tests.unit.runtime import test_resources_runtime as resources_runtime
-from tests.unit.runtime.test_conditions_runtime import BATTERY, MAINS, Harness, cmd
+from tests.unit.runtime.test_conditions_runtime import BATTERY, MAINS, cmd
 from tests.unit.runtime.test_resources_runtime import BACKUP, env_job
 
-START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)
 
 make = resources_runtime.make
-"""The issue-23 harness whose source is told what to watch (the disks)."""
+"""The harness whose source is told what to watch (the disks)."""
 
 
 @pytest.fixture
-def build(tmp_path: Path) -> Iterator[Callable[[SystemState], Harness]]:
+def build(tmp_path: Path) -> Iterator[Callable[[SystemState], RuntimeHarness]]:
     """A harness whose machine is in the given state; each one stopped at the end."""
     store = Store.open(tmp_path / "data", now=START)
-    made: list[Harness] = []
-
-    def harness(state: SystemState) -> Harness:
-        made.append(Harness(store, state))
-        return made[-1]
-
-    yield harness
-    with contextlib.ExitStack() as stops:
-        stops.callback(store.close)
-        for each in made:
-            stops.callback(each.runtime.stop, wait=5)
+    try:
+        with harnesses(store) as made:
+            yield made
+    finally:
+        store.close()
 
 
 @pytest.fixture
-def harness(build: Callable[[SystemState], Harness]) -> Harness:
+def harness(build: Callable[[SystemState], RuntimeHarness]) -> RuntimeHarness:
     return build(MAINS)
 
 
@@ -64,12 +57,12 @@ def count_job(path: Path, seconds: float = 0.0) -> Any:
     )
 
 
-def finished(h: Harness, count: int) -> Callable[[], bool]:
+def finished(h: RuntimeHarness, count: int) -> Callable[[], bool]:
     return lambda: len(h.kinds("run.finished")) >= count
 
 
 def test_at_unlock_at_most_once_an_hour_recorded_with_its_trigger(
-    harness: Harness, tmp_path: Path
+    harness: RuntimeHarness, tmp_path: Path
 ) -> None:
     h = harness
     count = tmp_path / "count"
@@ -79,7 +72,7 @@ def test_at_unlock_at_most_once_an_hour_recorded_with_its_trigger(
     )  # fmt: skip
     other = h.add("0 0 1 1 *", count_job(tmp_path / "other"), name="other",
                   session=SessionTriggers(at_login=True))  # fmt: skip
-    h.runtime.start()
+    h.start()
     triggers = SessionRuns(h.runtime)
     assert triggers.fire(Trigger.unlock) == 1
     h.drain_until(finished(h, 1))
@@ -99,14 +92,14 @@ def test_at_unlock_at_most_once_an_hour_recorded_with_its_trigger(
 
 
 def test_a_trigger_follows_the_overlap_policy_and_a_refused_run_does_not_count(
-    harness: Harness, tmp_path: Path
+    harness: RuntimeHarness, tmp_path: Path
 ) -> None:
     h = harness
     job = h.add(
         "0 0 1 1 *", count_job(tmp_path / "count", seconds=30),
         session=SessionTriggers(on_resume=True, min_interval=HOUR), overlap=Overlap.skip,
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     h.runtime.run_now(job.id)
     h.drain_until(lambda: bool(h.runtime.running_runs()))
     (manual,) = h.runtime.running_runs()
@@ -126,7 +119,7 @@ def test_a_trigger_follows_the_overlap_policy_and_a_refused_run_does_not_count(
 
 
 def test_an_unlock_on_battery_waits_for_the_charger_then_runs_as_an_unlock(
-    build: Callable[[SystemState], Harness], tmp_path: Path
+    build: Callable[[SystemState], RuntimeHarness], tmp_path: Path
 ) -> None:
     h = build(BATTERY)
     count = tmp_path / "count"
@@ -134,7 +127,7 @@ def test_an_unlock_on_battery_waits_for_the_charger_then_runs_as_an_unlock(
         "0 0 1 1 *", count_job(count), conditions=Conditions(on_ac_power=True),
         session=SessionTriggers(at_unlock=True, min_interval=HOUR),
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     triggers = SessionRuns(h.runtime)
     assert triggers.fire(Trigger.unlock) == 1
     h.drain_until(lambda: bool(h.kinds("run.waiting")))
@@ -153,7 +146,7 @@ def test_an_unlock_on_battery_waits_for_the_charger_then_runs_as_an_unlock(
 
 
 def test_an_unlock_past_its_wait_is_skipped_as_a_due_would_be(
-    build: Callable[[SystemState], Harness], tmp_path: Path
+    build: Callable[[SystemState], RuntimeHarness], tmp_path: Path
 ) -> None:
     h = build(BATTERY)
     job = h.add(
@@ -163,7 +156,7 @@ def test_an_unlock_past_its_wait_is_skipped_as_a_due_would_be(
         ),
         session=SessionTriggers(at_unlock=True),
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     SessionRuns(h.runtime).fire(Trigger.unlock)
     h.drain_until(lambda: bool(h.kinds("run.waiting")))
     h.loop.advance(timedelta(minutes=31))
@@ -174,7 +167,7 @@ def test_an_unlock_past_its_wait_is_skipped_as_a_due_would_be(
 
 
 def test_before_sleep_cannot_wait_it_is_skipped_and_the_skip_uses_no_interval(
-    build: Callable[[SystemState], Harness], tmp_path: Path
+    build: Callable[[SystemState], RuntimeHarness], tmp_path: Path
 ) -> None:
     h = build(BATTERY)
     count = tmp_path / "count"
@@ -182,7 +175,7 @@ def test_before_sleep_cannot_wait_it_is_skipped_and_the_skip_uses_no_interval(
         "0 0 1 1 *", count_job(count), conditions=Conditions(on_ac_power=True),
         session=SessionTriggers(before_sleep=True, min_interval=HOUR),
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     triggers = SessionRuns(h.runtime)
     assert triggers.fire(Trigger.before_sleep) == 1
     h.drain_until(lambda: triggers.recording.get(Trigger.before_sleep) == 0)
@@ -200,7 +193,7 @@ def test_before_sleep_cannot_wait_it_is_skipped_and_the_skip_uses_no_interval(
 
 
 def test_an_unlock_waits_for_its_disk_and_the_job_is_told_where_it_is(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(MAINS)
     out = tmp_path / "where"
@@ -208,7 +201,7 @@ def test_an_unlock_waits_for_its_disk_and_the_job_is_told_where_it_is(
         "0 0 1 1 *", env_job(out), conditions=Conditions(volume="Backup"),
         session=SessionTriggers(at_unlock=True),
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     SessionRuns(h.runtime).fire(Trigger.unlock)
     h.drain_until(lambda: bool(h.kinds("run.waiting")))
     (run,) = h.store.runs(schedule_id=job.id)
@@ -223,7 +216,7 @@ def test_an_unlock_waits_for_its_disk_and_the_job_is_told_where_it_is(
 
 
 def test_an_unlock_while_a_due_waits_adds_no_second_run(
-    build: Callable[[SystemState], Harness], tmp_path: Path
+    build: Callable[[SystemState], RuntimeHarness], tmp_path: Path
 ) -> None:
     h = build(BATTERY)
     count = tmp_path / "count"
@@ -231,7 +224,7 @@ def test_an_unlock_while_a_due_waits_adds_no_second_run(
         "0 11 * * *", count_job(count), conditions=Conditions(on_ac_power=True),
         session=SessionTriggers(at_unlock=True, min_interval=HOUR),
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(hours=1, minutes=5))
     (due,) = h.store.runs(schedule_id=job.id)
     assert due.status is RunStatus.waiting

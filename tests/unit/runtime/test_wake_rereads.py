@@ -1,4 +1,4 @@
-"""Issue 11: a wake re-reads every schedule only when another process changed one. The app's own
+"""A wake re-reads every schedule only when another process changed one. The app's own
 claims and results, written by the store's worker on a connection of its own, used to look like
 such a change (SQLite's ``data_version`` moves on any other connection's commit), so the wake
 after every busy one re-read them all on the loop thread; the database's change counter

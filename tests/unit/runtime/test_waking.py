@@ -1,11 +1,9 @@
-"""Wake to run at the runtime (issue 22 §2): the alarm follows edits, resumes, conditions and fires;
+"""Wake to run at the runtime: the alarm follows edits, resumes, conditions and fires;
 a woken run says so in its history; the machine goes back to sleep after it unless someone used it.
 A fake clock, a fake alarm, input watch and sleeper; real SQLite and real job processes."""
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,7 +13,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from domi_desktop.cron import set_local_resolver
-from domi_desktop.events import Event
 from domi_desktop.model import (
     CommandAction,
     Conditions,
@@ -26,128 +23,16 @@ from domi_desktop.model import (
     SystemState,
     WakeReason,
 )
-from domi_desktop.runtime.engine import Runtime
-from domi_desktop.runtime.waking import HOLD_WHY, SETTLE, WOKE_NOTE, WakeKeeper, WakeTools
-from domi_desktop.scheduler.decide import WakePlan
-from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.runtime.waking import HOLD_WHY, SETTLE, WOKE_NOTE, WakeTools
 from domi_desktop.store import Store
-from tests.support.fakes import FakeClock, FakeLoop
-from tests.unit.runtime.test_conditions_runtime import FakeInhibitor
+from tests.support.runtime import START, RuntimeHarness, harnesses
 
-START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
 MAINS = SystemState()
 BATTERY = SystemState(on_ac=False, battery_percent=80)
 
 
-class FakeAlarm:
-    status = "fake alarm"
-
-    def __init__(self) -> None:
-        self.armed: datetime | None = None
-        self.calls: list[datetime | None] = []
-
-    def capability(self) -> str | None:
-        return None
-
-    def arm(self, at: datetime) -> bool:
-        self.armed = at
-        self.calls.append(at)
-        return True
-
-    def cancel(self) -> None:
-        self.armed = None
-        self.calls.append(None)
-
-
-class FakeWatch:
-    status = "fake watch"
-
-    def __init__(self) -> None:
-        self.touched: bool | None = False
-        self.marks = 0
-
-    def mark(self) -> None:
-        self.marks += 1
-
-    def input_since_mark(self, woke_at: datetime) -> bool | None:
-        return self.touched
-
-
-class FakeSleeper:
-    status = "fake sleeper"
-
-    def __init__(self) -> None:
-        self.slept: list[datetime] = []
-        self.clock: FakeClock | None = None
-
-    def sleep(self) -> bool:
-        assert self.clock is not None
-        self.slept.append(self.clock.now())
-        return True
-
-
-class FakeSource:
-    status = "fake"
-
-    def __init__(self, state: SystemState) -> None:
-        self.state = state
-
-    def current(self) -> SystemState:
-        return self.state
-
-    def start(self, on_change: Callable[[], None]) -> bool:
-        return False
-
-    def stop(self) -> None:
-        pass
-
-
-class Harness:
-    def __init__(self, store: Store, state: SystemState) -> None:
-        self.store = store
-        self.clock = FakeClock(START)
-        self.loop = FakeLoop(self.clock)
-        self.source = FakeSource(state)
-        self.alarm, self.watch, self.sleeper = FakeAlarm(), FakeWatch(), FakeSleeper()
-        self.sleeper.clock = self.clock
-        self.inhibitor = FakeInhibitor()
-        self.runtime = Runtime(
-            store, self.clock, self.loop, MemorySecretStore({}), on_wake=self._woke,
-            conditions=self.source,
-        )  # fmt: skip
-        self.keeper = WakeKeeper(
-            self.runtime,
-            lambda: WakeTools(self.alarm, self.watch, self.sleeper),
-            state=self.runtime.keeper.state,
-            paused=lambda: self.runtime.driver.paused,
-            notes=self.runtime.keeper,
-            last_wake=lambda: self.runtime.driver.last_wake,
-            inhibitor=self.inhibitor,
-        )
-        self.events: list[Event] = []
-        self.runtime.subscribe(self.events.append)
-        self.runtime.subscribe(self.keeper.observe)
-
-    def _woke(self, plan: WakePlan, reason: WakeReason) -> None:
-        self.keeper.woke(plan, reason)
-
-    def add(self, expr: str, *, wake: bool = True, **conditions: Any) -> Schedule:
-        action = CommandAction(argv=(sys.executable, "-c", "print('ran')"))
-        policies = Policies(wake_to_run=wake, conditions=Conditions(**conditions))
-        return self.store.create_schedule("job", expr, "UTC", action, policies, now=START)
-
-    def edit(self, schedule: Schedule, **changes: Any) -> Schedule:
-        updated = self.store.update_schedule(schedule.id, now=self.clock.now(), **changes)
-        self.runtime.schedule_changed(schedule.id)
-        return updated
-
-    def sleep_until(self, when: datetime) -> None:
-        """The machine sleeps (the monotonic clock stands still) and resumes at ``when``."""
-        self.clock.sleep_machine(when - self.clock.now())
-        self.runtime.driver.wake(WakeReason.resume)
-
-    def finished(self) -> list[Any]:
-        return [e for e in self.events if e.kind == "run.finished"]
+def add(h: RuntimeHarness, expr: str, *, wake: bool = True, **conditions: Any) -> Schedule:
+    return h.add(expr, wake_to_run=wake, conditions=Conditions(**conditions))
 
 
 @pytest.fixture
@@ -158,30 +43,22 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 @pytest.fixture
-def make(store: Store) -> Iterator[Callable[..., Harness]]:
-    made: list[Harness] = []
-
-    def build(state: SystemState = MAINS) -> Harness:
-        harness = Harness(store, state)
-        made.append(harness)
-        return harness
-
-    yield build
-    with contextlib.ExitStack() as stops:
-        for harness in made:
-            stops.callback(harness.runtime.stop, wait=5)
-            stops.callback(harness.keeper.close)
+def make(store: Store) -> Iterator[Callable[..., RuntimeHarness]]:
+    with harnesses(store, state=MAINS, watches=False, hold_sleep=False, waking=True) as build:
+        yield build
 
 
 def at(hour: int, minute: int = 0, second: int = 0, day: int = 5) -> datetime:
     return datetime(2024, 6, day, hour, minute, second, tzinfo=UTC)
 
 
-def test_it_arms_the_alarm_at_start_and_again_on_every_edit(make: Callable[..., Harness]) -> None:
+def test_it_arms_the_alarm_at_start_and_again_on_every_edit(
+    make: Callable[..., RuntimeHarness],
+) -> None:
     h = make()
-    job = h.add("0 11 * * *")
-    h.add("0 9 * * *", wake=False)  # sooner, but it does not ask for a wake
-    h.runtime.start()
+    job = add(h, "0 11 * * *")
+    add(h, "0 9 * * *", wake=False)  # sooner, but it does not ask for a wake
+    h.start()
     assert h.alarm.armed == at(10, 59, 30)
     assert h.keeper.describe() == {
         "at": "2024-06-05T10:59:30+00:00", "due": "2024-06-05T11:00:00+00:00",
@@ -194,30 +71,30 @@ def test_it_arms_the_alarm_at_start_and_again_on_every_edit(make: Callable[..., 
 
 
 def test_input_is_watched_from_the_moment_the_alarm_is_armed(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    h.runtime.start()
+    h.start()
     assert h.watch.marks == 0  # nothing to wake for
-    job = h.add("0 11 * * *")
+    job = add(h, "0 11 * * *")
     h.runtime.schedule_changed(job.id)
     assert h.watch.marks == 1  # the lid may close before the scheduler's next tick
 
 
-def test_the_os_is_told_only_when_the_instant_changes(make: Callable[..., Harness]) -> None:
+def test_the_os_is_told_only_when_the_instant_changes(make: Callable[..., RuntimeHarness]) -> None:
     h = make()
-    h.add("0 11 * * *")
-    h.runtime.start()
+    add(h, "0 11 * * *")
+    h.start()
     h.loop.advance(timedelta(minutes=30))  # thirty ticks of the driver
     assert h.alarm.calls == [at(10, 59, 30)]
 
 
 def test_pausing_everything_cancels_the_alarm_and_resuming_arms_it(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    h.add("0 11 * * *")
-    h.runtime.start()
+    add(h, "0 11 * * *")
+    h.start()
     h.runtime.driver.set_paused(True)
     assert h.alarm.armed is None
     h.runtime.driver.set_paused(False)
@@ -225,11 +102,11 @@ def test_pausing_everything_cancels_the_alarm_and_resuming_arms_it(
 
 
 def test_an_ac_only_job_on_battery_arms_nothing_until_the_charger_is_back(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make(BATTERY)
-    h.add("0 11 * * *", on_ac_power=True)
-    h.runtime.start()
+    add(h, "0 11 * * *", on_ac_power=True)
+    h.start()
     assert h.alarm.armed is None
     h.source.state = MAINS
     h.loop.advance(timedelta(seconds=61))  # the driver's next tick reads the state again
@@ -237,18 +114,18 @@ def test_an_ac_only_job_on_battery_arms_nothing_until_the_charger_is_back(
 
 
 def test_a_woken_run_says_so_the_alarm_moves_on_and_the_machine_sleeps_again(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    job = h.add("0 11 * * *")
-    h.runtime.start()
+    job = add(h, "0 11 * * *")
+    h.start()
     h.sleep_until(at(10, 59, 31))  # the alarm rang
     assert h.keeper.woken is not None
     assert (h.inhibitor.held, h.inhibitor.acquired) == (1, [HOLD_WHY])  # the OS may not sleep it
     # The due is still ahead: should it sleep again before, the alarm wakes it at the due.
     assert h.alarm.armed == at(11)
     h.loop.advance(timedelta(seconds=29))  # 11:00: the due
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     (run,) = h.store.runs(schedule_id=job.id)
     assert run.status is RunStatus.succeeded
     assert run.reason == WOKE_NOTE
@@ -260,43 +137,43 @@ def test_a_woken_run_says_so_the_alarm_moves_on_and_the_machine_sleeps_again(
     assert h.keeper.woken is None
 
 
-def test_not_when_input_arrived_since_the_wake(make: Callable[..., Harness]) -> None:
+def test_not_when_input_arrived_since_the_wake(make: Callable[..., RuntimeHarness]) -> None:
     h = make()
-    h.add("0 11 * * *")
-    h.runtime.start()
+    add(h, "0 11 * * *")
+    h.start()
     h.sleep_until(at(10, 59, 40))
     h.watch.touched = True
     h.loop.advance(timedelta(seconds=20))
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     h.loop.advance(timedelta(minutes=5))
     assert h.sleeper.slept == []
     assert h.keeper.woken is None
 
 
 def test_not_when_it_cannot_tell_whether_someone_used_the_machine(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    h.add("0 11 * * *")
-    h.runtime.start()
+    add(h, "0 11 * * *")
+    h.start()
     h.sleep_until(at(10, 59, 40))
     h.watch.touched = None
     h.loop.advance(timedelta(seconds=20))
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     h.loop.advance(timedelta(minutes=5))
     assert h.sleeper.slept == []
 
 
 def test_a_resume_before_the_armed_instant_is_not_a_wake_of_ours(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    job = h.add("0 11 * * *")
-    h.runtime.start()
+    job = add(h, "0 11 * * *")
+    h.start()
     h.sleep_until(at(10, 40))  # the person opened the lid
     assert h.keeper.woken is None
     h.loop.advance(timedelta(minutes=20, seconds=1))
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     (run,) = h.store.runs(schedule_id=job.id)
     assert run.reason is None
     h.loop.advance(timedelta(minutes=5))
@@ -304,41 +181,41 @@ def test_a_resume_before_the_armed_instant_is_not_a_wake_of_ours(
 
 
 def test_a_job_that_was_not_woken_for_is_waited_for_but_not_noted(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    woken = h.add("0 11 * * *")
-    other = h.add("0 11 * * *", wake=False)  # due at the same instant, without a wake of its own
-    h.runtime.start()
+    woken = add(h, "0 11 * * *")
+    other = add(h, "0 11 * * *", wake=False)  # due at the same instant, without a wake of its own
+    h.start()
     h.sleep_until(at(10, 59, 45))
     h.loop.advance(timedelta(seconds=15))
-    h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
+    h.drain_until(lambda: len(h.kinds("run.finished")) == 2, timeout=60)
     assert h.store.runs(schedule_id=woken.id)[0].reason == WOKE_NOTE
     assert h.store.runs(schedule_id=other.id)[0].reason is None
     h.loop.advance(timedelta(seconds=SETTLE))
     assert len(h.sleeper.slept) == 1
 
 
-def kept_up_after_the_first(h: Harness, then: str) -> None:
+def kept_up_after_the_first(h: RuntimeHarness, then: str) -> None:
     """A woken 11:00 job, and another wake (``then``) too near to sleep before it once it ends."""
-    h.add("0 11 * * *")
-    h.add(then)
-    h.runtime.start()
+    add(h, "0 11 * * *")
+    add(h, then)
+    h.start()
     h.sleep_until(at(10, 59, 45))
     h.loop.advance(timedelta(seconds=15))
-    h.loop.drain(lambda: len(h.finished()) == 1, timeout=60)
+    h.drain_until(lambda: len(h.kinds("run.finished")) == 1, timeout=60)
     h.loop.advance(timedelta(seconds=SETTLE))
     assert h.sleeper.slept == []
     assert h.inhibitor.held == 1  # held again for the next
 
 
 def test_a_next_wake_minutes_away_keeps_the_machine_up_for_it(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
     kept_up_after_the_first(h, "1 11 * * *")  # its wake at 11:00:30
     h.loop.advance(timedelta(seconds=55))  # 11:01
-    h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
+    h.drain_until(lambda: len(h.kinds("run.finished")) == 2, timeout=60)
     h.loop.advance(timedelta(seconds=SETTLE))
     assert len(h.sleeper.slept) == 1
     second = [r for r in h.store.runs() if r.due == at(11, 1)]
@@ -346,55 +223,55 @@ def test_a_next_wake_minutes_away_keeps_the_machine_up_for_it(
 
 
 def test_a_machine_kept_up_for_a_near_wake_but_put_to_sleep_is_woken_for_it_and_says_so(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
     kept_up_after_the_first(h, "2 11 * * *")  # its wake at 11:01:30
     h.sleep_until(at(11, 1, 31))  # the lid was closed all the same, and the alarm woke it
     h.loop.advance(timedelta(seconds=29))
-    h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
+    h.drain_until(lambda: len(h.kinds("run.finished")) == 2, timeout=60)
     assert [r.reason for r in h.store.runs() if r.due == at(11, 2)] == [WOKE_NOTE]
     h.loop.advance(timedelta(seconds=SETTLE))
     assert len(h.sleeper.slept) == 1
 
 
 def test_a_machine_put_to_sleep_before_its_last_woken_run_settled_is_woken_again_and_says_so(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    h.add("0 11 * * *")
-    h.add("2 11 * * *")
-    h.runtime.start()
+    add(h, "0 11 * * *")
+    add(h, "2 11 * * *")
+    h.start()
     h.sleep_until(at(10, 59, 45))
     h.loop.advance(timedelta(seconds=15))
-    h.loop.drain(lambda: len(h.finished()) == 1, timeout=60)
+    h.drain_until(lambda: len(h.kinds("run.finished")) == 1, timeout=60)
     h.sleep_until(at(11, 1, 31))  # the lid closed within SETTLE of the run's end
     h.loop.advance(timedelta(seconds=29))
-    h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
+    h.drain_until(lambda: len(h.kinds("run.finished")) == 2, timeout=60)
     assert [r.reason for r in h.store.runs() if r.due == at(11, 2)] == [WOKE_NOTE]
     h.loop.advance(timedelta(seconds=SETTLE))
     assert len(h.sleeper.slept) == 1
 
 
-def test_closing_cancels_the_alarm(make: Callable[..., Harness]) -> None:
+def test_closing_cancels_the_alarm(make: Callable[..., RuntimeHarness]) -> None:
     h = make()
-    h.add("0 11 * * *")
-    h.runtime.start()
+    add(h, "0 11 * * *")
+    h.start()
     h.keeper.close()
     assert h.alarm.armed is None
 
 
 def test_a_resume_noticed_after_the_due_fires_at_once_and_still_counts_as_woken(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     # Without logind the resume is seen at the driver's next tick, as a clock jump, up to a minute
     # after the alarm: the due has passed and the same wake fires it.
     h = make()
-    job = h.add("0 11 * * *")
-    h.runtime.start()
+    job = add(h, "0 11 * * *")
+    h.start()
     h.clock.sleep_machine(at(11, 0, 25) - h.clock.now())
-    h.runtime.driver.wake(WakeReason.clock_jump)
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.wake(WakeReason.clock_jump)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     (run,) = h.store.runs(schedule_id=job.id)
     assert run.reason == WOKE_NOTE and not run.late
     h.loop.advance(timedelta(seconds=SETTLE))
@@ -402,23 +279,23 @@ def test_a_resume_noticed_after_the_due_fires_at_once_and_still_counts_as_woken(
 
 
 def test_a_tick_between_the_alarm_and_the_resume_signal_does_not_lose_the_wake(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    job = h.add("0 11 * * *")
-    h.runtime.start()
+    job = add(h, "0 11 * * *")
+    h.start()
     h.clock.sleep_machine(at(10, 59, 40) - h.clock.now())
-    h.runtime.driver.wake(WakeReason.timer)  # the driver's own tick came first
+    h.wake(WakeReason.timer)  # the driver's own tick came first
     assert h.alarm.armed == at(11)  # moved to the due, should the machine sleep again before
-    h.runtime.driver.wake(WakeReason.resume)  # then logind's word
+    h.wake(WakeReason.resume)  # then logind's word
     assert h.keeper.woken is not None
     h.loop.advance(timedelta(seconds=20))
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     assert h.store.runs(schedule_id=job.id)[0].reason == WOKE_NOTE
 
 
 def test_a_change_of_the_os_zone_moves_the_alarm_of_a_local_schedule(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     zone = {"name": "Europe/Riga"}
     set_local_resolver(lambda: ZoneInfo(zone["name"]))  # the suite's fixture puts the OS's back
@@ -427,19 +304,19 @@ def test_a_change_of_the_os_zone_moves_the_alarm_of_a_local_schedule(
         "local", "0 11 * * *", "local", CommandAction(argv=("true",)),
         Policies(wake_to_run=True), now=START,
     )  # fmt: skip
-    h.runtime.start()
+    h.start()
     assert h.alarm.armed == at(7, 59, 30, day=6)  # 11:00 in Riga (UTC+3) passed today
     zone["name"] = "America/New_York"  # the laptop flew west
-    h.runtime.driver.wake(WakeReason.tz_change)
+    h.wake(WakeReason.tz_change)
     assert h.alarm.armed == at(14, 59, 30)  # 11:00 in New York (UTC-4)
 
 
 def test_a_woken_run_that_waits_for_the_network_is_waited_for_and_says_both(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make(SystemState(network=NetworkState.offline))
-    job = h.add("0 11 * * *", requires_network=True)
-    h.runtime.start()
+    job = add(h, "0 11 * * *", requires_network=True)
+    h.start()
     assert h.alarm.armed == at(10, 59, 30)  # the network comes back after a wake
     h.sleep_until(at(10, 59, 45))
     h.loop.advance(timedelta(seconds=15))
@@ -449,7 +326,7 @@ def test_a_woken_run_that_waits_for_the_network_is_waited_for_and_says_both(
     assert h.sleeper.slept == []  # not while the woken run waits
     h.source.state = SystemState(network=NetworkState.online)
     h.runtime.keeper.changed()  # what the OS's signal calls
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     run = h.store.get_run(run.id)
     assert run.status is RunStatus.succeeded
     assert run.reason == f"{WOKE_NOTE}; then started after waiting 5 minutes for the network"
@@ -458,19 +335,19 @@ def test_a_woken_run_that_waits_for_the_network_is_waited_for_and_says_both(
 
 
 def test_an_os_that_fails_to_give_its_tools_never_stops_the_scheduler(
-    make: Callable[..., Harness], caplog: pytest.LogCaptureFixture
+    make: Callable[..., RuntimeHarness], caplog: pytest.LogCaptureFixture
 ) -> None:
     h = make()
-    job = h.add("0 10 * * *", wake=False)
-    h.add("0 11 * * *")
+    job = add(h, "0 10 * * *", wake=False)
+    add(h, "0 11 * * *")
 
     def broken() -> WakeTools:
         raise OSError("no /proc here")
 
     h.keeper._make_tools = broken
-    h.runtime.start()
+    h.start()
     h.loop.advance(timedelta(days=1, seconds=1))  # 11:00 today and 10:00 tomorrow
-    h.loop.drain(lambda: len(h.finished()) == 2, timeout=60)
+    h.drain_until(lambda: len(h.kinds("run.finished")) == 2, timeout=60)
     assert [r.status for r in h.store.runs(schedule_id=job.id)] == [RunStatus.succeeded]
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert [r.getMessage() for r in errors] == ["cannot tell how to wake this machine"]  # once
@@ -478,30 +355,30 @@ def test_an_os_that_fails_to_give_its_tools_never_stops_the_scheduler(
 
 
 def test_a_resume_long_after_the_alarm_is_a_person_s_and_its_run_does_not_say_woken(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     # The alarm did not ring (wake timers off, a dead battery); the lid opened at 11:05.
     h = make()
-    job = h.add("0 11 * * *")
-    h.runtime.start()
+    job = add(h, "0 11 * * *")
+    h.start()
     h.sleep_until(at(11, 5))
     assert h.keeper.woken is None
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     (run,) = h.store.runs(schedule_id=job.id)
     assert run.late and run.reason is None
 
 
 def test_a_machine_that_slept_again_before_the_due_is_woken_at_the_due_and_that_is_ours(
-    make: Callable[..., Harness],
+    make: Callable[..., RuntimeHarness],
 ) -> None:
     h = make()
-    job = h.add("0 11 * * *")
-    h.runtime.start()
+    job = add(h, "0 11 * * *")
+    h.start()
     h.clock.sleep_machine(at(10, 59, 40) - h.clock.now())
-    h.runtime.driver.wake(WakeReason.timer)  # awake past the instant, with no resume told...
+    h.wake(WakeReason.timer)  # awake past the instant, with no resume told...
     assert h.alarm.armed == at(11)
     h.clock.sleep_machine(at(11, 1, 30) - h.clock.now())  # ...asleep again; the due's alarm rang
-    h.runtime.driver.wake(WakeReason.clock_jump)
+    h.wake(WakeReason.clock_jump)
     assert h.keeper.woken is not None
-    h.loop.drain(lambda: bool(h.finished()), timeout=60)
+    h.drain_until(lambda: bool(h.kinds("run.finished")), timeout=60)
     assert h.store.runs(schedule_id=job.id)[0].reason == WOKE_NOTE

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from domi_desktop.actions import warden
-from domi_desktop.model import WARDEN_STOPPED, CommandAction, Policies, RunStatus, Trigger
-from domi_desktop.runtime.engine import Runtime
-from domi_desktop.secrets import MemorySecretStore
+from domi_desktop.model import WARDEN_STOPPED, CommandAction, RunStatus, Trigger
 from domi_desktop.store import Store
-from tests.support.fakes import FakeClock, FakeLoop
-
-START = datetime(2024, 6, 5, 10, 0, tzinfo=UTC)
+from tests.support.runtime import START, harnesses
 
 
 @pytest.fixture
@@ -40,27 +35,23 @@ def unrenewed() -> Iterator[warden.Warden]:
 def test_a_job_the_warden_stopped_is_recorded_so_and_run_once_more(
     store: Store, tmp_path: Path, unrenewed: warden.Warden
 ) -> None:
-    clock = FakeClock(START)
-    loop = FakeLoop(clock)
-    runtime = Runtime(store, clock, loop, MemorySecretStore({}))
     # The first run waits to be stopped; the one after it ends at once.
     once = (
         "import pathlib, sys, time; p = pathlib.Path(sys.argv[1]);"
         " p.exists() or p.touch() or time.sleep(120)"
     )
     action = CommandAction(argv=(sys.executable, "-c", once, str(tmp_path / "ran-once")))
-    job = store.create_schedule("job", "0 11 * * *", "UTC", action, Policies(), now=START)
-    try:
-        runtime.start()
-        runtime.run_now(job.id)
+    with harnesses(store) as make:
+        h = make()
+        job = h.add("0 11 * * *", action)
+        h.start()
+        h.run_now(job.id)
 
         def ended() -> bool:
             runs = store.runs(schedule_id=job.id)
             return len(runs) == 2 and all(r.status is not RunStatus.running for r in runs)
 
-        loop.drain(ended, timeout=60)
-    finally:
-        runtime.stop(wait=5)
+        h.drain_until(ended)
     first, again = sorted(store.runs(schedule_id=job.id), key=lambda run: run.id)
     assert (first.status, first.reason) == (RunStatus.interrupted, WARDEN_STOPPED)
     assert (again.trigger, again.resumed_from, again.status) == (

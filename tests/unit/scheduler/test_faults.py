@@ -1,4 +1,4 @@
-"""Issue 9 §3 and §4 in the pure core, on a fake clock: clock jumps, other writers, bad rows."""
+"""Faults in the pure core, on a fake clock: clock jumps, other writers, bad rows."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 23 in the pure gate: a disk, a named network and a path as conditions."""
+"""Resource conditions in the pure gate: a disk, a named network and a path as conditions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 23's session triggers, the pure part: which moment each schedule asks for, once per
+"""Session triggers, the pure part: which moment each schedule asks for, once per
 interval, and the sentence."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23's policies in the stored document: read back as written, absent when unset."""
+"""Resource conditions and session triggers as stored: read back as written, absent when unset."""
 
 from __future__ import annotations
 

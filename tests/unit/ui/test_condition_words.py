@@ -1,5 +1,5 @@
 """The conditions, gates and session triggers in words, phrased by the UI with ``tr`` from the
-scheduler's values (issue 19: one translation system), in English and Chinese."""
+scheduler's values (the app's one translation system), in English and Chinese."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 23's words in the windows: the new triggers and waits, in English and Chinese."""
+"""The resource conditions and session triggers in the windows' words, in English and Chinese."""
 
 from __future__ import annotations
 

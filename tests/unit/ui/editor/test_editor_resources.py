@@ -1,4 +1,4 @@
-"""Issue 23 in the editor's Conditions box: a disk, a network's name, a path and the session's
+"""The editor's Conditions box: a disk, a network's name, a path and the session's
 moments, said in one sentence with the schedule's time, saved and read back through the service;
 a screenshot of the box for the README."""
 

@@ -1,5 +1,5 @@
 """History shows a run waiting for its disk, and the days it ran once the disk came: the reason
-in the Reason column and in the row's tooltip (issue 23); a picture for the README."""
+in the Reason column and in the row's tooltip; a picture for the README."""
 
 from __future__ import annotations
 
