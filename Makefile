@@ -68,7 +68,8 @@ test: system-deps venv lint $(if $(PACKAGES),$(PYINSTALLER_STAMP)) ## everything
 	@mkdir -p .sleeplab .wine-kit $(PACKAGE_DIR); lab=; kit=; pkg=; rc=0; \
 	trap 'kill -TERM $$lab $$kit $$pkg 2>/dev/null; wait; exit 130' INT TERM; \
 	if [ -n "$(LAB)" ]; then $(PY) tests/sleeplab/parallel.py >.sleeplab/make-test.log 2>&1 & lab=$$!; fi; \
-	if [ -n "$(WINDOWS)" ]; then $(PY) packaging/wine/kit.py build >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
+	if [ -n "$(WINDOWS)" ]; then { $(PY) packaging/wine/kit.py build && $(PY) packaging/wine/release.py build; } \
+	  >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
 	if [ -n "$(PACKAGES)" ]; then $(MAKE) --no-print-directory package-build >$(PACKAGE_DIR)/make-test.log 2>&1 & pkg=$$!; fi; \
 	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-headless test-desktop || rc=1; \
 	if [ -n "$$pkg" ]; then \
@@ -77,7 +78,7 @@ test: system-deps venv lint $(if $(PACKAGES),$(PYINSTALLER_STAMP)) ## everything
 	fi; \
 	if [ -n "$$kit" ]; then \
 	  if wait $$kit; then $(MAKE) --no-print-directory test-windows || rc=1; \
-	  else cat .wine-kit/make-test.log; echo "the Windows kit's build failed"; rc=1; fi; \
+	  else cat .wine-kit/make-test.log; echo "the Windows kit's or release's build failed"; rc=1; fi; \
 	fi; \
 	if [ -n "$$lab" ]; then \
 	  echo "waiting for the sleep lab (test-sleeplab)"; wait $$lab || rc=1; cat .sleeplab/make-test.log; \
@@ -157,7 +158,10 @@ test-sleeplab: venv ## real S3 suspends of QEMU guests running the headless app 
 # TEST_PATHS), the real app among them, in a fresh Wine prefix under a virtual screen, not the
 # platform-neutral suite the other stages run. Installs Wine as root. The last stage of make test
 # (make test builds the kit beside the other stages); each test it skips names what Wine lacks.
-test-windows: venv ## the Windows stage under Wine (packaging/wine/kit.py test)
+# packaging/wine/release.py builds the Windows release there first (the bundle by the Windows
+# CPython, the setup by ISCC.exe, signed; cached by input hash): tests/windows installs it.
+test-windows: venv ## the Windows stage under Wine: the release built and installed, the tests (kit.py test)
+	$(PY) packaging/wine/release.py build
 	$(PY) packaging/wine/kit.py test
 
 bench: venv ## the benchmarks (docs/performance.md)
