@@ -81,7 +81,9 @@ def release() -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module")
-def installed(release: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def installed(
+    release: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
     """The app installed by its setup, per user, with start at login chosen; removed afterwards
     by its uninstaller if the test did not get that far."""
     setup, _bundle = release
@@ -135,7 +137,9 @@ def test_the_setup_installs_runs_and_uninstalls_leaving_the_user_s_data(
     try:
 
         def status() -> dict[str, Any] | None:
-            assert app.poll() is None, f"the installed app exited {app.returncode}: {log.read_text()}"
+            assert app.poll() is None, (
+                f"the installed app exited {app.returncode}: {log.read_text()}"
+            )
             done = cli(exe, env, "status", "--json")
             return json.loads(done.stdout) if done.returncode == 0 else None
 
