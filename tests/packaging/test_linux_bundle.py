@@ -26,7 +26,8 @@ import pytest
 from domi_desktop import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
-MAX_BUNDLE_BYTES = 200_000_000
+MAX_BUNDLE_BYTES = 120_000_000
+MAX_DOWNLOAD_BYTES = 60_000_000
 
 pytestmark = [
     pytest.mark.slow,
@@ -240,12 +241,18 @@ printf 'hunter2' | "$exe" secret set api-token
 # --- what is in it ----------------------------------------------------------------------------
 
 
-def test_the_bundle_is_smaller_than_200_mb(built: Built, figures: list[str]) -> None:
+def test_the_bundle_is_at_most_120_mb_and_each_download_at_most_60_mb(
+    built: Built, figures: list[str]
+) -> None:
     size = bundle_bytes(built.bundle)
+    downloads = [built.tarball, *built.tarball.parent.glob("*.deb")]
     figures.append(
-        f"bundle {size / 1e6:.1f} MB, tarball {built.tarball.stat().st_size / 1e6:.1f} MB",
+        f"bundle {size / 1e6:.1f} MB unpacked; "
+        + ", ".join(f"{path.name} {path.stat().st_size / 1e6:.1f} MB" for path in downloads)
     )
-    assert size < MAX_BUNDLE_BYTES
+    assert size <= MAX_BUNDLE_BYTES
+    for path in downloads:
+        assert path.stat().st_size <= MAX_DOWNLOAD_BYTES, path.name
 
 
 def test_the_bundle_has_the_icons_and_only_the_qt_parts_the_app_uses(built: Built) -> None:
