@@ -38,7 +38,14 @@ import kit
 
 RELEASE = kit.KIT / "release"
 INNOSETUP = "innosetup@6.4.1"
-DEB_PACKAGES = ("wine32:i386", "osslsigncode", "npm", "openssl")
+# Debian packages, each with the command that stands for it (None: the package itself is looked
+# for): a machine may have npm from elsewhere (Node's own packages), which Debian's npm conflicts with.
+DEB_PACKAGES = {
+    "wine32:i386": None,
+    "osslsigncode": "osslsigncode",
+    "npm": "npm",
+    "openssl": "openssl",
+}
 BUILD_TIMEOUT = 60 * 60
 ISCC_TIMEOUT = 20 * 60
 
@@ -94,17 +101,21 @@ def inputs_digest() -> str:
     return digest.hexdigest()
 
 
+def _installed(package: str) -> bool:
+    status = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True, check=False
+    ).stdout
+    return "install ok installed" in status
+
+
 def install_debian_packages() -> None:
     foreign = subprocess.run(
         ["dpkg", "--print-foreign-architectures"], capture_output=True, text=True, check=True
     ).stdout.split()
     missing = [
         name
-        for name in DEB_PACKAGES
-        if "install ok installed"
-        not in subprocess.run(
-            ["dpkg-query", "-W", "-f=${Status}", name], capture_output=True, text=True, check=False
-        ).stdout
+        for name, command in DEB_PACKAGES.items()
+        if (shutil.which(command) is None if command else not _installed(name))
     ]
     if not missing and "i386" in foreign:
         return
