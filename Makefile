@@ -20,7 +20,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libcap2-bin e2fsprogs mount \
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei imagemagick lxqt-panel \
 	pipx shellcheck dpkg-dev apt-utils gpg gpg-agent lintian mmdebstrap icu-devtools gcc \
-	7zip genisoimage
+	7zip genisoimage osslsigncode binutils
 
 .PHONY: help run test system-deps venv lint lint-fast actionlint test-headless test-desktop \
 	test-sleeplab test-windows test-packaging package-build test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
