@@ -56,10 +56,11 @@ system-deps: ## install the Debian packages the tests need (as root; otherwise n
 
 # WINE=0 leaves the Windows stage out (a machine without Wine where nobody is root to install it);
 # PACKAGE=0 leaves the packaging stage out (the Linux bundle, its tarball, the .deb, pipx, the .dmg check).
-# The sleep lab's guests are suspended most of their 25 minutes, the Windows kit's build and the
-# Linux bundle's build wait on the package registries and on PyInstaller: all three run beside the
-# headless and desktop stages, their output printed when they end; the packaging stage's tests
-# (on that very bundle) and the Windows stage's come after. An interrupted make stops them (SIGTERM).
+# The sleep lab's guests are suspended most of their 25 minutes; the Windows kit's and release's
+# builds and the packaging stage (the Linux bundle built once, then tested: a Debian root, pipx,
+# the .dmg check) mostly wait on the package registries and on child processes: all three run
+# beside the headless and desktop stages, their output printed when they end; the Windows stage's
+# tests (the release's setup among them) come after. An interrupted make stops them (SIGTERM).
 LAB := $(if $(SKIP_SLOW),,1)
 WINDOWS := $(if $(filter 0,$(WINE)),,1)
 PACKAGES := $(if $(or $(SKIP_SLOW),$(filter 0,$(PACKAGE))),,1)
@@ -70,11 +71,12 @@ test: system-deps venv lint $(if $(PACKAGES),$(PYINSTALLER_STAMP)) ## everything
 	if [ -n "$(LAB)" ]; then $(PY) tests/sleeplab/parallel.py >.sleeplab/make-test.log 2>&1 & lab=$$!; fi; \
 	if [ -n "$(WINDOWS)" ]; then { $(PY) packaging/wine/kit.py build && $(PY) packaging/wine/release.py build; } \
 	  >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
-	if [ -n "$(PACKAGES)" ]; then $(MAKE) --no-print-directory package-build >$(PACKAGE_DIR)/make-test.log 2>&1 & pkg=$$!; fi; \
+	if [ -n "$(PACKAGES)" ]; then { $(MAKE) --no-print-directory package-build && \
+	  $(MAKE) --no-print-directory test-packaging; } >$(PACKAGE_DIR)/make-test.log 2>&1 & pkg=$$!; fi; \
 	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-headless test-desktop || rc=1; \
 	if [ -n "$$pkg" ]; then \
-	  if wait $$pkg; then tail -5 $(PACKAGE_DIR)/make-test.log; $(MAKE) --no-print-directory test-packaging || rc=1; \
-	  else cat $(PACKAGE_DIR)/make-test.log; echo "the Linux bundle's build failed"; rc=1; fi; \
+	  echo "waiting for the packaging stage (package-build, test-packaging)"; \
+	  wait $$pkg || { echo "the packaging stage failed"; rc=1; }; cat $(PACKAGE_DIR)/make-test.log; \
 	fi; \
 	if [ -n "$$kit" ]; then \
 	  if wait $$kit; then $(MAKE) --no-print-directory test-windows || rc=1; \

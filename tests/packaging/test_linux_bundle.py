@@ -281,11 +281,21 @@ def test_the_bundle_has_the_icons_and_only_the_qt_parts_the_app_uses(built: Buil
 
 
 # glibc, and the graphics libraries that must come from the running system (its GPU driver):
-# PyInstaller leaves these out on purpose.
+# PyInstaller leaves these out on purpose. GLib and libdbus the spec leaves to the desktop
+# (packaging/linux/system_libs.py); what they link comes with them from the system.
 SYSTEM_LIBRARIES = re.compile(
     r"^(ld-linux.*|lib(c|m|dl|rt|pthread|resolv|util)\.so\..*|libxcb\.so\.1"
-    r"|lib(GL|GLX|GLdispatch|EGL|OpenGL|gbm|drm)\.so\..*|libwayland-(client|cursor|egl)\.so\..*)$"
+    r"|lib(GL|GLX|GLdispatch|EGL|OpenGL|gbm|drm)\.so\..*|libwayland-(client|cursor|egl)\.so\..*"
+    r"|lib(glib|gio|gobject|gmodule|gthread)-2\.0\.so\.0|libdbus-1\.so\.3)$"
 )
+
+
+def direct_links(elf: Path) -> list[str]:
+    listing = subprocess.run(
+        ["readelf", "--dynamic", "--wide", str(elf)],
+        capture_output=True, text=True, check=True, env={"LC_ALL": "C"},
+    ).stdout  # fmt: skip
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", listing)
 
 
 def test_every_library_in_the_bundle_finds_what_it_links_inside_the_bundle(built: Built) -> None:
@@ -300,11 +310,19 @@ def test_every_library_in_the_bundle_finds_what_it_links_inside_the_bundle(built
         listing = subprocess.run(
             ["ldd", str(elf)], env=env, capture_output=True, text=True, check=False
         ).stdout
-        for name, target in re.findall(r"^\s*(\S+) => (.+?)(?: \(0x[0-9a-f]+\))?$", listing, re.M):
-            inside = target.startswith(str(built.bundle))
-            if not inside and not SYSTEM_LIBRARIES.match(name):
+        found = dict(re.findall(r"^\s*(\S+) => (.+?)(?: \(0x[0-9a-f]+\))?$", listing, re.M))
+        # What the file links itself: what a system library links is the system's business.
+        for name in direct_links(elf):
+            target = found.get(name, "not found")
+            if not target.startswith(str(built.bundle)) and not SYSTEM_LIBRARIES.match(name):
                 problems.append(f"{elf.relative_to(built.bundle)}: {name} => {target}")
     assert problems == []
+
+
+def test_glib_and_libdbus_come_from_the_system_with_what_only_they_link(built: Built) -> None:
+    names = {path.name for path in built.internal.rglob("*.so*")}
+    assert not names & {"libglib-2.0.so.0", "libgio-2.0.so.0", "libdbus-1.so.3"}
+    assert not names & {"libsystemd.so.0", "libgcrypt.so.20", "libmount.so.1", "libpcre2-8.so.0"}
 
 
 # --- the tarball ------------------------------------------------------------------------------
