@@ -53,7 +53,6 @@ ISCC_TIMEOUT = 20 * 60
 INPUT_FOLDERS = ("domi_desktop", "resources", "packaging/rthooks")
 INPUT_FILES = (
     "pyproject.toml",
-    "Makefile",  # PyInstaller's pinned version
     "packaging/domi-desktop.spec",
     "packaging/launcher.py",
     "packaging/make_icons.py",
@@ -88,7 +87,8 @@ def pyinstaller_version() -> str:
 
 
 def inputs_digest() -> str:
-    digest = hashlib.sha256(kit.inputs_digest().encode())
+    # The Makefile by PyInstaller's pinned version alone: any other edit there changes nothing here.
+    digest = hashlib.sha256(f"{kit.inputs_digest()}\0pyinstaller=={pyinstaller_version()}".encode())
     paths = [kit.REPO / name for name in INPUT_FILES]
     for folder in INPUT_FOLDERS:
         paths += sorted(
