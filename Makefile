@@ -20,10 +20,10 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	libcap2-bin e2fsprogs mount \
 	qemu-system-x86 linux-image-cloud-amd64 busybox-static fonts-wqy-microhei imagemagick lxqt-panel \
 	pipx shellcheck dpkg-dev apt-utils gpg gpg-agent lintian mmdebstrap icu-devtools gcc \
-	7zip genisoimage
+	7zip genisoimage osslsigncode binutils
 
 .PHONY: help run test system-deps venv lint lint-fast actionlint test-headless test-desktop \
-	test-sleeplab test-windows test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
+	test-sleeplab test-windows test-packaging package-build test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
 
 help: ## list the targets (this)
 	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-16s %s\n", $$1, $$2}' \
@@ -54,22 +54,33 @@ system-deps: ## install the Debian packages the tests need (as root; otherwise n
 	  fi; \
 	fi
 
-# PACKAGE_TEST=1 also builds the Linux bundle and smoke-tests it (tests/packaging, in test-headless).
-# WINE=0 leaves the Windows stage out (a machine without Wine where nobody is root to install it).
-# The sleep lab's guests are suspended most of their 25 minutes and the Windows kit's build waits on
-# the package registries: both run beside the headless and desktop stages, their output printed when
-# they end; the Windows stage's tests come last. An interrupted make stops them (SIGTERM).
+# WINE=0 leaves the Windows stage out (a machine without Wine where nobody is root to install it);
+# PACKAGE=0 leaves the packaging stage out (the Linux bundle, its tarball, the .deb, pipx, the .dmg check).
+# The sleep lab's guests are suspended most of their 25 minutes; the Windows kit's and release's
+# builds and the packaging stage (the Linux bundle built once, then tested: a Debian root, pipx,
+# the .dmg check) mostly wait on the package registries and on child processes: all three run
+# beside the headless and desktop stages, their output printed when they end; the Windows stage's
+# tests (the release's setup among them) come after. An interrupted make stops them (SIGTERM).
 LAB := $(if $(SKIP_SLOW),,1)
 WINDOWS := $(if $(filter 0,$(WINE)),,1)
-test: system-deps venv lint $(if $(filter 1,$(PACKAGE_TEST)),$(PYINSTALLER_STAMP)) ## everything: lint, headless, desktop, Windows (Wine) and sleep-lab stages
-	@mkdir -p .sleeplab .wine-kit; lab=; kit=; rc=0; \
-	trap 'kill -TERM $$lab $$kit 2>/dev/null; wait; exit 130' INT TERM; \
+PACKAGES := $(if $(or $(SKIP_SLOW),$(filter 0,$(PACKAGE))),,1)
+PACKAGE_DIR := .package
+test: system-deps venv lint $(if $(PACKAGES),$(PYINSTALLER_STAMP)) ## everything: lint, headless, desktop, packaging, Windows (Wine) and sleep-lab stages
+	@mkdir -p .sleeplab .wine-kit $(PACKAGE_DIR); lab=; kit=; pkg=; rc=0; \
+	trap 'kill -TERM $$lab $$kit $$pkg 2>/dev/null; wait; exit 130' INT TERM; \
 	if [ -n "$(LAB)" ]; then $(PY) tests/sleeplab/parallel.py >.sleeplab/make-test.log 2>&1 & lab=$$!; fi; \
-	if [ -n "$(WINDOWS)" ]; then $(PY) packaging/wine/kit.py build >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
+	if [ -n "$(WINDOWS)" ]; then { $(PY) packaging/wine/kit.py build && $(PY) packaging/wine/release.py build; } \
+	  >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
+	if [ -n "$(PACKAGES)" ]; then { $(MAKE) --no-print-directory package-build && \
+	  $(MAKE) --no-print-directory test-packaging; } >$(PACKAGE_DIR)/make-test.log 2>&1 & pkg=$$!; fi; \
 	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-headless test-desktop || rc=1; \
+	if [ -n "$$pkg" ]; then \
+	  echo "waiting for the packaging stage (package-build, test-packaging)"; \
+	  wait $$pkg || { echo "the packaging stage failed"; rc=1; }; cat $(PACKAGE_DIR)/make-test.log; \
+	fi; \
 	if [ -n "$$kit" ]; then \
 	  if wait $$kit; then $(MAKE) --no-print-directory test-windows || rc=1; \
-	  else cat .wine-kit/make-test.log; echo "the Windows kit's build failed"; rc=1; fi; \
+	  else cat .wine-kit/make-test.log; echo "the Windows kit's or release's build failed"; rc=1; fi; \
 	fi; \
 	if [ -n "$$lab" ]; then \
 	  echo "waiting for the sleep lab (test-sleeplab)"; wait $$lab || rc=1; cat .sleeplab/make-test.log; \
@@ -149,7 +160,10 @@ test-sleeplab: venv ## real S3 suspends of QEMU guests running the headless app 
 # TEST_PATHS), the real app among them, in a fresh Wine prefix under a virtual screen, not the
 # platform-neutral suite the other stages run. Installs Wine as root. The last stage of make test
 # (make test builds the kit beside the other stages); each test it skips names what Wine lacks.
-test-windows: venv ## the Windows stage under Wine (packaging/wine/kit.py test)
+# packaging/wine/release.py builds the Windows release there first (the bundle by the Windows
+# CPython, the setup by ISCC.exe, signed; cached by input hash): tests/windows installs it.
+test-windows: venv ## the Windows stage under Wine: the release built and installed, the tests (kit.py test)
+	$(PY) packaging/wine/release.py build
 	$(PY) packaging/wine/kit.py test
 
 bench: venv ## the benchmarks (docs/performance.md)
@@ -176,5 +190,16 @@ package: $(PYINSTALLER_STAMP) ## build the Linux bundle, its tarball, the .deb a
 package-test: $(PYINSTALLER_STAMP) ## build them in a temp dir; check them, the .deb in a Debian 12 root, pipx, the .dmg check
 	PACKAGE_TEST=1 $(PY) -m pytest -q -m slow -p no:cacheprovider tests/packaging
 
+# make test's packaging stage: the bundle, tarball, .deb and apt repository built once into
+# .package/dist (package-build, beside the other stages), then tests/packaging's slow tests on them.
+# A test build's .deb is gzip-compressed: xz would add minutes on two cores, and dpkg reads both.
+package-build: $(PYINSTALLER_STAMP)
+	rm -rf $(PACKAGE_DIR)/dist $(PACKAGE_DIR)/build
+	PYTHON=$(CURDIR)/$(PY) DIST_DIR=$(PACKAGE_DIR)/dist BUILD_DIR=$(PACKAGE_DIR)/build \
+	  DOMI_DEB_COMPRESSION=gzip nice -n 5 packaging/build_linux.sh
+
+test-packaging: venv ## the packaging stage on what package-build made: bundle, .deb in Debian 12, pipx, .dmg check
+	PACKAGE_TEST=1 DOMI_PACKAGE_DIST=$(CURDIR)/$(PACKAGE_DIR)/dist $(PY) -m pytest -q -m slow -p no:cacheprovider tests/packaging
+
 clean: ## remove the venv, build outputs and caches
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist $(PACKAGE_DIR) *.egg-info .pytest_cache .mypy_cache .ruff_cache

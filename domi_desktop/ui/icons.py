@@ -11,10 +11,14 @@ from PySide6.QtGui import QIcon
 def resources_dir() -> Path:
     """The icons: in a PyInstaller bundle, next to the sources, or installed with the package."""
     candidates = [
-        Path(getattr(sys, "_MEIPASS", "")) / "resources",
         Path(__file__).resolve().parents[2] / "resources",
         Path(sys.prefix) / "share" / "domi-desktop" / "resources",
     ]
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        # Only a frozen app has it; unset, Path("") would be the working directory, and a
+        # "resources" folder there (any checkout's) would win over the app's own icons.
+        candidates.insert(0, Path(bundle) / "resources")
     return next((path for path in candidates if (path / "domi-idle.svg").exists()), candidates[1])
 
 

@@ -91,8 +91,19 @@ def main(argv: list[str] | None = None) -> int:
     if home is None:
         print("apt_repo: give --gnupghome (or GNUPGHOME)", file=sys.stderr)
         return 2
-    key = args.key or throwaway_key(home)
-    build(args.repo, args.debs, home, key)
+    if args.key:
+        build(args.repo, args.debs, home, args.key)
+        key = args.key
+    else:
+        try:
+            key = throwaway_key(home)
+            build(args.repo, args.debs, home, key)
+        finally:
+            # The agent gpg started for the throw-away home would outlive the build (and make test).
+            subprocess.run(
+                ["gpgconf", "--homedir", str(home), "--kill", "gpg-agent"],
+                capture_output=True, check=False,
+            )  # fmt: skip
     print(f"{args.repo}: {len(args.debs)} package(s), signed by {key}")
     return 0
 

@@ -39,7 +39,7 @@ AppComments=Runs your recurring jobs on cron schedules, honest about what happen
 VersionInfoVersion={#AppVersion}
 ; Per user: %LOCALAPPDATA%\Programs\domi-desktop, the user's Start menu, HKCU only.
 PrivilegesRequired=lowest
-DefaultDirName={autopf}\{#AppName}
+DefaultDirName={code:UserProgramFiles}\{#AppName}
 DefaultGroupName={#AppName}
 DisableProgramGroupPage=yes
 ArchitecturesAllowed=x64compatible
@@ -85,6 +85,18 @@ Filename: "{app}\{#AppExe}"; Description: "{cm:LaunchProgram,{#AppName}}"; Flags
 Filename: "{app}\{#CliExe}"; Parameters: "quit"; Flags: runhidden waituntilterminated; RunOnceId: "QuitApp"
 
 [Code]
+// {autopf}, per user: %LOCALAPPDATA%\Programs unless the user's known folder is redirected. Wine
+// (8.0) has no FOLDERID_UserProgramFiles ("Failed to expand shell folder constant autopf", and
+// /DIR= does not help: the default is expanded anyway), so there it is the same folder by name.
+function UserProgramFiles(Param: String): String;
+begin
+  try
+    Result := ExpandConstant('{autopf}');
+  except
+    Result := ExpandConstant('{localappdata}\Programs');
+  end;
+end;
+
 procedure CurUninstallStepChanged(CurUninstallStep: TUninstallStep);
 begin
   // Remove the app's own start-at-login value too (Settings > Start at login), whoever wrote it.

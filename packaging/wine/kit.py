@@ -342,7 +342,7 @@ def under_display(argv: Sequence[str]) -> None:
 # the store (file locks, paths), the secrets (WinVault), a smoke of the zones (tzdata, no
 # /usr/share/zoneinfo) and the DLL declarations.
 TEST_PATHS = (
-    "tests/windows",
+    "tests/windows",  # the installed app among them, when packaging/wine/release.py built it
     "tests/unit/actions",
     "tests/unit/platform",
     "tests/unit/frontdoor/rpc",
@@ -357,6 +357,21 @@ TEST_MARKERS = "not linux_only and not gui and not keyring and not slow"
 SUITE_TIMEOUT = 25 * 60
 HANG_REPORT_AFTER = 300
 """Seconds after which a test's stacks are printed (it goes on): a hang under Wine names itself."""
+
+
+def release_env() -> dict[str, str]:
+    """The Windows release (packaging/wine/release.py) for tests/windows/test_installed_app.py,
+    when one is built; Z: is Wine's drive of the Unix root."""
+    release = KIT / "release"
+    if not (release / ".stamp").is_file():
+        return {}
+    return {
+        name: "Z:" + str(path.resolve()).replace("/", "\\")
+        for name, path in (
+            ("DOMI_WINDOWS_SETUP", release / "setup.exe"),
+            ("DOMI_WINDOWS_BUNDLE", release / "dist" / "domi-desktop"),
+        )
+    }
 
 
 def test(pytest_args: Sequence[str]) -> int:
@@ -386,6 +401,7 @@ def test(pytest_args: Sequence[str]) -> int:
                 "QT_QPA_PLATFORM": "offscreen",  # as the release workflow's Windows job
                 # Qt's offscreen platform reads fonts from files, and Wine has none of Windows'.
                 "QT_QPA_FONTDIR": "Z:" + FONT_DIR.replace("/", "\\"),
+                **release_env(),
             },
             timeout=SUITE_TIMEOUT,
         )

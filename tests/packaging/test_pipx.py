@@ -151,8 +151,10 @@ def test_the_data_files_are_installed_where_the_app_looks_for_them(
     assert "Exec=domi-desktop\n" in entry and "Icon=domi-desktop\n" in entry
     assert (share / "icons/hicolor/scalable/apps/domi-desktop.svg").is_file()
     # The app's own lookup, run by the venv's Python: the icons come from share/, not a checkout.
-    # Run in an empty folder: outside a bundle, icons.resources_dir() tries "" / "resources" (no
-    # _MEIPASS) first, which is relative to the working directory (reported, not ours to change).
+    # Run in a folder holding a "resources" folder of icons: outside a bundle the working directory
+    # must never be taken for one.
+    (tmp_path / "resources").mkdir()
+    (tmp_path / "resources/domi-idle.svg").write_text("<svg/>")
     python = installed.venv / "bin/python"
     done = subprocess.run(
         [str(python), "-c", "from domi_desktop.ui.icons import resources_dir; print(resources_dir())"],

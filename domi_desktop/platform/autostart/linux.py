@@ -66,6 +66,9 @@ def _desktop_entry(command: Sequence[str]) -> str:
         f"Name={APP_NAME}",
         "Comment=Runs your recurring jobs on cron schedules",
         f"Exec={desktop_exec(command)}",
+        # A session skips the entry once the program is gone (the bundle deleted, the .deb purged)
+        # instead of failing to start it at every login.
+        f"TryExec={_escape_string_value(command[0])}",
         f"Icon={APP_NAME}",
         "Terminal=false",
         "Categories=Utility;",

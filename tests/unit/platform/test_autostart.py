@@ -83,6 +83,7 @@ def test_it_writes_the_xdg_autostart_file(tmp_path: Path) -> None:
         "Name=domi-desktop\n"
         "Comment=Runs your recurring jobs on cron schedules\n"
         "Exec=/usr/bin/python3 -m domi_desktop\n"
+        "TryExec=/usr/bin/python3\n"
         "Icon=domi-desktop\n"
         "Terminal=false\n"
         "Categories=Utility;\n"
@@ -95,6 +96,16 @@ def test_it_writes_the_xdg_autostart_file(tmp_path: Path) -> None:
     assert entry["Terminal"] == "false"
     assert entry["X-Domi-Desktop"] == "1"
     assert autostart.is_enabled()
+
+
+def test_try_exec_names_the_program_so_a_session_skips_the_entry_once_it_is_gone(
+    tmp_path: Path,
+) -> None:
+    # KDE's and Xfce's sessions read TryExec; the value is a plain string, not Exec-quoted.
+    program = tmp_path / "dir with space" / "50% domi-desktop"
+    autostart = XdgAutostart(tmp_path / "domi-desktop.desktop")
+    autostart.enable([str(program), "--quiet"])
+    assert read_desktop_entry(Path(autostart.describe()))["TryExec"] == str(program)
 
 
 def test_it_honours_an_absolute_xdg_config_home_only(tmp_path: Path) -> None:
