@@ -8,18 +8,18 @@ import os
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import QLockFile
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from domi_desktop.app.engine import EngineHandle, EngineThread
-from domi_desktop.app.host import AlreadyRunning, wait_for_primary
-from domi_desktop.app.logs import setup_logging
-from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.errors import StoreError
-from domi_desktop.platform.notify import Notice, notifier_for
-from domi_desktop.store import Store
+from domi_desktop.frontdoor.rpc.instance import lock_path
+from domi_desktop.paths import resolve_data_dir
 from domi_desktop.ui.icons import load_icon
-from domi_desktop.ui.palette import follow_system
-from domi_desktop.ui.tray import TrayApp
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing before the icon shows
+if TYPE_CHECKING:
+    from domi_desktop.app.engine import EngineHandle
+    from domi_desktop.ui.tray import TrayApp
 
 log = logging.getLogger("domi_desktop")
 
@@ -63,24 +63,50 @@ def run_tray(data_dir: str | Path | None) -> int:
         raise
 
 
+def _early_icon(data_dir: str | Path | None) -> QSystemTrayIcon | None:
+    """The tray icon, shown before the engine and the windows are loaded (a person who starts
+    the app sees it at once), for the tray app to take over; None when another instance runs
+    here (its icon is the one to see) or the desktop has no tray."""
+    if not QSystemTrayIcon.isSystemTrayAvailable():
+        return None
+    probe = QLockFile(str(lock_path(resolve_data_dir(data_dir))))
+    if not probe.tryLock(0):
+        return None
+    probe.unlock()
+    icon = QSystemTrayIcon(load_icon("idle"))
+    icon.setToolTip("domi-desktop")
+    icon.show()
+    return icon
+
+
 def _run_tray(data_dir: str | Path | None) -> int:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("domi-desktop")
+    app.setQuitOnLastWindowClosed(False)
+    early = _early_icon(data_dir)
+    from domi_desktop.app.engine import EngineHandle, EngineThread
+    from domi_desktop.app.host import AlreadyRunning
+    from domi_desktop.app.logs import setup_logging
+    from domi_desktop.app.qtloop import SignalBridge
     from domi_desktop.clock import SystemClock
+    from domi_desktop.store import Store
+    from domi_desktop.ui.palette import follow_system
+    from domi_desktop.ui.tray import TrayApp
 
     with Store.open(data_dir, now=SystemClock().now()) as store:
         setup_logging(store.data_dir)
-        app = QApplication.instance() or QApplication(sys.argv[:1])
-        assert isinstance(app, QApplication)
-        app.setApplicationName("domi-desktop")
         follow_system(app)
-        app.setQuitOnLastWindowClosed(False)
         engine = EngineThread(store, gui=True)
         try:
             host = engine.start_engine()
         except AlreadyRunning:
+            if early is not None:
+                early.hide()
             return _show_primary(store.data_dir)
         app.setWindowIcon(load_icon("idle"))
         handle = EngineHandle(host)
-        tray_app = TrayApp(app, handle)
+        tray_app = TrayApp(app, handle, early)
         connect(tray_app, handle)
         signals = SignalBridge()
         signals.received.connect(lambda _number: app.quit())
@@ -102,6 +128,8 @@ def _run_tray(data_dir: str | Path | None) -> int:
 
 def _notify_refusal(error: StoreError) -> None:
     """A desktop notification of why the app cannot use its database (it then exits)."""
+    from domi_desktop.platform.notify import Notice, notifier_for
+
     app = QApplication.instance() or QApplication(sys.argv[:1])
     tray = QSystemTrayIcon(load_icon("idle"), app)
     if sys.platform != "linux":
@@ -112,6 +140,8 @@ def _notify_refusal(error: StoreError) -> None:
 
 
 def _show_primary(data_dir: Path) -> int:
+    from domi_desktop.app.host import wait_for_primary
+
     client = wait_for_primary(data_dir)
     if client is None:
         print("domi-desktop: another instance holds the lock but does not answer", file=sys.stderr)
