@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from enum import Enum, StrEnum
 
 
@@ -138,6 +138,32 @@ class OnDeadline(Enum):
     """Record the run as skipped, saying which condition was still unmet."""
 
 
+class AtWindowEnd(Enum):
+    """What a run that found no qualifying moment inside its window does when the window ends."""
+
+    skip = "skip"
+    """Record it as skipped, saying why (asleep, on battery...)."""
+    run = "run"
+    """Run it then anyway (or at the first awake moment after), saying why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Wall-clock hours a run must start within, in the schedule's zone; ``end <= start``
+    crosses midnight (``22:00-06:00``)."""
+
+    start: time
+    end: time
+
+    @property
+    def text(self) -> str:
+        return f"{self.start:%H:%M}-{self.end:%H:%M}"
+
+    @property
+    def crosses_midnight(self) -> bool:
+        return self.end <= self.start
+
+
 @dataclass(frozen=True, slots=True)
 class Conditions:
     """What must hold of the machine before a due run starts; the defaults wait for nothing."""
@@ -165,6 +191,10 @@ class Conditions:
     """The Wi-Fi network (its SSID) the machine must be on, or ``ethernet`` for a wired one."""
     path_exists: str | None = None
     """An absolute path that must exist (a file appears, a share is mounted)."""
+    window: Window | None = None
+    """Start only inside these hours (``scheduler.window``): once per period of the expression,
+    at the first moment inside the window when the other conditions hold."""
+    at_window_end: AtWindowEnd = AtWindowEnd.skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,10 @@ class Need(Enum):
     volume = "volume"
     network_name = "network_name"
     path_exists = "path_exists"
+    window = "window"
+    """Outside the schedule's hours (``scheduler.window``); ``Unmet.name`` is the window."""
+    away = "away"
+    """The user is at the computer (``scheduler.away``)."""
 
 
 RESOURCES = (Need.volume, Need.network_name, Need.path_exists)
@@ -100,6 +104,8 @@ class Gate:
     """For ``run_anyway`` and ``skip``: the wait that ran out."""
     metered_allowance: timedelta | None = None
     """For ``run`` on a metered connection: the time without a success that allowed it."""
+    said: str | None = None
+    """The whole reason, when the unmet needs do not tell it (a window that ended unused)."""
 
     @property
     def reason(self) -> str | None:
@@ -258,6 +264,10 @@ def describe_unmet(item: Unmet) -> str:
         return "an unmetered network"
     if item.need is Need.charger:
         return "the charger"
+    if item.need is Need.window:
+        return f"the window {item.name}"
+    if item.need is Need.away:
+        return "you to step away"
     if item.need in RESOURCES:
         what = waited_for(item.need.value, item.name or "")
         if item.hidden:
@@ -268,6 +278,8 @@ def describe_unmet(item: Unmet) -> str:
 
 def describe_gate(gate: Gate) -> str | None:
     """The reason recorded on a waiting, skipped or run-anyway run: "waiting for the network"."""
+    if gate.said is not None:
+        return gate.said
     what = join_words([describe_unmet(item) for item in gate.unmet])
     if gate.verdict is Verdict.wait:
         return f"waiting for {what}"
