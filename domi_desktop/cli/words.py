@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from domi_desktop.model import (
     Alerts,
+    AtWindowEnd,
     Conditions,
     Monitor,
     OnDeadline,
@@ -105,6 +106,10 @@ def _conditions(conditions: Conditions) -> str:
         value = getattr(conditions, field)
         if value is not None:
             needs.append(waited_for(field, value))
+    window = conditions.window
+    if window is not None:
+        end = "runs then" if conditions.at_window_end is AtWindowEnd.run else "skips the run"
+        needs.append(f"the window {window.text} (once per period; when it ends unused, {end})")
     if not needs:
         return ""
     text = join_words(needs)

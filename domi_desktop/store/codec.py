@@ -34,6 +34,7 @@ from domi_desktop.model import (
     RunStatus,
     SessionTriggers,
 )
+from domi_desktop.scheduler.window import window_changes, window_fields
 
 ACTION_SHAPE_VERSION = 1
 POLICIES_SHAPE_VERSION = 1
@@ -187,6 +188,7 @@ def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
             "keep_awake": c.keep_awake,
         }
         found["conditions"].update(resource_conditions(c))
+        found["conditions"].update(window_fields(c))
     if policies.session != SessionTriggers():
         found["session"] = session_triggers(policies.session)
     if policies.monitor != Monitor():
@@ -395,6 +397,9 @@ def _decode_conditions(reader: _Reader | None) -> Conditions:
         volume=reader.optional_text("volume"),
         network_name=reader.optional_text("network_name"),
         path_exists=reader.optional_text("path_exists"),
+        **window_changes(
+            {k: v for k in ("window", "at_window_end") if (v := reader.optional_text(k))}, ""
+        ),
     )
 
 
