@@ -33,6 +33,7 @@ from domi_desktop.ports import Clock, ConditionSource, InhibitorHandle, Loop, Sl
 from domi_desktop.runtime.alerts import NOTE_END, AlertKeeper
 from domi_desktop.runtime.catchup import Pending
 from domi_desktop.runtime.resources import ResourceWants, job_action
+from domi_desktop.runtime.windows import WindowKeeper
 from domi_desktop.scheduler.burst import BurstQueue
 from domi_desktop.scheduler.conditions import (
     RECHECK,
@@ -126,6 +127,7 @@ class ConditionKeeper:
         self._notes: dict[int, str] = {}
         self._read: tuple[float, SystemState] | None = None
         self._on_wake = on_wake
+        self.windows = WindowKeeper()
 
     # -- the machine's state ---------------------------------------------------------------------
 
@@ -140,6 +142,9 @@ class ConditionKeeper:
 
     def _gate(self, schedule: Schedule, due: datetime, now: datetime) -> Gate:
         conditions = schedule.policies.conditions
+        if conditions.window is not None:
+            last = self.alerts.last_success(schedule.id)
+            return self.windows.gate(schedule, self.state(), due, now, last)
         return gate(
             conditions,
             schedule.action.kind,
@@ -267,8 +272,13 @@ class ConditionKeeper:
 
     def _wait(self, newer: Held) -> None:
         """At most one run of a schedule waits, the latest due's: "rather too few than too
-        many". The one it replaces is recorded skipped, as a catch-up records missed dues."""
+        many". The one it replaces is recorded skipped, as a catch-up records missed dues; one
+        whose window is still ahead or open waits on beside it (its night is not the newer's)."""
+        known = self._rt.known_schedules().get(newer.schedule_id)
+        now = self._rt.clock.now()
         for older in [h for h in self.held.values() if h.schedule_id == newer.schedule_id]:
+            if known is not None and self.windows.waits_beside(known, older.due, now):
+                continue
             del self.held[older.run_id]
             waited_for = older.reason.removeprefix(_WAITING_FOR)
             reason = f"still waiting for {waited_for} when a later due came: that one waits now"
