@@ -147,6 +147,18 @@ class AtWindowEnd(Enum):
     """Run it then anyway (or at the first awake moment after), saying why."""
 
 
+class OnReturn(Enum):
+    """What a job started because the user was away does when the user comes back."""
+
+    pause = "pause"
+    """Stop its whole process tree where it is, and let it go on at the next away; its timeout
+    counts only the time it ran."""
+    stop = "stop"
+    """Stop it; it runs once more at the next away."""
+    carry_on = "continue"
+    """Let it run."""
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """Wall-clock hours a run must start within, in the schedule's zone; ``end <= start``
@@ -195,6 +207,10 @@ class Conditions:
     """Start only inside these hours (``scheduler.window``): once per period of the expression,
     at the first moment inside the window when the other conditions hold."""
     at_window_end: AtWindowEnd = AtWindowEnd.skip
+    away: timedelta | None = None
+    """Start only once nobody has touched the computer for this long (and no app holds off
+    the screensaver: a presentation counts as present)."""
+    on_return: OnReturn = OnReturn.pause
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +328,11 @@ class SystemState:
     """The OS keeps the Wi-Fi names from the app (macOS 14+ without Location Services)."""
     paths: frozenset[str] = frozenset()
     """Of the paths schedules wait for, those that exist."""
+    idle: timedelta | None = None
+    """How long since the user last touched keyboard or mouse; ``None``: the session cannot
+    tell (read only when a schedule waits for the user to step away)."""
+    presenting: bool = False
+    """Another app holds off the screensaver (a video, a presentation): the user is there."""
 
 
 @dataclass(frozen=True, slots=True)

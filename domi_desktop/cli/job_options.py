@@ -93,6 +93,18 @@ def _condition_options(parser: argparse.ArgumentParser) -> None:
         " (22:00-06:00 crosses midnight; '' none)",
     )
     group.add_argument(
+        "--when-away",
+        type=float,
+        metavar="MIN",
+        help="start only once nobody has touched the computer for MIN minutes",
+    )
+    group.add_argument(
+        "--on-return",
+        choices=("pause", "stop", "continue"),
+        help="when you come back while it runs: pause it until you step away again (default),"
+        " stop it (it runs once more then), or let it go on",
+    )
+    group.add_argument(
         "--at-window-end",
         choices=("skip", "run"),
         help="when the window ends unused: skip the run (default) or run it then",

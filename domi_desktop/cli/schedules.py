@@ -88,7 +88,7 @@ _CONDITIONS = {
     "wait_at_most": "wait_at_most", "on_deadline": "on_deadline",
     "stop_if_lost": "stop_if_lost", "keep_awake": "keep_awake",
     "volume": "volume", "network_name": "network_name", "path_exists": "path_exists",
-    "window": "window", "at_window_end": "at_window_end",
+    "window": "window", "at_window_end": "at_window_end", "on_return": "on_return",
 }  # fmt: skip
 _SESSION = ("at_login", "at_unlock", "on_resume", "before_sleep", "min_interval")
 _ALERTS = {
@@ -109,6 +109,10 @@ def _conditions_and_alerts(args: argparse.Namespace) -> dict[str, Any]:
         from domi_desktop.scheduler.window import parse_window
 
         parse_window(args.window, "--window")  # said at the option, before any request
+    if getattr(args, "when_away", None) is not None:
+        if not args.when_away > 0:
+            raise UsageError(f"--when-away: must be more than 0 minutes, not {args.when_away:g}")
+        conditions["away"] = args.when_away * 60
     if getattr(args, "metered_after", None) is not None:
         conditions["metered_after"] = args.metered_after * 86400
     if conditions:

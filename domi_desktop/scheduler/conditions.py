@@ -157,7 +157,22 @@ def unmet(conditions: Conditions, action_kind: str, state: SystemState) -> tuple
         )
     if conditions.path_exists is not None and conditions.path_exists not in state.paths:
         found.append(Unmet(Need.path_exists, name=conditions.path_exists))
+    if conditions.away is not None and not stepped_away(conditions.away, state):
+        found.append(Unmet(Need.away))
     return tuple(found)
+
+
+def stepped_away(threshold: timedelta, state: SystemState) -> bool:
+    """Nobody touched the computer for ``threshold`` and no app holds off the screensaver; an
+    idle time the session cannot tell is not away."""
+    return not state.presenting and state.idle is not None and state.idle >= threshold
+
+
+def away_at(conditions: Conditions, state: SystemState, now: datetime) -> datetime | None:
+    """When time alone makes the user away, if nobody touches the computer meanwhile."""
+    if conditions.away is None or state.presenting or state.idle is None:
+        return None
+    return now + max(timedelta(0), conditions.away - state.idle)
 
 
 def gate(
@@ -183,6 +198,10 @@ def gate(
             changes.append(allowed_at)
     if not missing:
         return Gate(Verdict.run)
+    if any(item.need is Need.away for item in missing):
+        at = away_at(conditions, state, now)
+        if at is not None:
+            changes.append(at)
     if conditions.wait_at_most is not None:
         deadline = due + conditions.wait_at_most
         if now >= deadline:
@@ -203,7 +222,12 @@ def lost(
     if not conditions.stop_if_lost:
         return None
     before = {item.need for item in unmet(conditions, action_kind, at_start)}
-    went = [item for item in unmet(conditions, action_kind, state) if item.need not in before]
+    # Coming back to the computer is ``away.on_return``'s, not a lost condition.
+    went = [
+        item
+        for item in unmet(conditions, action_kind, state)
+        if item.need not in before and item.need not in (Need.away, Need.window)
+    ]
     if not went:
         return None
     return "stopped: " + join_words([_lost_words(item) for item in went])
@@ -220,6 +244,8 @@ _LOST = {
     Need.unmetered: "the connection became metered",
     Need.charger: "the charger was unplugged",
     Need.battery: "the battery ran low",
+    Need.away: "you came back to the computer",
+    Need.window: "its window ended",
 }
 
 
@@ -231,7 +257,7 @@ def check_conditions(conditions: Conditions, where: str = "conditions") -> None:
     level = conditions.min_battery_percent
     if level is not None and not 1 <= level <= 100:
         raise ParamError(f"{where}.min_battery_percent", f"must be within 1..100, not {level}")
-    for name in ("metered_after", "wait_at_most"):
+    for name in ("metered_after", "wait_at_most", "away"):
         span = getattr(conditions, name)
         if span is not None and span <= timedelta(0):
             raise ParamError(f"{where}.{name}", f"must be longer than zero, not {span}")

@@ -23,10 +23,9 @@ of ``22:00-06:00`` lasts 7 h or 9 h across the changes. Nothing here reads a clo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from typing import Any
 
 from domi_desktop.cron import CronExpr, next_run
 from domi_desktop.errors import ParamError
@@ -50,37 +49,6 @@ def parse_window(text: str, where: str = "window") -> Window:
     if (h1, m1) == (h2, m2):
         raise ParamError(where, f"{text.strip()!r} starts and ends at the same time")
     return Window(time(h1, m1), time(h2, m2))
-
-
-def window_fields(conditions: Conditions) -> dict[str, str]:
-    """The window's conditions as JSON values, only when set: a document without them reads as
-    before them (the store and the wire)."""
-    if conditions.window is None:
-        return {}
-    return {"window": conditions.window.text, "at_window_end": conditions.at_window_end.value}
-
-
-def window_changes(value: Mapping[str, Any], prefix: str) -> dict[str, Any]:
-    """``window`` (``HH:MM-HH:MM``, or null or "" for none) and ``at_window_end`` given in
-    ``value``, as changes of ``Conditions``."""
-    changes: dict[str, Any] = {}
-    if "window" in value:
-        raw = value["window"]
-        if raw is None or raw == "":
-            changes["window"] = None
-        elif isinstance(raw, str):
-            changes["window"] = parse_window(raw, f"{prefix}window")
-        else:
-            raise ParamError(f"{prefix}window", f"must be HH:MM-HH:MM or null, not {raw!r}")
-    if "at_window_end" in value:
-        raw = value["at_window_end"]
-        try:
-            changes["at_window_end"] = AtWindowEnd(raw)
-        except ValueError:
-            raise ParamError(
-                f"{prefix}at_window_end", f"must be run or skip, not {raw!r}"
-            ) from None
-    return changes
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any, TypeVar
 
+from domi_desktop.errors import ParamError
 from domi_desktop.model import (
     Action,
     Alerts,
@@ -34,7 +35,11 @@ from domi_desktop.model import (
     RunStatus,
     SessionTriggers,
 )
-from domi_desktop.scheduler.window import window_changes, window_fields
+from domi_desktop.scheduler.opportunity import (
+    OPPORTUNITY,
+    opportunity_changes,
+    opportunity_fields,
+)
 
 ACTION_SHAPE_VERSION = 1
 POLICIES_SHAPE_VERSION = 1
@@ -188,7 +193,7 @@ def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
             "keep_awake": c.keep_awake,
         }
         found["conditions"].update(resource_conditions(c))
-        found["conditions"].update(window_fields(c))
+        found["conditions"].update(opportunity_fields(c))
     if policies.session != SessionTriggers():
         found["session"] = session_triggers(policies.session)
     if policies.monitor != Monitor():
@@ -237,6 +242,14 @@ class _Reader:
         inner._document = self._get(key, dict)
         inner._what = f"{self._what}.{key}"
         return inner
+
+    def opportunity(self) -> dict[str, Any]:
+        """The window and away conditions, as ``Conditions`` changes."""
+        given = {key: self._document[key] for key in OPPORTUNITY if key in self._document}
+        try:
+            return opportunity_changes(given, f"{self._what}.")
+        except ParamError as error:
+            raise CodecError(str(error)) from None
 
     def flag(self, key: str, default: bool) -> bool:
         if key not in self._document:
@@ -397,9 +410,7 @@ def _decode_conditions(reader: _Reader | None) -> Conditions:
         volume=reader.optional_text("volume"),
         network_name=reader.optional_text("network_name"),
         path_exists=reader.optional_text("path_exists"),
-        **window_changes(
-            {k: v for k in ("window", "at_window_end") if (v := reader.optional_text(k))}, ""
-        ),
+        **reader.opportunity(),
     )
 
 

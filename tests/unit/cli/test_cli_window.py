@@ -62,3 +62,15 @@ def test_preview_lists_the_next_windows_with_their_real_lengths() -> None:
         "--after", "2026-10-30T12:00:00-04:00", "--window", "22:00-06:00",
     ).stdout  # fmt: skip
     assert "(9 hours)  ← DST change this day" in text
+
+
+def test_when_away_is_stored_in_seconds_and_shown_with_what_coming_back_does(
+    ok: Callable[..., Any], bad: Callable[..., str]
+) -> None:
+    ok("schedule", "add", "index", "--cron", "@hourly", "--when-away", "10", "--on-return",
+       "stop", "--", "true")  # fmt: skip
+    assert field(ok("schedule", "show", "1"), "waits for") == (
+        "you to step away for 10 minutes (when you come back, stops it)"
+    )
+    said = bad("schedule", "add", "y", "--cron", "@daily", "--when-away", "0", "--", "true")
+    assert said.strip() == "domi-desktop: --when-away: must be more than 0 minutes, not 0"
