@@ -336,6 +336,15 @@ class SystemState:
 
 
 @dataclass(frozen=True, slots=True)
+class Presence:
+    """What the session says of its user: the idle time and whether an app holds off the
+    screensaver (``ports.IdleSource``)."""
+
+    idle: timedelta | None = None
+    presenting: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Volume:
     """A mounted filesystem as the OS lists it."""
 

@@ -20,6 +20,7 @@ from domi_desktop.actions import warden
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
 from domi_desktop.actions.environment import job_environment
+from domi_desktop.actions.pause import RunningClock, pause_tree, resume_tree
 from domi_desktop.actions.supervisor import Supervisor, Timer
 from domi_desktop.actions.tree import ProcessTree
 from domi_desktop.model import WARDEN_STOPPED, CommandAction, RunStatus
@@ -83,6 +84,7 @@ class CommandJob:
         self._timer: Timer | None = None
         """The one deadline that holds now (the timeout, the grace, the wait after the kill)."""
         self._ended = False
+        self._running = RunningClock(timeout)
 
     def start(self) -> None:
         self._guard(self._start)()
@@ -136,8 +138,27 @@ class CommandJob:
         self._watch_output(process)
         self._watch_exit(process)
         self._control.on_stop(lambda: self._supervisor.call_soon(self._guard(self._stopped)))
+        self._control.on_pause(
+            lambda paused: self._supervisor.call_soon(self._guard(lambda: self._pause(paused)))
+        )
         if self._timeout is not None:
             self._after(self._timeout, lambda: self._ending(Wake.deadline))
+
+    def _pause(self, paused: bool) -> None:
+        """Pause the tree where it is, its timeout with it, or let both go on."""
+        if self._wake is not None or self._tree is None or paused == self._running.paused:
+            return
+        if paused:
+            self._running.pause()
+            pause_tree(self._tree.pid)
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            return
+        left = self._running.resume()
+        resume_tree(self._tree.pid)
+        if left is not None:
+            self._after(left, lambda: self._ending(Wake.deadline))
 
     def _guard(self, handler: Callable[[], None]) -> Callable[[], None]:
         """``handler``, ending the run if it fails: a bug must not leave it running forever."""
@@ -242,6 +263,10 @@ class CommandJob:
         a leftover holding the output pipe would otherwise keep the run going forever."""
         self._wake = wake
         assert self._tree is not None
+        if self._running.paused:
+            # A stopped process holds SIGTERM until it goes on: let it, to be asked.
+            self._running.resume()
+            resume_tree(self._tree.pid)
         if self._tree.terminate():
             self._after(self._grace, self._kill)
             self._check()
