@@ -360,9 +360,11 @@ class Wanted:
     volumes: frozenset[str] = frozenset()
     network_names: bool = False
     paths: frozenset[str] = frozenset()
+    away: bool = False
+    """The session's idle time and presence (a schedule waits for the user to step away)."""
 
     def __bool__(self) -> bool:
-        return bool(self.volumes or self.network_names or self.paths)
+        return bool(self.volumes or self.network_names or self.paths or self.away)
 
 
 @dataclass(frozen=True, slots=True)
