@@ -48,6 +48,11 @@ RECHECK = timedelta(seconds=60)
 """The longest a waiting run goes without being looked at again, signal or not."""
 
 
+AWAY_RECHECK = timedelta(seconds=5)
+"""How soon a run waiting for the user to step away looks again when time alone cannot tell (an
+app holds off the screensaver, or the idle time is unknown)."""
+
+
 class Verdict(Enum):
     run = "run"
     wait = "wait"
@@ -199,9 +204,8 @@ def gate(
     if not missing:
         return Gate(Verdict.run)
     if any(item.need is Need.away for item in missing):
-        at = away_at(conditions, state, now)
-        if at is not None:
-            changes.append(at)
+        # No desktop tells of the end of a presentation: it is looked at again soon.
+        changes.append(away_at(conditions, state, now) or now + AWAY_RECHECK)
     if conditions.wait_at_most is not None:
         deadline = due + conditions.wait_at_most
         if now >= deadline:

@@ -14,7 +14,14 @@ from domi_desktop.scheduler.away import (
     running_time,
     short_span,
 )
-from domi_desktop.scheduler.conditions import Need, Verdict, check_conditions, gate, lost
+from domi_desktop.scheduler.conditions import (
+    AWAY_RECHECK,
+    Need,
+    Verdict,
+    check_conditions,
+    gate,
+    lost,
+)
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 MIN = timedelta(minutes=1)
@@ -42,7 +49,7 @@ def test_it_runs_once_nobody_touched_the_computer_for_the_threshold() -> None:
 )
 def test_a_presentation_or_an_idle_time_nobody_can_tell_is_not_away(state: SystemState) -> None:
     verdict = gate(AWAY, "command", state, NOW, NOW, None)
-    assert verdict.verdict is Verdict.wait and verdict.until is None
+    assert verdict.verdict is Verdict.wait and verdict.until == NOW + AWAY_RECHECK
 
 
 def test_the_deadline_still_runs_it_exactly_once_when_the_user_never_leaves() -> None:
