@@ -89,6 +89,10 @@ def conditions_words(conditions: Conditions, action_kind: str, when: str | None 
         wanted.append(tr("the charger"))
     elif conditions.min_battery_percent is not None:
         wanted.append(tr("the charger or {level} % battery", level=conditions.min_battery_percent))
+    if conditions.away is not None:
+        wanted.append(tr("you to step away for {span}", span=span_words(conditions.away)))
+    if conditions.window is not None:
+        wanted.append(tr("the window {hours}", hours=conditions.window.text))
     resources = [
         (need.value, value)
         for need in RESOURCES
@@ -227,6 +231,7 @@ register(
         "the charger": "充电器",
         "the window {hours}": "时段 {hours}",
         "you to step away": "你离开电脑",
+        "you to step away for {span}": "你离开电脑 {span}",
         "the charger or {level} % battery": "充电器或电量达到 {level} %",
         "Runs as soon as it is due.": "到期即运行。",
         "Waits for {what}": "等待{what}",
