@@ -72,3 +72,13 @@ def test_the_x_servers_count_restarts_at_real_input() -> None:
     assert idle_linux.x11_idle() >= timedelta(seconds=1)
     subprocess.run(["xdotool", "mousemove_relative", "--", "5", "5"], check=True, timeout=30)
     assert idle_linux.x11_idle() < timedelta(seconds=1)
+
+
+@pytest.mark.windows_only
+def test_windows_reads_the_last_input_and_the_notification_state() -> None:
+    from domi_desktop.platform.idle import windows as idle_windows
+
+    assert idle_windows.last_input_idle() >= timedelta(0)
+    assert isinstance(idle_windows.presenting(), bool)
+    presence = idle_source_for_platform("win32").read()
+    assert presence.idle is not None
