@@ -110,8 +110,11 @@ def _conditions_and_alerts(args: argparse.Namespace) -> dict[str, Any]:
 
         parse_window(args.window, "--window")  # said at the option, before any request
     if getattr(args, "when_away", None) is not None:
-        if not args.when_away > 0:
-            raise UsageError(f"--when-away: must be more than 0 minutes, not {args.when_away:g}")
+        if not 0 < args.when_away <= 7 * 24 * 60:  # NaN and infinity fail it too
+            raise UsageError(
+                f"--when-away: must be more than 0 minutes and at most a week (10080),"
+                f" not {args.when_away:g}"
+            )
         conditions["away"] = args.when_away * 60
     if getattr(args, "metered_after", None) is not None:
         conditions["metered_after"] = args.metered_after * 86400

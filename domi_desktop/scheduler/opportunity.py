@@ -3,6 +3,7 @@ store and the wire, said only when set so that a document without them reads as 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -11,6 +12,8 @@ from domi_desktop.errors import ParamError
 from domi_desktop.model import AtWindowEnd, Conditions, OnReturn
 from domi_desktop.scheduler.window import parse_window
 
+MAX_AWAY = timedelta(days=7)
+"""The longest idle time waited for: beyond, nobody is coming back to say it."""
 OPPORTUNITY = ("window", "at_window_end", "away", "on_return")
 
 
@@ -41,10 +44,18 @@ def opportunity_changes(value: Mapping[str, Any], prefix: str) -> dict[str, Any]
         raw = value["away"]
         if raw is None:
             changes["away"] = None
-        elif isinstance(raw, int | float) and not isinstance(raw, bool) and raw > 0:
+        elif (
+            isinstance(raw, int | float)
+            and not isinstance(raw, bool)
+            and math.isfinite(raw)
+            and 0 < raw <= MAX_AWAY.total_seconds()
+        ):
             changes["away"] = timedelta(seconds=raw)
         else:
-            raise ParamError(f"{prefix}away", f"must be a number of seconds > 0, not {raw!r}")
+            raise ParamError(
+                f"{prefix}away",
+                f"must be a number of seconds within 0..{MAX_AWAY.total_seconds():g}, not {raw!r}",
+            )
     for name, kind in (("at_window_end", AtWindowEnd), ("on_return", OnReturn)):
         if name in value:
             try:

@@ -73,4 +73,6 @@ def test_when_away_is_stored_in_seconds_and_shown_with_what_coming_back_does(
         "you to step away for 10 minutes (when you come back, stops it)"
     )
     said = bad("schedule", "add", "y", "--cron", "@daily", "--when-away", "0", "--", "true")
-    assert said.strip() == "domi-desktop: --when-away: must be more than 0 minutes, not 0"
+    assert said.strip() == (
+        "domi-desktop: --when-away: must be more than 0 minutes and at most a week (10080), not 0"
+    )
