@@ -29,6 +29,7 @@ from domi_desktop.cron import (
 )
 from domi_desktop.errors import DomiError
 from domi_desktop.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
+from domi_desktop.scheduler.window import oldest_open
 
 GRACE = timedelta(seconds=60)
 """A fire at most this long after its due is on time; later is late (the seed's rule)."""
@@ -290,6 +291,10 @@ def decide(
     due = prev_run(expr, now, zone)
     if due is None or due <= schedule.last_due:
         return None
+    window = schedule.policies.conditions.window
+    if window is not None:
+        # The next wake (at once: the next due is then in the past) fires the later ones.
+        due = oldest_open(expr, zone, window, schedule.last_due, due, now)
     lateness = now - due
     late = lateness > GRACE
     missed = count_between(expr, schedule.last_due, due, zone)

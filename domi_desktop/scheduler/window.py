@@ -149,6 +149,30 @@ def _rule(
     return 2, Stretch(due, end, window)
 
 
+OPEN_FOR = timedelta(days=2)
+"""No window is open longer than a day past its due's period: older dues need no look."""
+
+
+def oldest_open(
+    expr: CronExpr | str,
+    zone: tzinfo,
+    window: Window,
+    last_due: datetime,
+    due: datetime,
+    now: datetime,
+) -> datetime:
+    """The due a windowed schedule fires when it wakes late over several dues: the oldest one
+    after ``last_due`` whose stretch is still open at ``now`` (asleep past midnight, the night
+    before is still there to use), else ``due``; the older ones are missed."""
+    candidate = next_run(expr, max(last_due, now - OPEN_FOR), zone)
+    while candidate is not None and candidate < due:
+        stretch = served(expr, zone, window, candidate)
+        if stretch is not None and now < stretch.end:
+            return candidate
+        candidate = next_run(expr, candidate, zone)
+    return due
+
+
 def upcoming_windows(
     expr: CronExpr | str, zone: tzinfo, window: Window, after: datetime, count: int
 ) -> list[tuple[datetime, Stretch]]:

@@ -4,7 +4,7 @@ condition source of the conditions' tests."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 from domi_desktop.model import Conditions, RunStatus, WakeReason, Window
@@ -80,3 +80,25 @@ def test_a_window_slept_through_in_part_says_the_sleep_and_the_battery(
     assert first.reason is not None
     assert first.reason.startswith("asleep 23:")
     assert first.reason.endswith("-03:00, on battery the rest of the window")
+
+
+def test_waking_past_midnight_after_a_day_asleep_still_runs_the_night_before(
+    make: Callable[..., Harness], tmp_path: Path
+) -> None:
+    h = make(BATTERY)
+    marker = tmp_path / "ran"
+    job = h.add("@daily", marker_job(marker), conditions=NIGHT, last_due=at(5, 0))
+    h.runtime.start()
+    h.clock.sleep_machine(at(7, 3) - h.clock.now())  # asleep over the 6th's and 7th's midnights
+    h.runtime.driver.wake(WakeReason.resume)
+    h.loop.advance(timedelta(minutes=2))
+    runs = sorted(h.store.runs(schedule_id=job.id), key=lambda r: r.id)
+    assert [(r.due, r.status) for r in runs] == [
+        (at(6, 0), RunStatus.waiting),
+        (at(7, 0), RunStatus.waiting),
+    ]
+    h.source.change(MAINS)
+    h.drain_until(marker.exists)
+    h.drain_until(lambda: bool(h.kinds("run.finished")))
+    assert h.store.get_run(runs[0].id).status is RunStatus.succeeded
+    assert h.store.get_run(runs[1].id).status is RunStatus.waiting

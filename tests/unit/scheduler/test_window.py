@@ -6,8 +6,17 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from domi_desktop.errors import ParamError
-from domi_desktop.model import AtWindowEnd, Conditions, SystemState, Window
+from domi_desktop.model import (
+    AtWindowEnd,
+    CommandAction,
+    Conditions,
+    Policies,
+    Schedule,
+    SystemState,
+    Window,
+)
 from domi_desktop.scheduler.conditions import Need, Unmet, Verdict
+from domi_desktop.scheduler.decide import decide
 from domi_desktop.scheduler.window import (
     Stretch,
     WindowTrack,
@@ -164,3 +173,29 @@ def test_looks_further_apart_than_a_few_minutes_are_sleeps() -> None:
         (TONIGHT.start + timedelta(minutes=29), TONIGHT.start + timedelta(minutes=200)),
         (TONIGHT.start + timedelta(minutes=209), TONIGHT.end),
     ]
+
+
+def nightly(last_due: datetime, window: Window | None = NIGHT) -> Schedule:
+    conditions = Conditions(window=window)
+    return Schedule(
+        1, "nightly", "@daily", "America/New_York", CommandAction(argv=("true",)),
+        policies=Policies(conditions=conditions), last_due=last_due,
+    )  # fmt: skip
+
+
+def test_waking_late_over_two_dues_fires_the_night_still_open_first() -> None:
+    # Asleep from before the 2nd's midnight to 03:00 on the 3rd: the night of the 2nd is open.
+    woke = ny(2026, 6, 3, 3)
+    first = decide(nightly(ny(2026, 6, 1)), woke)
+    assert first is not None
+    assert (first.due, first.missed_count) == (ny(2026, 6, 2), 0)
+    then = decide(nightly(first.due), woke)
+    assert then is not None and then.due == ny(2026, 6, 3)
+    plain = decide(nightly(ny(2026, 6, 1), window=None), woke)
+    assert plain is not None and (plain.due, plain.missed_count) == (ny(2026, 6, 3), 1)
+
+
+def test_a_night_already_over_is_missed_as_any_due() -> None:
+    woke = ny(2026, 6, 3, 7)
+    fired = decide(nightly(ny(2026, 6, 1)), woke)
+    assert fired is not None and (fired.due, fired.missed_count) == (ny(2026, 6, 3), 1)
