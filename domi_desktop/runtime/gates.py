@@ -276,11 +276,10 @@ class ConditionKeeper:
     def _wait(self, newer: Held) -> None:
         """At most one run of a schedule waits, the latest due's: "rather too few than too
         many". The one it replaces is recorded skipped, as a catch-up records missed dues; one
-        whose window is still ahead or open waits on beside it (its night is not the newer's)."""
+        with a window waits on beside it (each due serves a stretch of its own)."""
         known = self._rt.known_schedules().get(newer.schedule_id)
-        now = self._rt.clock.now()
         for older in [h for h in self.held.values() if h.schedule_id == newer.schedule_id]:
-            if known is not None and self.windows.waits_beside(known, older.due, now):
+            if known is not None and self.windows.waits_beside(known, older.due):
                 continue
             del self.held[older.run_id]
             waited_for = older.reason.removeprefix(_WAITING_FOR)

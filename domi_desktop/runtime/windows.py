@@ -64,11 +64,9 @@ class WindowKeeper:
             del self._tracks[old]
         return verdict
 
-    def waits_beside(self, schedule: Schedule, older: datetime | None, now: datetime) -> bool:
+    def waits_beside(self, schedule: Schedule, older: datetime | None) -> bool:
         """Whether a waiting run due at ``older`` keeps waiting when a later due of its schedule
-        comes: yes while its own window is still ahead or open (a night that runs past the next
-        midnight's due), for that window is not the later due's."""
-        if older is None or schedule.policies.conditions.window is None:
-            return False
-        stretch = self.stretch(schedule, older)
-        return stretch is not None and now < stretch.end
+        comes: yes with a window, for each due serves a stretch of its own (a night that runs
+        past the next midnight's due is not that due's); one whose window is over is skipped by
+        its own gate, saying why, not replaced."""
+        return older is not None and schedule.policies.conditions.window is not None

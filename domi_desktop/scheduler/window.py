@@ -295,8 +295,11 @@ def window_reason(
         if a > cursor:
             break
         cursor = max(cursor, b)
-    if cursor < stretch.end:
-        words = [_NEED_WORDS[need] for need in Need if need in set(needs) and need in _NEED_WORDS]
+    seen = set(needs)
+    # Seen awake (a look is a moment, which sleeps on both sides may seem to cover) or not
+    # covered by the sleeps: what was missing while awake.
+    if cursor < stretch.end or seen:
+        words = [_NEED_WORDS[need] for need in Need if need in seen and need in _NEED_WORDS]
         tail = "the rest of the window" if touching else "the whole window"
         parts.append(f"{join_words(words) or 'not looked at'} {tail}")
     return ", ".join(parts)
