@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from enum import Enum, StrEnum
 
 
@@ -140,6 +140,44 @@ class OnDeadline(Enum):
     """Record the run as skipped, saying which condition was still unmet."""
 
 
+class AtWindowEnd(Enum):
+    """What a run that found no qualifying moment inside its window does when the window ends."""
+
+    skip = "skip"
+    """Record it as skipped, saying why (asleep, on battery...)."""
+    run = "run"
+    """Run it then anyway (or at the first awake moment after), saying why."""
+
+
+class OnReturn(Enum):
+    """What a job started because the user was away does when the user comes back."""
+
+    pause = "pause"
+    """Stop its whole process tree where it is, and let it go on at the next away; its timeout
+    counts only the time it ran."""
+    stop = "stop"
+    """Stop it; it runs once more at the next away."""
+    carry_on = "continue"
+    """Let it run."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Wall-clock hours a run must start within, in the schedule's zone; ``end <= start``
+    crosses midnight (``22:00-06:00``)."""
+
+    start: time
+    end: time
+
+    @property
+    def text(self) -> str:
+        return f"{self.start:%H:%M}-{self.end:%H:%M}"
+
+    @property
+    def crosses_midnight(self) -> bool:
+        return self.end <= self.start
+
+
 @dataclass(frozen=True, slots=True)
 class Conditions:
     """What must hold of the machine before a due run starts; the defaults wait for nothing."""
@@ -167,6 +205,14 @@ class Conditions:
     """The Wi-Fi network (its SSID) the machine must be on, or ``ethernet`` for a wired one."""
     path_exists: str | None = None
     """An absolute path that must exist (a file appears, a share is mounted)."""
+    window: Window | None = None
+    """Start only inside these hours (``scheduler.window``): once per period of the expression,
+    at the first moment inside the window when the other conditions hold."""
+    at_window_end: AtWindowEnd = AtWindowEnd.skip
+    away: timedelta | None = None
+    """Start only once nobody has touched the computer for this long (and no app holds off
+    the screensaver: a presentation counts as present)."""
+    on_return: OnReturn = OnReturn.pause
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +352,20 @@ class SystemState:
     """The OS keeps the Wi-Fi names from the app (macOS 14+ without Location Services)."""
     paths: frozenset[str] = frozenset()
     """Of the paths schedules wait for, those that exist."""
+    idle: timedelta | None = None
+    """How long since the user last touched keyboard or mouse; ``None``: the session cannot
+    tell (read only when a schedule waits for the user to step away)."""
+    presenting: bool = False
+    """Another app holds off the screensaver (a video, a presentation): the user is there."""
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """What the session says of its user: the idle time and whether an app holds off the
+    screensaver (``ports.IdleSource``)."""
+
+    idle: timedelta | None = None
+    presenting: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,9 +384,11 @@ class Wanted:
     volumes: frozenset[str] = frozenset()
     network_names: bool = False
     paths: frozenset[str] = frozenset()
+    away: bool = False
+    """The session's idle time and presence (a schedule waits for the user to step away)."""
 
     def __bool__(self) -> bool:
-        return bool(self.volumes or self.network_names or self.paths)
+        return bool(self.volumes or self.network_names or self.paths or self.away)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from domi_desktop.model import Run, RunStatus, Schedule, SystemState, Wanted
+    from domi_desktop.model import Presence, Run, RunStatus, Schedule, SystemState, Wanted
 
 # -- time ------------------------------------------------------------------------------------------
 
@@ -178,6 +178,20 @@ class ConditionSource(Protocol):
         ...
 
     def stop(self) -> None: ...
+
+
+class IdleSource(Protocol):
+    """How long since the user last touched the computer, and whether an app holds off the
+    screensaver (a presentation counts as present): ``platform.idle``."""
+
+    @property
+    def status(self) -> str:
+        """Which source answers, or why none can: for the log and the Settings window."""
+        ...
+
+    def read(self) -> Presence:
+        """Never raises: an idle time no source can tell is ``None``."""
+        ...
 
 
 @runtime_checkable

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
 import logging
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import threading
@@ -20,6 +18,8 @@ from domi_desktop.actions import priority, warden
 from domi_desktop.actions.capture import OutputCapture
 from domi_desktop.actions.control import Outcome, RunControl, Wake, timed_out
 from domi_desktop.actions.environment import job_environment
+from domi_desktop.actions.pause import RunningClock, pause_tree, resume_tree
+from domi_desktop.actions.spawn import die_with_app, give_back_file_limit, room_for_jobs
 from domi_desktop.actions.supervisor import Supervisor, Timer
 from domi_desktop.actions.tree import ProcessTree
 from domi_desktop.model import WARDEN_STOPPED, CommandAction, RunStatus
@@ -39,10 +39,6 @@ KILL_WAIT = 2.0
 """Seconds to wait for the tree to go away after the forceful kill, before giving up on it."""
 
 _READ_SIZE = 65536
-_MAX_FILES = 65536
-"""The most open files this process asks for room for (each running job holds three)."""
-_MACOS_OPEN_MAX = 10240
-"""macOS refuses a soft limit above its OPEN_MAX, whatever the hard limit says."""
 
 
 class CommandJob:
@@ -86,6 +82,7 @@ class CommandJob:
         self._timer: Timer | None = None
         """The one deadline that holds now (the timeout, the grace, the wait after the kill)."""
         self._ended = False
+        self._running = RunningClock(timeout)
 
     def start(self) -> None:
         self._guard(self._start)()
@@ -94,10 +91,10 @@ class CommandJob:
         action = self._action
         env = job_environment(action, self._secrets, self._tags)
         cwd = _working_directory(action.cwd, env.get("HOME") or os.path.expanduser("~"))
-        limits = _room_for_jobs()
+        limits = room_for_jobs()
         try:
             process = subprocess.Popen(
-                _die_with_app(_command_line(action, env, self._background), env, cwd),
+                die_with_app(_command_line(action, env, self._background), env, cwd),
                 cwd=cwd,
                 env=env,
                 stdin=_devnull() if action.stdin is None else subprocess.PIPE,
@@ -116,7 +113,7 @@ class CommandJob:
                 reason = f"could not start: {_describe(error, action, env)}"
             self._end(Outcome(RunStatus.failed, reason))
             return
-        _give_back_file_limit(process.pid, limits)
+        give_back_file_limit(process.pid, limits)
         tree = ProcessTree(process.pid)
         if self._background:
             priority.eco_qos(process.pid)
@@ -141,8 +138,27 @@ class CommandJob:
         self._watch_output(process)
         self._watch_exit(process)
         self._control.on_stop(lambda: self._supervisor.call_soon(self._guard(self._stopped)))
+        self._control.on_pause(
+            lambda paused: self._supervisor.call_soon(self._guard(lambda: self._pause(paused)))
+        )
         if self._timeout is not None:
             self._after(self._timeout, lambda: self._ending(Wake.deadline))
+
+    def _pause(self, paused: bool) -> None:
+        """Pause the tree where it is, its timeout with it, or let both go on."""
+        if self._wake is not None or self._tree is None or paused == self._running.paused:
+            return
+        if paused:
+            self._running.pause()
+            pause_tree(self._tree.pid)
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            return
+        left = self._running.resume()
+        resume_tree(self._tree.pid)
+        if left is not None:
+            self._after(left, lambda: self._ending(Wake.deadline))
 
     def _guard(self, handler: Callable[[], None]) -> Callable[[], None]:
         """``handler``, ending the run if it fails: a bug must not leave it running forever."""
@@ -247,6 +263,10 @@ class CommandJob:
         a leftover holding the output pipe would otherwise keep the run going forever."""
         self._wake = wake
         assert self._tree is not None
+        if self._running.paused:
+            # A stopped process holds SIGTERM until it goes on: let it, to be asked.
+            self._running.resume()
+            resume_tree(self._tree.pid)
         if self._tree.terminate():
             self._after(self._grace, self._kill)
             self._check()
@@ -321,110 +341,6 @@ def _feed(stdin: IO[bytes], data: bytes) -> None:
             stdin.write(data)
     except BrokenPipeError:
         pass  # the job exited without reading all of its input: its choice
-
-
-if sys.platform != "win32":
-    import resource
-
-    @functools.cache
-    def _room_for_jobs() -> tuple[int, int] | None:
-        """Raise this process's soft limit on open files, once: each running job holds three
-        descriptors here (its output pipe, its pidfd, its log), and a desktop session's usual
-        soft limit of 1,024 would refuse the 340th job of a wake. Returns the limits as they
-        were, for the jobs (None: nothing changed)."""
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        ceiling = _MAX_FILES if hard == resource.RLIM_INFINITY else min(hard, _MAX_FILES)
-        if soft == resource.RLIM_INFINITY or soft >= ceiling:
-            return None
-        for wanted in sorted({ceiling, min(ceiling, _MACOS_OPEN_MAX)}, reverse=True):
-            try:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-            except (ValueError, OSError):
-                continue
-            return soft, hard
-        return None
-
-else:
-
-    def _room_for_jobs() -> tuple[int, int] | None:
-        """Windows limits handles per process far above what jobs need."""
-        return None
-
-
-if sys.platform == "linux":
-
-    def _give_back_file_limit(pid: int, limits: tuple[int, int] | None) -> None:
-        """The job runs with the limit this process was given, as it would under cron: a raised
-        one would break a program that select()s its descriptors. (Set at once after the exec;
-        macOS has no way to set another process's limit, and its jobs keep the raised one.)"""
-        if limits is not None:
-            with contextlib.suppress(OSError):  # it has ended already
-                resource.prlimit(pid, resource.RLIMIT_NOFILE, limits)
-
-    def _die_with_app(
-        command: str | list[str], env: Mapping[str, str], cwd: str
-    ) -> str | list[str]:
-        """The job gets SIGTERM when the app dies: util-linux's ``setpriv --pdeathsig`` asks the
-        kernel for it and execs the job (the same process, so its pid is the job's).
-
-        Not Python's ``preexec_fn``: with it, every start forks the whole app (page tables of
-        100+ MB, the GIL held throughout) instead of vfork, and a child of a threaded process can
-        hang before its exec (seen under libfaketime); hundreds of starts at a minute boundary
-        froze the GUI. The kernel sends the signal when the THREAD that started the job exits:
-        the run's worker thread, which lives until the job has been waited for. It reaches the
-        job's own process, not what that one started: the next start of the app stops those
-        (``leftovers``). Without a setpriv that knows ``--pdeathsig``, jobs start without it.
-        """
-        setpriv = _setpriv()
-        if setpriv is None or isinstance(command, str):
-            return command
-        # Resolved here, as exec would, so that a missing program is still "could not start"
-        # (an OSError from Popen) rather than setpriv's exit code 127.
-        program = _resolve(command[0], env.get("PATH", os.defpath), cwd)
-        return [setpriv, "--pdeathsig", "TERM", "--", program, *command[1:]]
-
-    @functools.cache
-    def _setpriv() -> str | None:
-        found = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
-        if found is None:
-            return None
-        try:
-            probe = subprocess.run(
-                [found, "--pdeathsig", "TERM", "--", "/bin/true"],
-                capture_output=True,
-                timeout=10,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return found if probe.returncode == 0 else None
-
-    def _resolve(program: str, search: str, cwd: str) -> str:
-        """``program`` as ``execvp`` finds it (relative to the job's ``cwd``), or the OSError that
-        it would raise."""
-        refused = False
-        for directory in [""] if os.sep in program else search.split(os.pathsep):
-            candidate = os.path.join(cwd, directory, program)
-            try:
-                mode = os.stat(candidate).st_mode
-            except (OSError, ValueError):
-                continue  # not there (or a name no file can have)
-            if stat.S_ISREG(mode) and os.access(candidate, os.X_OK):
-                return candidate
-            refused = True
-        code = errno.EACCES if refused else errno.ENOENT
-        raise OSError(code, os.strerror(code), program)
-
-else:
-
-    def _give_back_file_limit(pid: int, limits: tuple[int, int] | None) -> None:
-        """Only Linux can set another process's limits."""
-
-    def _die_with_app(
-        command: str | list[str], env: Mapping[str, str], cwd: str
-    ) -> str | list[str]:
-        """Windows: the Job Object does this. macOS has no such request of its own."""
-        return command
 
 
 def _working_directory(cwd: str | None, home: str) -> str:

@@ -42,6 +42,7 @@ class RunControl:
         self._stop_reason: str | None = None
         self._on_started = on_started
         self._stop_listener: Callable[[], None] | None = None
+        self._pause_listener: Callable[[bool], None] | None = None
         self.pid: int | None = None
         """The job's process id once it has started (commands only)."""
 
@@ -80,6 +81,20 @@ class RunControl:
             requested = self._stop_reason is not None
         if listener is not None and requested:
             listener()
+
+    def request_pause(self, paused: bool) -> bool:
+        """Pause the job's whole tree where it is (``True``) or let it go on; ``False`` when
+        nothing can be paused (an HTTP request, a job not started yet)."""
+        with self._cond:
+            listener = self._pause_listener
+        if listener is None:
+            return False
+        listener(paused)
+        return True
+
+    def on_pause(self, listener: Callable[[bool], None] | None) -> None:
+        with self._cond:
+            self._pause_listener = listener
 
     def notify(self) -> None:
         with self._cond:

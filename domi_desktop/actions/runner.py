@@ -58,6 +58,11 @@ class RunningAction:
         """
         self._control.request_stop(reason)
 
+    def pause(self, paused: bool) -> bool:
+        """Pause the whole process tree where it is, or let it go on (``actions.pause``): its
+        timeout counts only the time it runs. ``False`` when it cannot be (an HTTP request)."""
+        return self._control.request_pause(paused)
+
     @overload
     def wait(self) -> ActionResult: ...
     @overload

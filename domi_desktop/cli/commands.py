@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from domi_desktop.cli.app_commands import app_client
 from domi_desktop.cli.backend import backend, open_store
 from domi_desktop.cli.render import emit, print_run_outcome, table, when
+from domi_desktop.cli.windows import preview_windows
 from domi_desktop.errors import UsageError
 from domi_desktop.timefmt import with_offset
 
@@ -56,18 +57,17 @@ def preview(args: argparse.Namespace) -> int:
     )
     fires = list(islice(upcoming(expr, start, zone), args.n))
     description = describe(expr, args.lang)
+    windows = preview_windows(args, expr, zone, start)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "expr": args.expr,
-                    "tz": args.tz,
-                    "description": description,
-                    "next": [fire.isoformat() for fire in fires],
-                },
-                ensure_ascii=False,
-            )
-        )
+        document = {
+            "expr": args.expr,
+            "tz": args.tz,
+            "description": description,
+            "next": [fire.isoformat() for fire in fires],
+        }
+        if windows is not None:
+            document["windows"] = [window.document for window in windows]
+        print(json.dumps(document, ensure_ascii=False))
         return 0
     print(description)
     zone_label = args.tz if args.tz != "local" else f"local: {local_zone_name() or 'OS zone'}"
@@ -81,6 +81,10 @@ def preview(args: argparse.Namespace) -> int:
             print(f"\nThe same in your zone ({os_zone}):")
             for fire in fires:
                 print("  " + with_offset(fire.astimezone(here)))
+    if windows is not None:
+        print(f"\nNext {len(windows)} windows ({args.window}, once per period):")
+        for window in windows:
+            print("  " + window.line)
     return 0
 
 

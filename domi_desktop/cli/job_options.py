@@ -96,6 +96,29 @@ def _condition_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--network-name", metavar="SSID|ethernet", help="wait for this network")
     group.add_argument("--path-exists", metavar="PATH", help="wait until PATH exists")
+    group.add_argument(
+        "--window",
+        metavar="HH:MM-HH:MM",
+        help="start only within these hours, once per period of the cron expression"
+        " (22:00-06:00 crosses midnight; '' none)",
+    )
+    group.add_argument(
+        "--when-away",
+        type=float,
+        metavar="MIN",
+        help="start only once nobody has touched the computer for MIN minutes",
+    )
+    group.add_argument(
+        "--on-return",
+        choices=("pause", "stop", "continue"),
+        help="when you come back while it runs: pause it until you step away again (default),"
+        " stop it (it runs once more then), or let it go on",
+    )
+    group.add_argument(
+        "--at-window-end",
+        choices=("skip", "run"),
+        help="when the window ends unused: skip the run (default) or run it then",
+    )
     session = parser.add_argument_group("session triggers: run also at these moments")
     for flag in ("--at-login", "--at-unlock", "--on-resume", "--before-sleep"):
         session.add_argument(flag, action=argparse.BooleanOptionalAction)

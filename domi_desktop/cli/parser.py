@@ -167,6 +167,9 @@ def _preview(subcommands: Subcommands) -> None:
         "-n", type=int, default=10, metavar="N", help="how many fires (default 10)"
     )
     preview.add_argument("--after", metavar="ISO8601", help="start instead of now")
+    preview.add_argument(
+        "--window", metavar="HH:MM-HH:MM", help="also list the next windows its runs start in"
+    )
     preview.add_argument("--lang", choices=("en", "zh"), default="en")
     preview.add_argument("--json", action="store_true", help="one JSON object for scripts")
     preview.set_defaults(handler="commands.preview")

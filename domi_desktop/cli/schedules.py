@@ -89,6 +89,7 @@ _CONDITIONS = {
     "wait_at_most": "wait_at_most", "on_deadline": "on_deadline",
     "stop_if_lost": "stop_if_lost", "keep_awake": "keep_awake",
     "volume": "volume", "network_name": "network_name", "path_exists": "path_exists",
+    "window": "window", "at_window_end": "at_window_end", "on_return": "on_return",
 }  # fmt: skip
 _SESSION = ("at_login", "at_unlock", "on_resume", "before_sleep", "min_interval")
 _ALERTS = {
@@ -105,6 +106,17 @@ def _conditions_and_alerts(args: argparse.Namespace) -> dict[str, Any]:
         for option, field in _CONDITIONS.items()
         if getattr(args, option, None) is not None
     }
+    if getattr(args, "window", None):
+        from domi_desktop.scheduler.window import parse_window
+
+        parse_window(args.window, "--window")  # said at the option, before any request
+    if getattr(args, "when_away", None) is not None:
+        if not 0 < args.when_away <= 7 * 24 * 60:  # NaN and infinity fail it too
+            raise UsageError(
+                f"--when-away: must be more than 0 minutes and at most a week (10080),"
+                f" not {args.when_away:g}"
+            )
+        conditions["away"] = args.when_away * 60
     if getattr(args, "metered_after", None) is not None:
         conditions["metered_after"] = args.metered_after * 86400
     if conditions:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from domi_desktop.model import (
     Alerts,
+    AtWindowEnd,
     Conditions,
     Monitor,
     OnDeadline,
@@ -107,6 +108,16 @@ def _conditions(conditions: Conditions) -> str:
         value = getattr(conditions, field)
         if value is not None:
             needs.append(waited_for(field, value))
+    if conditions.away is not None:
+        back = {"pause": "pauses it", "stop": "stops it", "continue": "lets it run"}
+        needs.append(
+            f"you to step away for {format_span(conditions.away)}"
+            f" (when you come back, {back[conditions.on_return.value]})"
+        )
+    window = conditions.window
+    if window is not None:
+        end = "runs then" if conditions.at_window_end is AtWindowEnd.run else "skips the run"
+        needs.append(f"the window {window.text} (once per period; when it ends unused, {end})")
     if not needs:
         return ""
     text = join_words(needs)

@@ -16,6 +16,7 @@ from domi_desktop.export._crontab import export_crontab
 from domi_desktop.export._healthchecks import healthchecks_schedule
 from domi_desktop.export._k8s import export_k8s
 from domi_desktop.export._launchd import export_launchd
+from domi_desktop.export._opportunity import drop_opportunities
 from domi_desktop.export._systemd import export_systemd, on_calendar
 from domi_desktop.export._windows import export_windows_task
 from domi_desktop.model import LOCAL_ZONE, Schedule
@@ -57,6 +58,7 @@ def export_schedule(
     losses = Losses(target, schedule, lossy)
     if schedule.policies.once_at is not None and target in _NO_ONE_OFF:
         raise losses.refuse(_NO_ONE_OFF[target])
+    drop_opportunities(losses)
     if target is ExportTarget.systemd:
         files = export_systemd(
             schedule, expr, losses, system=system, user=user, local_zone=local_zone

@@ -15,6 +15,7 @@ from xml.sax.saxutils import escape
 from domi_desktop.cron import CronExpr
 from domi_desktop.export._common import ExportFile, Job, Losses, Moment, job_for, seconds, slug
 from domi_desktop.export._fields import ALL_MONTHS, day_rule
+from domi_desktop.export._opportunity import idle_settings
 from domi_desktop.model import LOCAL_ZONE, CatchUp, CommandAction, Overlap, Schedule
 
 MAX_TRIGGERS = 48
@@ -91,6 +92,7 @@ def export_windows_task(
         f"<Enabled>{str(schedule.enabled).lower()}</Enabled>",
         # PT0S is "no limit"; without the element Task Scheduler stops a task after 72 hours.
         f"<ExecutionTimeLimit>{_duration(policies.timeout or timedelta(0))}</ExecutionTimeLimit>",
+        *idle_settings(losses),
     ]
     if policies.background:  # 10: IDLE_PRIORITY_CLASS, the lowest (the default is 7)
         settings.append("<Priority>10</Priority>")

@@ -33,6 +33,7 @@ from domi_desktop.model import (
 )
 from domi_desktop.scheduler.alerts import check_alerts
 from domi_desktop.scheduler.conditions import check_conditions
+from domi_desktop.scheduler.opportunity import opportunity_changes
 from domi_desktop.scheduler.simulate import EARLIEST, LATEST
 from domi_desktop.store.codec import policies_document
 
@@ -121,6 +122,7 @@ def parse_conditions(value: Any, base: Conditions = Conditions()) -> Conditions:
         except ValueError:
             raise ParamError(f"{p}on_deadline", f"must be run or skip, not {raw!r}") from None
     changes.update(resource_params(value, p))
+    changes.update(opportunity_changes(value, p))
     conditions = Conditions(**{**_fields(base), **changes})
     check_conditions(conditions, "policies.conditions")
     return conditions

@@ -203,6 +203,11 @@ class Runtime:
         """Stop a run in progress; False when it is not running here (``ManualRuns.stop``)."""
         return self._manual.stop(run_id, reason)
 
+    def pause_run(self, run_id: int, paused: bool) -> bool:
+        """Pause a job's whole tree where it is, or let it go on; False when it cannot be."""
+        active = self.lanes.holding(run_id)
+        return active is not None and active.handle is not None and active.handle.pause(paused)
+
     # -- the driver's sink ---------------------------------------------------------------------
 
     def fire_all(

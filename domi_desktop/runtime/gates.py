@@ -1,10 +1,8 @@
-"""The machine's state at the runtime: runs gated by the machine's state, at most one waiting run per
-schedule re-gated at each wake, jobs stopped when a condition goes away, sleep held off while a
-job runs, and catch-up bursts admitted a few at a time (alerts are ``alerts.py``'s).
-
-The decisions are the pure ones of ``scheduler.conditions`` and ``scheduler.burst`` (their
-docstrings are the design); this module keeps their state and carries them out through the
-``Runtime`` that owns it, on the loop thread.
+"""Runs gated by the machine's state, waiting runs re-gated at each wake, jobs stopped when a
+condition goes away, sleep held off while a job runs, catch-up bursts admitted a few at a time
+(alerts: ``alerts.py``; windows: ``windows.py``; the user's return: ``away.py``). The decisions
+are the pure ones of ``scheduler``; this module keeps their state and carries them out through
+the ``Runtime`` that owns it, on the loop thread.
 """
 
 from __future__ import annotations
@@ -31,8 +29,10 @@ from domi_desktop.model import (
 )
 from domi_desktop.ports import Clock, ConditionSource, InhibitorHandle, Loop, SleepInhibitor
 from domi_desktop.runtime.alerts import NOTE_END, AlertKeeper
+from domi_desktop.runtime.away import AwayKeeper
 from domi_desktop.runtime.catchup import Pending
 from domi_desktop.runtime.resources import ResourceWants, job_action
+from domi_desktop.runtime.windows import WindowKeeper
 from domi_desktop.scheduler.burst import BurstQueue
 from domi_desktop.scheduler.conditions import (
     RECHECK,
@@ -66,6 +66,8 @@ class KeeperHost(Protocol):
     ) -> None: ...
 
     def stop_run(self, run_id: int, reason: str = ...) -> bool: ...
+
+    def pause_run(self, run_id: int, paused: bool) -> bool: ...
 
     def schedule_changed(self, schedule_id: int) -> None: ...
 
@@ -126,20 +128,26 @@ class ConditionKeeper:
         self._notes: dict[int, str] = {}
         self._read: tuple[float, SystemState] | None = None
         self._on_wake = on_wake
+        self.windows = WindowKeeper()
+        self.away = AwayKeeper(runtime, lambda: self.state(fresh=True))
 
     # -- the machine's state ---------------------------------------------------------------------
 
-    def state(self) -> SystemState:
-        """The OS's word, read at most once a second: a wake of many fires asks once."""
+    def state(self, *, fresh: bool = False) -> SystemState:
+        """The OS's word, read at most once a second (unless ``fresh``): a wake of many fires
+        asks once."""
         if self._source is None:
             return SystemState()
         now = self._rt.clock.monotonic()
-        if self._read is None or now - self._read[0] >= 1.0:
+        if self._read is None or fresh or now - self._read[0] >= 1.0:
             self._read = (now, self._source.current())
         return self._read[1]
 
     def _gate(self, schedule: Schedule, due: datetime, now: datetime) -> Gate:
         conditions = schedule.policies.conditions
+        if conditions.window is not None:
+            last = self.alerts.last_success(schedule.id)
+            return self.windows.gate(schedule, self.state(), due, now, last)
         return gate(
             conditions,
             schedule.action.kind,
@@ -183,7 +191,7 @@ class ConditionKeeper:
 
     def reason(self, run_id: int, reason: str | None) -> str | None:
         """The reason a run ends with: the gate's words first, then the job's."""
-        note = self._notes.pop(run_id, None)
+        note = self.away.with_pauses(run_id, self._notes.pop(run_id, None))
         if note is None:
             return reason
         return note if reason is None else f"{note}{NOTE_END}{reason}"
@@ -267,8 +275,12 @@ class ConditionKeeper:
 
     def _wait(self, newer: Held) -> None:
         """At most one run of a schedule waits, the latest due's: "rather too few than too
-        many". The one it replaces is recorded skipped, as a catch-up records missed dues."""
+        many". The one it replaces is recorded skipped, as a catch-up records missed dues; one
+        with a window waits on beside it (each due serves a stretch of its own)."""
+        known = self._rt.known_schedules().get(newer.schedule_id)
         for older in [h for h in self.held.values() if h.schedule_id == newer.schedule_id]:
+            if known is not None and self.windows.waits_beside(known, older.due):
+                continue
             del self.held[older.run_id]
             waited_for = older.reason.removeprefix(_WAITING_FOR)
             reason = f"still waiting for {waited_for} when a later due came: that one waits now"
@@ -374,6 +386,8 @@ class ConditionKeeper:
         conditions = schedule.policies.conditions
         if conditions.keep_awake and self._inhibitor is not None and run_id not in self._awake:
             self._awake[run_id] = self._inhibitor.acquire(f"{schedule.name} is running")
+        if self.away.started(run_id, schedule):
+            self._listen()
         if conditions.stop_if_lost and run_id not in self._watched:
             self._watched[run_id] = _Watched(schedule, self.state())
             self._listen()
@@ -385,8 +399,11 @@ class ConditionKeeper:
             handle.release()
         watched = self._watched.pop(run_id, None)
         reason = self._lost.pop(run_id, None)
+        came_back = self.away.ended(run_id)
         if watched is not None and reason is not None:
             self._wait_again(run_id, watched.schedule)
+        elif came_back is not None:
+            self._wait_again(run_id, came_back)
         self._listen()
         return self.burst.done(run_id)
 
@@ -432,7 +449,8 @@ class ConditionKeeper:
         """The schedules whose runs wait or are watched: what the source must watch for."""
         known = self._rt.known_schedules()
         held = [known[h.schedule_id] for h in self.held.values() if h.schedule_id in known]
-        return held + [watched.schedule for watched in self._watched.values()]
+        watched = [watched.schedule for watched in self._watched.values()]
+        return held + watched + self.away.schedules()
 
     def action_for(self, schedule: Schedule) -> Action:
         """The action as its job starts now (``DOMI_VOLUME_PATH`` for its disk): a manual run
@@ -446,7 +464,7 @@ class ConditionKeeper:
             return
         if self._wants.tell(self._needing()):
             self._read = None
-        needed = bool(self.held or self._watched)
+        needed = bool(self.held or self._watched or self.away.schedules())
         if needed and not self._listening:
             self._listening = True
             if not self._source.start(lambda: self._rt.loop.call_soon(self.changed)):
@@ -456,6 +474,7 @@ class ConditionKeeper:
             self._source.stop()
 
     def close(self) -> None:
+        self.away.close()
         for handle in self._awake.values():
             handle.release()
         self._awake.clear()

@@ -48,6 +48,11 @@ RECHECK = timedelta(seconds=60)
 """The longest a waiting run goes without being looked at again, signal or not."""
 
 
+AWAY_RECHECK = timedelta(seconds=5)
+"""How soon a run waiting for the user to step away looks again when time alone cannot tell (an
+app holds off the screensaver, or the idle time is unknown)."""
+
+
 class Verdict(Enum):
     run = "run"
     wait = "wait"
@@ -66,6 +71,10 @@ class Need(Enum):
     volume = "volume"
     network_name = "network_name"
     path_exists = "path_exists"
+    window = "window"
+    """Outside the schedule's hours (``scheduler.window``); ``Unmet.name`` is the window."""
+    away = "away"
+    """The user is at the computer (``scheduler.away``)."""
 
 
 RESOURCES = (Need.volume, Need.network_name, Need.path_exists)
@@ -100,6 +109,8 @@ class Gate:
     """For ``run_anyway`` and ``skip``: the wait that ran out."""
     metered_allowance: timedelta | None = None
     """For ``run`` on a metered connection: the time without a success that allowed it."""
+    said: str | None = None
+    """The whole reason, when the unmet needs do not tell it (a window that ended unused)."""
 
     @property
     def reason(self) -> str | None:
@@ -151,7 +162,22 @@ def unmet(conditions: Conditions, action_kind: str, state: SystemState) -> tuple
         )
     if conditions.path_exists is not None and conditions.path_exists not in state.paths:
         found.append(Unmet(Need.path_exists, name=conditions.path_exists))
+    if conditions.away is not None and not stepped_away(conditions.away, state):
+        found.append(Unmet(Need.away))
     return tuple(found)
+
+
+def stepped_away(threshold: timedelta, state: SystemState) -> bool:
+    """Nobody touched the computer for ``threshold`` and no app holds off the screensaver; an
+    idle time the session cannot tell is not away."""
+    return not state.presenting and state.idle is not None and state.idle >= threshold
+
+
+def away_at(conditions: Conditions, state: SystemState, now: datetime) -> datetime | None:
+    """When time alone makes the user away, if nobody touches the computer meanwhile."""
+    if conditions.away is None or state.presenting or state.idle is None:
+        return None
+    return now + max(timedelta(0), conditions.away - state.idle)
 
 
 def gate(
@@ -177,6 +203,9 @@ def gate(
             changes.append(allowed_at)
     if not missing:
         return Gate(Verdict.run)
+    if any(item.need is Need.away for item in missing):
+        # No desktop tells of the end of a presentation: it is looked at again soon.
+        changes.append(away_at(conditions, state, now) or now + AWAY_RECHECK)
     if conditions.wait_at_most is not None:
         deadline = due + conditions.wait_at_most
         if now >= deadline:
@@ -197,7 +226,12 @@ def lost(
     if not conditions.stop_if_lost:
         return None
     before = {item.need for item in unmet(conditions, action_kind, at_start)}
-    went = [item for item in unmet(conditions, action_kind, state) if item.need not in before]
+    # Coming back to the computer is ``away.on_return``'s, not a lost condition.
+    went = [
+        item
+        for item in unmet(conditions, action_kind, state)
+        if item.need not in before and item.need not in (Need.away, Need.window)
+    ]
     if not went:
         return None
     return "stopped: " + join_words([_lost_words(item) for item in went])
@@ -214,6 +248,8 @@ _LOST = {
     Need.unmetered: "the connection became metered",
     Need.charger: "the charger was unplugged",
     Need.battery: "the battery ran low",
+    Need.away: "you came back to the computer",
+    Need.window: "its window ended",
 }
 
 
@@ -225,7 +261,7 @@ def check_conditions(conditions: Conditions, where: str = "conditions") -> None:
     level = conditions.min_battery_percent
     if level is not None and not 1 <= level <= 100:
         raise ParamError(f"{where}.min_battery_percent", f"must be within 1..100, not {level}")
-    for name in ("metered_after", "wait_at_most"):
+    for name in ("metered_after", "wait_at_most", "away"):
         span = getattr(conditions, name)
         if span is not None and span <= timedelta(0):
             raise ParamError(f"{where}.{name}", f"must be longer than zero, not {span}")
@@ -258,6 +294,10 @@ def describe_unmet(item: Unmet) -> str:
         return "an unmetered network"
     if item.need is Need.charger:
         return "the charger"
+    if item.need is Need.window:
+        return f"the window {item.name}"
+    if item.need is Need.away:
+        return "you to step away"
     if item.need in RESOURCES:
         what = waited_for(item.need.value, item.name or "")
         if item.hidden:
@@ -268,6 +308,8 @@ def describe_unmet(item: Unmet) -> str:
 
 def describe_gate(gate: Gate) -> str | None:
     """The reason recorded on a waiting, skipped or run-anyway run: "waiting for the network"."""
+    if gate.said is not None:
+        return gate.said
     what = join_words([describe_unmet(item) for item in gate.unmet])
     if gate.verdict is Verdict.wait:
         return f"waiting for {what}"

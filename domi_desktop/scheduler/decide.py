@@ -30,6 +30,7 @@ from domi_desktop.cron import (
 from domi_desktop.errors import DomiError
 from domi_desktop.model import LOCAL_ZONE, CatchUp, Schedule, SkipReason, Trigger
 from domi_desktop.scheduler import oneoff
+from domi_desktop.scheduler.window import oldest_open
 
 GRACE = timedelta(seconds=60)
 """A fire at most this long after its due is on time; later is late (the seed's rule)."""
@@ -296,6 +297,10 @@ def decide(
     due = oneoff.once_due(schedule, now) if once else prev_run(expr, now, zone)
     if due is None or due <= schedule.last_due or oneoff.snoozed(schedule, due, now):
         return None
+    window = schedule.policies.conditions.window
+    if window is not None:
+        # The next wake (at once: the next due is then in the past) fires the later ones.
+        due = oldest_open(expr, zone, window, schedule.last_due, due, now)
     lateness = now - due
     late = lateness > GRACE
     missed = 0 if once else count_between(expr, schedule.last_due, due, zone)

@@ -25,14 +25,15 @@ def wanted(conditions: Iterable[Conditions]) -> Wanted:
     """What the sources must watch for these conditions, and nothing more."""
     volumes: set[str] = set()
     paths: set[str] = set()
-    names = False
+    names = away = False
     for each in conditions:
+        away = away or each.away is not None
         if each.volume is not None:
             volumes.add(each.volume)
         if each.path_exists is not None:
             paths.add(each.path_exists)
         names = names or each.network_name is not None
-    return Wanted(frozenset(volumes), names, frozenset(paths))
+    return Wanted(frozenset(volumes), names, frozenset(paths), away)
 
 
 def volume_matches(spec: str, volume: Volume) -> bool:

@@ -10,7 +10,8 @@ the other hand, comes back after a wake, so a network condition does not stop on
 
 The instant is ``LEAD`` before the earliest next due, so that the machine is up and the app has
 noticed the resume when the due comes (its 60 s tick, or the OS's resume signal). A due closer than
-that gets the due itself: the machine that falls asleep 10 s before a due wakes at the due.
+that gets the due itself: the machine that falls asleep 10 s before a due wakes at the due. A
+schedule with a window wakes the machine at the window's start instead.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from domi_desktop.cron import next_run, parse, zone_for
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Schedule, SystemState
 from domi_desktop.scheduler.conditions import Need, unmet
+from domi_desktop.scheduler.window import served
 
 LEAD = timedelta(seconds=30)
 """How long before a due the machine is woken."""
@@ -63,6 +65,24 @@ def next_due(schedule: Schedule, now: datetime) -> datetime | None:
     return None if upcoming is None else upcoming.astimezone(UTC)
 
 
+def next_start(schedule: Schedule, now: datetime) -> datetime | None:
+    """When the machine is wanted up for the schedule: its next due, or for a schedule with a
+    window the start of the window its pending due waits for (the one claimed last, or the
+    next)."""
+    window = schedule.policies.conditions.window
+    if window is None:
+        return next_due(schedule, now)
+    try:
+        expr, zone = parse(schedule.expr), zone_for(schedule.tz)
+    except DomiError:
+        return None
+    for due in (schedule.last_due, next_due(schedule, now)):
+        stretch = None if due is None else served(expr, zone, window, due)
+        if stretch is not None and stretch.start > now:
+            return stretch.start.astimezone(UTC)
+    return None
+
+
 def wake_plan(
     schedules: Iterable[Schedule],
     state: SystemState,
@@ -79,7 +99,7 @@ def wake_plan(
     for schedule in schedules:
         if not can_wake_for(schedule, state):
             continue
-        due = next_due(schedule, now)
+        due = next_start(schedule, now)
         if due is None or (soonest is not None and due > soonest):
             continue
         if soonest is None or due < soonest:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any, TypeVar
 
+from domi_desktop.errors import ParamError
 from domi_desktop.model import (
     Action,
     Alerts,
@@ -33,6 +34,18 @@ from domi_desktop.model import (
     Policies,
     RunStatus,
     SessionTriggers,
+)
+from domi_desktop.scheduler.opportunity import (
+    OPPORTUNITY,
+    opportunity_changes,
+    opportunity_fields,
+)
+from domi_desktop.store._documents import (
+    monitor_document,
+    optional_seconds,
+    resource_conditions,
+    seconds,
+    session_triggers,
 )
 from domi_desktop.store._once import decode_once, once_document
 
@@ -98,14 +111,6 @@ def optional_datetime(value: int | None) -> datetime | None:
     return None if value is None else from_micros(value)
 
 
-def _seconds(value: timedelta) -> float:
-    return value.total_seconds()
-
-
-def _optional_seconds(value: timedelta | None) -> float | None:
-    return None if value is None else value.total_seconds()
-
-
 def _pairs(value: Pairs) -> list[list[str]]:
     return [[key, item] for key, item in value]
 
@@ -153,13 +158,13 @@ def policies_document(policies: Policies) -> dict[str, Any]:
     (rows written before placement existed decode to anywhere)."""
     return {
         "catch_up": policies.catch_up.value,
-        "catch_up_within": _optional_seconds(policies.catch_up_within),
+        "catch_up_within": optional_seconds(policies.catch_up_within),
         "overlap": policies.overlap.value,
         "concurrency_key": policies.concurrency_key,
-        "timeout": _optional_seconds(policies.timeout),
+        "timeout": optional_seconds(policies.timeout),
         "retries": policies.retries,
-        "retry_backoff": _seconds(policies.retry_backoff),
-        "jitter": _seconds(policies.jitter),
+        "retry_backoff": seconds(policies.retry_backoff),
+        "jitter": seconds(policies.jitter),
         "wake_to_run": policies.wake_to_run,
         **_conditions_and_alerts(policies),
         **(
@@ -180,15 +185,16 @@ def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
         found["conditions"] = {
             "requires_network": c.requires_network,
             "unmetered_only": c.unmetered_only,
-            "metered_after": _optional_seconds(c.metered_after),
+            "metered_after": optional_seconds(c.metered_after),
             "on_ac_power": c.on_ac_power,
             "min_battery_percent": c.min_battery_percent,
-            "wait_at_most": _optional_seconds(c.wait_at_most),
+            "wait_at_most": optional_seconds(c.wait_at_most),
             "on_deadline": c.on_deadline.value,
             "stop_if_lost": c.stop_if_lost,
             "keep_awake": c.keep_awake,
         }
         found["conditions"].update(resource_conditions(c))
+        found["conditions"].update(opportunity_fields(c))
     if policies.session != SessionTriggers():
         found["session"] = session_triggers(policies.session)
     if policies.monitor != Monitor():
@@ -197,10 +203,10 @@ def _conditions_and_alerts(policies: Policies) -> dict[str, Any]:
     if a is not None:
         found["alerts"] = {
             "notify_every": a.notify_every,
-            "cooldown": _optional_seconds(a.cooldown),
+            "cooldown": optional_seconds(a.cooldown),
             "notify_recovery": a.notify_recovery,
             "auto_pause_after": a.auto_pause_after,
-            "stale_after": _optional_seconds(a.stale_after),
+            "stale_after": optional_seconds(a.stale_after),
         }
     return found
 
@@ -237,6 +243,14 @@ class _Reader:
         inner._document = self._get(key, dict)
         inner._what = f"{self._what}.{key}"
         return inner
+
+    def opportunity(self) -> dict[str, Any]:
+        """The window and away conditions, as ``Conditions`` changes."""
+        given = {key: self._document[key] for key in OPPORTUNITY if key in self._document}
+        try:
+            return opportunity_changes(given, f"{self._what}.")
+        except ParamError as error:
+            raise CodecError(str(error)) from None
 
     def flag(self, key: str, default: bool) -> bool:
         if key not in self._document:
@@ -401,34 +415,8 @@ def _decode_conditions(reader: _Reader | None) -> Conditions:
         volume=reader.optional_text("volume"),
         network_name=reader.optional_text("network_name"),
         path_exists=reader.optional_text("path_exists"),
+        **reader.opportunity(),
     )
-
-
-def resource_conditions(c: Conditions) -> dict[str, Any]:
-    """The resource conditions that are set: a document without them reads as before them."""
-    found = {"volume": c.volume, "network_name": c.network_name, "path_exists": c.path_exists}
-    return {key: value for key, value in found.items() if value is not None}
-
-
-def session_triggers(s: SessionTriggers) -> dict[str, Any]:
-    return {
-        "at_login": s.at_login,
-        "at_unlock": s.at_unlock,
-        "on_resume": s.on_resume,
-        "before_sleep": s.before_sleep,
-        "min_interval": _optional_seconds(s.min_interval),
-        "only": s.only,
-    }
-
-
-def monitor_document(m: Monitor) -> dict[str, Any]:
-    return {
-        "healthchecks_url": m.healthchecks_url,
-        "healthchecks_key": m.healthchecks_key,
-        "healthchecks_api": m.healthchecks_api,
-        "grace": _seconds(m.grace),
-        "webhook": m.webhook,
-    }
 
 
 def _decode_monitor(reader: _Reader | None) -> Monitor:

@@ -89,6 +89,10 @@ def conditions_words(conditions: Conditions, action_kind: str, when: str | None 
         wanted.append(tr("the charger"))
     elif conditions.min_battery_percent is not None:
         wanted.append(tr("the charger or {level} % battery", level=conditions.min_battery_percent))
+    if conditions.away is not None:
+        wanted.append(tr("you to step away for {span}", span=span_words(conditions.away)))
+    if conditions.window is not None:
+        wanted.append(tr("the window {hours}", hours=conditions.window.text))
     resources = [
         (need.value, value)
         for need in RESOURCES
@@ -140,6 +144,10 @@ def unmet_words(item: Unmet) -> str:
         return tr("an unmetered network")
     if item.need is Need.charger:
         return tr("the charger")
+    if item.need is Need.window:
+        return tr("the window {hours}", hours=item.name or "")
+    if item.need is Need.away:
+        return tr("you to step away")
     if item.need in RESOURCES:
         what = resource_words(item.need.value, item.name or "")
         if item.hidden:
@@ -158,6 +166,8 @@ def unmet_words(item: Unmet) -> str:
 def gate_words(gate: Gate) -> str | None:
     """What a waiting, skipped or run-anyway run says: "waiting for the network"; ``None`` for a
     plain run."""
+    if gate.said is not None:
+        return gate.said
     what = list_words([unmet_words(item) for item in gate.unmet])
     if gate.verdict is Verdict.wait:
         return tr("waiting for {what}", what=what)
@@ -219,6 +229,9 @@ register(
             "{network}（连续 {span}没有成功运行后也可用计流量的网络）",
         "the network": "网络",
         "the charger": "充电器",
+        "the window {hours}": "时段 {hours}",
+        "you to step away": "你离开电脑",
+        "you to step away for {span}": "你离开电脑 {span}",
         "the charger or {level} % battery": "充电器或电量达到 {level} %",
         "Runs as soon as it is due.": "到期即运行。",
         "Waits for {what}": "等待{what}",

@@ -14,6 +14,9 @@ from domi_desktop import ffi
 from domi_desktop.actions import priority, winjob
 from domi_desktop.ffi import Library, Signature
 from domi_desktop.frontdoor.rpc import peercred
+from domi_desktop.platform.idle import linux as idle_linux
+from domi_desktop.platform.idle import macos as idle_macos
+from domi_desktop.platform.idle import windows as idle_windows
 from domi_desktop.platform.inhibit import macos as inhibit_macos
 from domi_desktop.platform.inhibit import windows as inhibit_windows
 from domi_desktop.platform.resume import windows as resume_windows
@@ -44,9 +47,15 @@ WINDOWS_TABLES: dict[str, dict[str, Signature]] = {
     "user32 (power window)": resume_windows.USER32,
     "kernel32 (wake timer)": wake_windows.KERNEL32,
     "powrprof (wake timers allowed)": wake_windows.POWRPROF,
+    "user32 (idle time)": idle_windows.USER32,
+    "kernel32 (idle time)": idle_windows.KERNEL32,
+    "shell32 (presenting)": idle_windows.SHELL32,
 }
 OTHER_TABLES: dict[str, dict[str, Signature]] = {
     "libc (wake alarm)": wake_linux.LIBC,
+    "libX11 (idle time)": idle_linux.XLIB,
+    "libXss (idle time)": idle_linux.XSS,
+    "CoreGraphics (idle time)": idle_macos.CG,
     **{path.rsplit("/", 1)[-1]: table for path, table in inhibit_macos.FRAMEWORKS.items()},
 }
 

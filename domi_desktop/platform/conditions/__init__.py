@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 
 from domi_desktop.model import SystemState, Wanted
 from domi_desktop.platform.conditions.base import NetworkReader, PowerReader
 from domi_desktop.platform.conditions.resources import ResourceReaders
+from domi_desktop.platform.idle import idle_source_for_platform
+from domi_desktop.ports import IdleSource
 
 
 class SystemConditions:
@@ -21,18 +24,24 @@ class SystemConditions:
         network: NetworkReader,
         power: PowerReader,
         resources: ResourceReaders | None = None,
+        idle: IdleSource | None = None,
     ) -> None:
         self.network = network
         self.power = power
         self.resources = resources or ResourceReaders()
+        self.idle = idle
+        """Read only while a schedule waits for the user to step away (``Wanted.away``)."""
+        self._away = False
 
     @property
     def status(self) -> str:
-        parts = (self.network.status, self.power.status, self.resources.status)
+        idle = self.idle.status if self.idle is not None and self._away else ""
+        parts = (self.network.status, self.power.status, self.resources.status, idle)
         return "; ".join(part for part in parts if part)
 
     def want(self, wanted: Wanted) -> None:
         self.resources.want(wanted)
+        self._away = wanted.away
 
     def current(self) -> SystemState:
         net = self.network.read()
@@ -43,7 +52,11 @@ class SystemConditions:
             on_ac=power.on_ac,
             battery_percent=power.battery_percent,
         )
-        return self.resources.read(state)
+        state = self.resources.read(state)
+        if self._away and self.idle is not None:
+            presence = self.idle.read()
+            state = replace(state, idle=presence.idle, presenting=presence.presenting)
+        return state
 
     def start(self, on_change: Callable[[], None]) -> bool:
         network = self.network.start(on_change)
@@ -69,7 +82,12 @@ def condition_source_for_platform(platform: str = sys.platform) -> SystemConditi
         from domi_desktop.platform.conditions.battery import PsutilPowerReader
 
         power = PsutilPowerReader()
-    return SystemConditions(QtNetworkReader(), power, resource_readers_for_platform(platform))
+    return SystemConditions(
+        QtNetworkReader(),
+        power,
+        resource_readers_for_platform(platform),
+        idle_source_for_platform(platform),
+    )
 
 
 def resource_readers_for_platform(platform: str = sys.platform) -> ResourceReaders:

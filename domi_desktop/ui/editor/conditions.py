@@ -16,6 +16,7 @@ from domi_desktop.frontdoor.triggers import parse_session
 from domi_desktop.frontdoor.wire import Json, parse_conditions
 from domi_desktop.model import Conditions, OnDeadline, SessionTriggers
 from domi_desktop.ui.condition_words import conditions_words, sentences_words, session_words
+from domi_desktop.ui.editor.away import AwayRows
 from domi_desktop.ui.editor.resources import ResourceRows
 from domi_desktop.ui.editor.widgets import help_label, row
 from domi_desktop.ui.i18n import Texts, cron_language, register
@@ -90,6 +91,7 @@ class ConditionsBox(QGroupBox):
         )
         self.keep_awake = self._check(t, "keepAwake", "Keep the computer awake while it runs")
         self.resources = ResourceRows(t)
+        self.away = AwayRows(t)
         self.sentence = help_label()
         self.sentence.setObjectName("conditionsSentence")
 
@@ -105,6 +107,7 @@ class ConditionsBox(QGroupBox):
         form.addRow(self.stop_if_lost)
         form.addRow(self.keep_awake)
         self.resources.add_to(form)
+        self.away.add_to(form)
         form.addRow(self.sentence)
 
         for combo in (self.network, self.on_deadline):
@@ -114,6 +117,7 @@ class ConditionsBox(QGroupBox):
         for box in (self.unmetered, self.on_ac, self.stop_if_lost, self.keep_awake):
             box.toggled.connect(self.changed)
         self.resources.connect(self.changed.emit)
+        self.away.connect(self.changed.emit)
         self.changed.connect(self.update_help)
         self.update_help()
 
@@ -156,6 +160,7 @@ class ConditionsBox(QGroupBox):
         self.min_battery.setEnabled(not self.on_ac.isChecked())
         self.on_deadline.setEnabled(self._wait() > 0)
         self.resources.update()
+        self.away.update()
         conditions, session = self.conditions(), self.session()
         if conditions is not None and session is not None:
             text = conditions_words(conditions, self._action_kind, self._when())
@@ -178,6 +183,7 @@ class ConditionsBox(QGroupBox):
         self.stop_if_lost.setChecked(c.stop_if_lost)
         self.keep_awake.setChecked(c.keep_awake)
         self.resources.load(policies)
+        self.away.load(policies)
 
     def conditions_json(self) -> Json:
         """Every field, always: saving with all boxes cleared must clear stored conditions."""
@@ -196,6 +202,7 @@ class ConditionsBox(QGroupBox):
             "stop_if_lost": self.stop_if_lost.isChecked(),
             "keep_awake": self.keep_awake.isChecked(),
             **self.resources.conditions_json(),
+            **self.away.conditions_json(),
         }
 
     def session_json(self) -> Json:

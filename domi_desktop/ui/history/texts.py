@@ -48,6 +48,7 @@ _SHORT_REASONS = {
     SkipReason.you_skipped.value: "you skipped it",
     PROCESS_DIED: "the app stopped",
     WARDEN_STOPPED: "stopped: the app did not renew its lease",
+    "on battery the whole window": "on battery the whole window",
 }
 _WAITING_FOR = {
     "a wired network": "waiting for a wired network",
@@ -55,6 +56,7 @@ _WAITING_FOR = {
     "the network": "waiting for the network",
     "an unmetered network": "waiting for an unmetered network",
     "its conditions": "waiting for its conditions",
+    "you to step away": "waiting for you to step away",
 }
 _STOPPED = "stopped"
 
@@ -76,6 +78,11 @@ register(
         "HTTP {code}": "HTTP {code}",
         "could not write the log file: {error}": "无法写入日志文件：{error}",
         "missed while asleep": "睡眠中错过",
+        "waiting for you to step away": "等待你离开电脑",
+        "waiting for the window {hours}": "等待时段 {hours}",
+        "outside the window {hours}": "不在时段 {hours} 内",
+        "asleep {span}": "睡眠 {span}",
+        "on battery the whole window": "整个时段都在用电池",
         "busy": "上一次仍在运行",
         "paused": "已暂停",
         "too late to catch up": "已超出补运行时限",
@@ -191,6 +198,9 @@ _PATTERNS = (
     (re.compile(r"HTTP (?P<code>\d+)"), "HTTP {code}"),
     (re.compile(r"waiting for the disk (?P<name>.+)"), "waiting for the disk {name}"),
     (re.compile(r"waiting for the (?P<name>.+) network"), "waiting for the {name} network"),
+    (re.compile(r"waiting for the window (?P<hours>[\d:-]+)"), "waiting for the window {hours}"),
+    (re.compile(r"outside the window (?P<hours>[\d:-]+)"), "outside the window {hours}"),
+    (re.compile(r"asleep (?P<span>[\d: -]+)"), "asleep {span}"),
     # No longer given (a log that cannot be made no longer stops a run), but kept in histories.
     (re.compile(r"could not write the log file: (?P<error>.+)"),
      "could not write the log file: {error}"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from domi_desktop.model import (
     CommandAction,
@@ -13,6 +13,7 @@ from domi_desktop.model import (
     Policies,
     Schedule,
     SystemState,
+    Window,
 )
 from domi_desktop.scheduler.wake import LEAD, WakeTarget, can_wake_for, wake_plan
 
@@ -168,3 +169,13 @@ def test_fall_back_a_wildcard_job_wakes_for_each_occurrence_of_the_fold() -> Non
     second = wake_plan([replace(job, last_due=first.due)], MAINS, first.due)
     assert second is not None and second.due == datetime(2026, 11, 1, 6, 30, tzinfo=UTC)
     assert second.at == datetime(2026, 11, 1, 6, 29, 30, tzinfo=UTC)  # 01:29:30 EST
+
+
+def test_a_schedule_with_a_window_wakes_the_machine_at_the_windows_start() -> None:
+    night = Conditions(window=Window(time(22), time(6)))
+    # Claimed at 00:00, its run waits for 22:00 tonight.
+    claimed = waking(expr="@daily", last_due=at(0), conditions=night)
+    assert wake_plan([claimed], MAINS, NOW) == WakeTarget(at(21, 59, 30), at(22), (1,))
+    # Tonight's window open already: the next one, tomorrow night's.
+    late = wake_plan([claimed], MAINS, at(23))
+    assert late is not None and late.due == at(22) + timedelta(days=1)
