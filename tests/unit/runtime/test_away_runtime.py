@@ -12,7 +12,8 @@ import psutil
 import pytest
 
 from domi_desktop.model import CommandAction, Conditions, OnReturn, RunStatus, SystemState
-from tests.unit.runtime.test_conditions_runtime import Harness, cmd, make, store
+from tests.support.runtime import RuntimeHarness
+from tests.unit.runtime.test_conditions_runtime import cmd, make, store
 
 __all__ = ["make", "store"]  # the fixtures, shared with the conditions' tests
 
@@ -46,7 +47,7 @@ print("done")
 
 
 def test_it_waits_for_the_user_to_step_away_and_pauses_while_they_are_back(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(at_computer())
     script = tmp_path / "job.py"
@@ -86,7 +87,7 @@ def test_it_waits_for_the_user_to_step_away_and_pauses_while_they_are_back(
 
 
 def test_stop_on_return_stops_it_and_one_run_waits_for_the_next_away(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(at_computer(30 * MIN))
     started = tmp_path / "started"

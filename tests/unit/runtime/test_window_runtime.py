@@ -8,10 +8,10 @@ from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 from domi_desktop.model import Conditions, RunStatus, WakeReason, Window
+from tests.support.runtime import RuntimeHarness
 from tests.unit.runtime.test_conditions_runtime import (
     BATTERY,
     MAINS,
-    Harness,
     make,
     marker_job,
     store,
@@ -27,7 +27,7 @@ def at(day: int, hour: int, minute: int = 0) -> datetime:
 
 
 def test_a_nightly_run_waits_for_its_window_and_the_night_past_midnight_is_still_its_own(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(BATTERY)
     marker = tmp_path / "ran"
@@ -52,7 +52,7 @@ def test_a_nightly_run_waits_for_its_window_and_the_night_past_midnight_is_still
 
 
 def test_a_window_on_battery_all_night_is_skipped_at_its_end_saying_so(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(BATTERY)
     marker = tmp_path / "ran"
@@ -66,7 +66,7 @@ def test_a_window_on_battery_all_night_is_skipped_at_its_end_saying_so(
 
 
 def test_a_window_slept_through_in_part_says_the_sleep_and_the_battery(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(BATTERY)
     job = h.add("@daily", marker_job(tmp_path / "ran"), conditions=NIGHT)
@@ -83,7 +83,7 @@ def test_a_window_slept_through_in_part_says_the_sleep_and_the_battery(
 
 
 def test_waking_past_midnight_after_a_day_asleep_still_runs_the_night_before(
-    make: Callable[..., Harness], tmp_path: Path
+    make: Callable[..., RuntimeHarness], tmp_path: Path
 ) -> None:
     h = make(BATTERY)
     marker = tmp_path / "ran"
