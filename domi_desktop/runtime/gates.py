@@ -81,6 +81,7 @@ class _HasRunId(Protocol):
 _A = TypeVar("_A", bound=_HasRunId)
 
 _WAITING_FOR = "waiting for "
+DISABLED_WHILE_WAITING = "the schedule was turned off while it waited"
 
 
 @dataclass
@@ -320,6 +321,12 @@ class ConditionKeeper:
             if schedule is None:
                 self.held.pop(held.run_id, None)
                 continue
+            if not schedule.enabled:
+                # Turned off while it waited: given up now, in words of its own (a wait that
+                # ran out is what the windows tell as "did not run").
+                self.held.pop(held.run_id, None)
+                self._give_up(held, schedule, DISABLED_WHILE_WAITING, now)
+                continue
             due = held.due or held.since
             verdict = self._gate(schedule, due, now)
             if verdict.verdict is Verdict.wait:
@@ -338,14 +345,7 @@ class ConditionKeeper:
     ) -> None:
         waited_for = held.reason.removeprefix(_WAITING_FOR)
         if verdict.verdict is Verdict.skip:
-            reason = verdict.reason or "skipped"
-            if self._rt.store.skip_waiting(held.run_id, now, reason):
-                self._rt.emit(
-                    RunFinished(
-                        held.run_id, schedule.id, schedule.name, RunStatus.skipped, reason, None,
-                        timedelta(0),
-                    )
-                )  # fmt: skip
+            self._give_up(held, schedule, verdict.reason or "skipped", now)
             return
         if verdict.verdict is Verdict.run_anyway:
             reason = verdict.reason or "ran anyway"
@@ -365,6 +365,15 @@ class ConditionKeeper:
                 FireEvent(
                     schedule.id, held.run_id, schedule.name, schedule.tz, held.due, now,
                     held.trigger, late=late,
+                )
+            )  # fmt: skip
+
+    def _give_up(self, held: Held, schedule: Schedule, reason: str, now: datetime) -> None:
+        if self._rt.store.skip_waiting(held.run_id, now, reason):
+            self._rt.emit(
+                RunFinished(
+                    held.run_id, schedule.id, schedule.name, RunStatus.skipped, reason, None,
+                    timedelta(0),
                 )
             )  # fmt: skip
 

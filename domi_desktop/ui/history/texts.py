@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from domi_desktop.cron import LOCAL
 from domi_desktop.model import PROCESS_DIED, WARDEN_STOPPED, Run, RunStatus, SkipReason, Trigger
+from domi_desktop.runtime.gates import DISABLED_WHILE_WAITING
 from domi_desktop.ui.i18n import person_time, register, tr
 
 STATUS_LABELS = {
@@ -46,6 +47,7 @@ _SHORT_REASONS = {
     SkipReason.catch_up_window.value: "too late to catch up",
     PROCESS_DIED: "the app stopped",
     WARDEN_STOPPED: "stopped: the app did not renew its lease",
+    DISABLED_WHILE_WAITING: "turned off while it waited",
 }
 _WAITING_FOR = {
     "a wired network": "waiting for a wired network",
@@ -77,6 +79,7 @@ register(
         "busy": "上一次仍在运行",
         "paused": "已暂停",
         "too late to catch up": "已超出补运行时限",
+        "turned off while it waited": "等待期间计划被停用",
         "the app stopped": "应用已退出",
         "stopped: the app did not renew its lease": "已停止：应用未按时续租",
         "waiting for the charger": "正在等待充电器",
