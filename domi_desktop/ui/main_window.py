@@ -342,7 +342,8 @@ class MainWindow(QMainWindow):
 
     def duplicate_selected(self) -> list[int]:
         """A paused copy of each selected schedule, named "… (copy)", and the editor on it (on
-        one copy): two copies never both run before the user made the copy their own."""
+        one copy, which Cancel takes back): two copies never both run before the user made the
+        copy their own."""
         created = []
         service = self._host.service
         for schedule in self.selected():
@@ -355,7 +356,7 @@ class MainWindow(QMainWindow):
         if created:
             self.select(created[-1])
         if len(created) == 1:
-            self._app.open_editor(created[0])
+            self._app.open_editor(created[0], fresh_copy=True)
         return created
 
     def delete_selected(self) -> bool:

@@ -292,7 +292,9 @@ class TrayApp(QObject):
         self.app.quit()
         return True
 
-    def open_editor(self, schedule_id: int | None) -> None:
+    def open_editor(self, schedule_id: int | None, *, fresh_copy: bool = False) -> None:
+        """The editor on ``schedule_id`` (a new schedule when None). A ``fresh_copy`` (made by
+        Duplicate) is deleted again when the editor closes without a save."""
         from domi_desktop.ui.editor.dialog import EditorDialog
 
         dialog = EditorDialog(
@@ -302,7 +304,18 @@ class TrayApp(QObject):
             schedule_id=schedule_id,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if fresh_copy and schedule_id is not None:
+            saved: list[int] = []
+            dialog.saved.connect(saved.append)
+            dialog.finished.connect(lambda _: saved or self._drop_copy(schedule_id))
         self._keep("editor", dialog)
+
+    def _drop_copy(self, schedule_id: int) -> None:
+        try:
+            self.host.service.delete_schedule({"id": schedule_id})
+        except DomiError as error:
+            log.warning("the unsaved copy %s stays: %s", schedule_id, error)
+        self.schedule_changed(schedule_id)
 
     def open_history(self, schedule_id: int | None) -> None:
         self._history_window().show_schedule(schedule_id)

@@ -156,6 +156,26 @@ def test_duplicate_makes_a_paused_copy_and_opens_the_editor_on_it(tray: TrayApp)
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
+def test_duplicate_then_cancel_leaves_no_copy_and_a_save_keeps_it(tray: TrayApp) -> None:
+    win = window(tray)
+    select(win, "Report")
+    (copy_id,) = win.duplicate_selected()
+    editor = tray._windows["editor"]
+    editor.reject()  # Cancel, nothing edited
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    assert "Report (copy)" not in names(win)
+    assert all(s.id != copy_id for s in tray.host.store.list_schedules())
+
+    select(win, "Report")
+    (kept_id,) = win.duplicate_selected()
+    editor = tray._windows["editor"]
+    editor.name.setText("Report, second")
+    editor.save_button.click()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    assert tray.host.store.get_schedule(kept_id).name == "Report, second"
+    assert "Report, second" in names(win)
+
+
 @pytest.mark.linux_only  # /proc; tests/actions/test_jobs_windows.py stops a Windows job's tree
 def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: Any) -> None:
     pids = tmp_path / "pids"
