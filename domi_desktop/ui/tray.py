@@ -307,10 +307,12 @@ class TrayApp(QObject):
         if fresh_copy and schedule_id is not None:
             saved: list[int] = []
             dialog.saved.connect(saved.append)
-            dialog.finished.connect(lambda _: saved or self._drop_copy(schedule_id))
+            dialog.finished.connect(lambda _: self._drop_copy(schedule_id, bool(saved)))
         self._keep("editor", dialog)
 
-    def _drop_copy(self, schedule_id: int) -> None:
+    def _drop_copy(self, schedule_id: int, saved: bool) -> None:
+        if saved:
+            return
         try:
             self.host.service.delete_schedule({"id": schedule_id})
         except DomiError as error:
