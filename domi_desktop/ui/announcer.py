@@ -135,8 +135,8 @@ class Announcer(QObject):
             # A wait that ran out (a disk that never came): told once, as the schedule promised.
             self._attend()
             self._notify(
-                Notice(tr("Did not run: {name}", name=event.name), event.reason or "",
-                       warning=True, run_id=event.run_id)
+                Notice(tr("Did not run: {name}", name=event.name),
+                       reason_words(event.reason or ""), warning=True, run_id=event.run_id)
             )  # fmt: skip
 
     def _alert(self, event: AlertEvent) -> None:

@@ -399,6 +399,9 @@ class TrayApp(QObject):
         save_settings(self._settings_path(), settings)
         self.settings = settings
         set_language(settings.language)
+        # The tray's own words are no window's: its menu and tooltip are made again.
+        self.rebuild_menu()
+        self.update_look()
 
     # -- events (all after the runtime changed its state) --------------------------------------
 

@@ -261,6 +261,7 @@ class HistoryWindow(QWidget):
         self._texts_stale = not self.isVisible()
         if not self._texts_stale:
             self.model.texts_changed()
+            self._fit_columns()  # the headers' and cells' words are of another width
         self._show_count()  # from memory: a language change reads nothing from the store
         self._show_details()
 
@@ -268,6 +269,7 @@ class HistoryWindow(QWidget):
         if self._texts_stale:
             self._texts_stale = False
             self.model.texts_changed()
+            self._fit_columns()
         super().showEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:

@@ -113,3 +113,19 @@ def test_a_wait_that_ran_out_is_told_once(tray: TrayApp) -> None:
     tray.on_event(RunFinished(8, 1, "Backup", RunStatus.skipped, "busy", None, timedelta(0)))
     (notice,) = recorded.notices
     assert (notice.title, notice.body, notice.run_id) == ("Did not run: Backup", reason, 9)
+
+
+def test_a_wait_that_ran_out_is_told_in_the_chosen_language(tray: TrayApp) -> None:
+    recorded = Recorded()
+    tray.notifier = recorded
+    reason = "skipped after waiting 3 days 2 hours for the disk Backup"
+    i18n.set_language("zh")
+    try:
+        tray.on_event(RunFinished(9, 1, "Backup", RunStatus.skipped, reason, None, timedelta(0)))
+        failed = RunFinished(10, 1, "Backup", RunStatus.failed, "exit code 3", 3, timedelta(0))
+        tray.on_event(failed)
+    finally:
+        i18n.set_language("en")
+    skipped, failure = recorded.notices
+    assert (skipped.title, skipped.body) == ("未运行：Backup", "等待磁盘 Backup 3 天 2 小时后跳过")
+    assert failure.body == "退出码 3"
