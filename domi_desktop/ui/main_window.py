@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPoint,
+    QSize,
     Qt,
     QTimer,
 )
@@ -51,6 +52,7 @@ from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.kept_order import KeptOrder
 from domi_desktop.ui.main_words import ACTION_TEXTS, NO_TRAY
 from domi_desktop.ui.schedule_model import ID_ROLE, Column, ScheduleFilter, ScheduleModel
+from domi_desktop.ui.screen_fit import fit_to_screen
 from domi_desktop.ui.transfers import Transfers
 
 log = logging.getLogger("domi_desktop")
@@ -70,7 +72,7 @@ class MainWindow(QMainWindow):
         self._app = actions
         self.setWindowTitle(tr("domi-desktop"))
         self.setWindowIcon(load_icon("idle"))
-        self.resize(980, 480)
+        fit_to_screen(self, QSize(980, 480))
         self.model = ScheduleModel(host.store, self._next_fire, self._set_enabled, self)
         self.proxy = ScheduleFilter(self.model, self)
         self.table = self._make_table()

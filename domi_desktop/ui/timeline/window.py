@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import DomiError
 from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.screen_fit import fit_to_screen
 from domi_desktop.ui.timeline.data import TimelineReader
 from domi_desktop.ui.timeline.view import TimelineView
 
@@ -85,7 +86,7 @@ class TimelineWindow(QWidget):
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("timelineWindow")
-        self.resize(1200, 640)
+        fit_to_screen(self, QSize(1200, 640))
         self._store = store
         self._now = now
         self._span = Span.week
