@@ -25,4 +25,3 @@ def fit_to_screen(window: QWidget, wanted: QSize) -> None:
         max(least.width(), min(wanted.width(), room.width())),
         max(least.height(), min(wanted.height(), room.height())),
     )
-
