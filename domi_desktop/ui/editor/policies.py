@@ -88,6 +88,8 @@ class PoliciesBox(QGroupBox):
             self.jitter.setToolTip,
             "Start up to this much later, at random, so many jobs do not start at once.",
         )
+        self.http = False
+        """The job is an HTTP request: its one timeout is this box's."""
         self.wake = QCheckBox()
         self.wake.setObjectName("wakeToRun")
         t.bind(self.wake.setText, "Wake the computer to run this")
@@ -152,10 +154,18 @@ class PoliciesBox(QGroupBox):
         self.catch_up_within.setEnabled(catch_up is CatchUp.latest)
         self.overlap_help.setText(tr(OVERLAP[Overlap(self.overlap.currentData())][1]))
         self.retry_backoff.setEnabled(self.retries.value() > 0)
+        # An HTTP request always has a timeout: "none" would be its default, not no limit.
+        zero = tr("Default ({seconds} s)", seconds=30) if self.http else tr("No limit")
+        self.timeout.setSpecialValueText(zero)
         waking = self.wake.isChecked()
         self.wake_how.setVisible(waking)
         if waking:
             self.wake_how.setText(way_words(self.wake_way()))
+
+    def set_http(self, http: bool) -> None:
+        if http != self.http:
+            self.http = http
+            self.update_help()
 
     def load(self, policies: Json) -> None:
         self.catch_up.setCurrentIndex(self.catch_up.findData(policies["catch_up"]))
@@ -229,5 +239,6 @@ register(
         "Retries": "重试次数",
         "Jitter": "随机延迟",
         "Timeout": "超时",
+        "Default ({seconds} s)": "默认（{seconds} 秒）",
     },
 )
