@@ -78,8 +78,8 @@ def wake_sentence(
         return tr("No upcoming run to wake the computer for.")
     text = tr(
         "Wakes the computer at {at} for the run due {due}.",
-        at=format_moment(target.at.astimezone(zone)),
-        due=format_moment(target.due.astimezone(zone)),
+        at=format_moment(target.at.astimezone(zone), year=target.at.year != now.year),
+        due=format_moment(target.due.astimezone(zone), year=target.due.year != now.year),
     )
     if wake_plan([schedule], ON_BATTERY, now) is None:
         text += " " + tr("Not on battery: the run waits for the charger.")
