@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.errors import DomiError
 from domi_desktop.events import Event, FireEvent, RunFinished, RunWaiting
-from domi_desktop.model import WakeReason
+from domi_desktop.model import RunStatus, WakeReason
 from domi_desktop.platform.notify import Notice, Notifier, notifier_for
 from domi_desktop.scheduler.decide import WakePlan
 from domi_desktop.ui.announcer import Announcer
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from domi_desktop.ui.main_window import MainWindow
     from domi_desktop.ui.timeline.window import TimelineWindow
 
+LAST_LINE = 200
+"""Characters of a failed run's last line in its notification."""
 log = logging.getLogger("domi_desktop")
 
 register(
@@ -104,7 +106,9 @@ class TrayApp(QObject):
         self._main_window: MainWindow | None = None
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"), self)
         self.notifier.clicked.connect(self.open_run)
-        self._announcer = Announcer(self._notify, lambda: self.settings, self._attend, self)
+        self._announcer = Announcer(
+            self._notify, lambda: self.settings, self._attend, self, self._last_line
+        )
         self.settings = self._load_settings()
         self._tray_host = TrayHost(self)
         self._tray_host.appeared.connect(self._tray_appeared)
@@ -444,6 +448,26 @@ class TrayApp(QObject):
                 self._timeline.runs_changed()
             self.menu_changed()
         self.look_changed()
+
+    def _last_line(self, run_id: int) -> str | None:
+        """The last line a run printed (stdout and stderr are one stream), shortened; "" when it
+        printed nothing, None while its end is not readable yet."""
+        try:
+            run = self.host.store.get_run(run_id)
+        except DomiError:
+            return ""  # not on record (or unreadable): nothing to wait for
+        tail = run.output_tail
+        if tail is None or run.status is RunStatus.running:
+            return None
+        # The app's own notes in the log ("[domi-desktop] exit code 3") are not the job's.
+        lines = [
+            line.strip()
+            for line in (tail or "").splitlines()
+            if line.strip() and not line.startswith("[domi-desktop]")
+        ]
+        if not lines:
+            return ""
+        return lines[-1] if len(lines[-1]) <= LAST_LINE else lines[-1][: LAST_LINE - 1] + "…"
 
     def _notify(self, notice: Notice) -> None:
         self.notifier.notify(notice)  # looked up here: a replaced ``notifier`` is the one told

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -129,3 +130,25 @@ def test_a_wait_that_ran_out_is_told_in_the_chosen_language(tray: TrayApp) -> No
     skipped, failure = recorded.notices
     assert (skipped.title, skipped.body) == ("未运行：Backup", "等待磁盘 Backup 3 天 2 小时后跳过")
     assert failure.body == "退出码 3"
+
+
+def test_a_failure_s_notification_shows_the_last_line_the_job_printed_to_stderr(
+    tray: TrayApp, qtbot: Any
+) -> None:
+    recorded = Recorded()
+    tray.notifier = recorded
+    script = (
+        "import sys\nprint('working...', flush=True)\n"
+        "print('Traceback (most recent call last):', file=sys.stderr)\n"
+        "print('PermissionError: [Errno 13] /srv/backup', file=sys.stderr)\nsys.exit(3)"
+    )
+    made = tray.host.service.create_schedule(
+        {"name": "Backup", "expr": "0 3 * * *", "tz": "UTC",
+         "action": {"kind": "command", "argv": [sys.executable, "-c", script]}}
+    )  # fmt: skip
+    tray.engine.reload()  # type: ignore[attr-defined]
+    tray.host.engine.run_now(made["id"])
+    qtbot.waitUntil(lambda: bool(recorded.notices), timeout=60_000)
+    (notice,) = recorded.notices
+    assert notice.title == "Run failed: Backup"
+    assert notice.body == "exit code 3\nPermissionError: [Errno 13] /srv/backup"
