@@ -17,6 +17,7 @@ from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.errors import StoreError
 from domi_desktop.platform.notify import Notice, notifier_for
 from domi_desktop.store import Store
+from domi_desktop.ui.button_icons import theme_icons_only
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.palette import follow_system
 from domi_desktop.ui.tray import TrayApp
@@ -71,6 +72,7 @@ def _run_tray(data_dir: str | Path | None) -> int:
         app = QApplication.instance() or QApplication(sys.argv[:1])
         assert isinstance(app, QApplication)
         app.setApplicationName("domi-desktop")
+        theme_icons_only(app)  # before the palette: a new style brings its own
         follow_system(app)
         app.setQuitOnLastWindowClosed(False)
         engine = EngineThread(store, gui=True)
