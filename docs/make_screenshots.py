@@ -239,6 +239,8 @@ import make_screenshots as shots
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 app.setStyle("Fusion")
+from domi_desktop.ui.button_icons import theme_icons_only
+theme_icons_only(app)
 from domi_desktop.frontdoor.service import Service
 from domi_desktop.platform.timezone import install_os_zone
 from domi_desktop.store import Store
@@ -412,6 +414,9 @@ def main() -> int:
     install_os_zone()
     app = QApplication(sys.argv[:1])
     app.setStyle("Fusion")
+    from domi_desktop.ui.button_icons import theme_icons_only
+
+    theme_icons_only(app)  # as the app: the theme's icons on buttons, or none
     app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, False)
     if args.only == "timeline":
         with tempfile.TemporaryDirectory() as temp:

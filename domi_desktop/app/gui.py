@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 from domi_desktop.errors import StoreError
 from domi_desktop.frontdoor.rpc.instance import lock_path
 from domi_desktop.paths import resolve_data_dir
+from domi_desktop.ui.button_icons import theme_icons_only
 from domi_desktop.ui.icons import load_icon
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing before the icon shows
@@ -84,6 +85,7 @@ def _run_tray(data_dir: str | Path | None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("domi-desktop")
     app.setQuitOnLastWindowClosed(False)
+    theme_icons_only(app)  # before the palette: a new style brings its own
     early = _early_icon(data_dir)
     from domi_desktop.app.engine import EngineHandle, EngineThread
     from domi_desktop.app.host import AlreadyRunning

@@ -31,6 +31,7 @@ from domi_desktop.model import (
 )
 from domi_desktop.ports import Clock, ConditionSource, Loop, SecretStore, SleepInhibitor
 from domi_desktop.runtime.alerts import AlertKeeper
+from domi_desktop.runtime.bursts import CatchUpBurst
 from domi_desktop.runtime.catchup import (
     FutureLanes,
     Pending,
@@ -103,8 +104,8 @@ class Runtime:
             inhibitor,
             alerts=self.alerts,
             on_wake=on_wake,
-            burst=burst or UNLIMITED,
         )
+        self.bursts = CatchUpBurst(burst or UNLIMITED, self._emit)
         self.driver = Driver(clock, loop, self._source, self, on_wake=self.keeper.woke)
         self.driver.held_until = self.keeper.held_until
         self.lanes = Lanes()
@@ -241,8 +242,8 @@ class Runtime:
         done: Callable[[Sequence[FireOutcome]], None],
         reason: WakeReason,
     ) -> None:
-        pending = self.keeper.hold_back_catch_ups(pending)
-        late, burst = decided_late(pending), self.keeper.burst_of(pending)
+        pending = self.bursts.hold_back(pending)
+        late, burst = decided_late(pending), self.bursts.event_of(pending)
         if late or burst is not None:
             self._emit(WakeDecided(reason, late, burst))
         reserved = [
@@ -307,7 +308,7 @@ class Runtime:
                 (catch_ups if burst else launches).append((active, each))
 
         def announced() -> None:
-            launches.extend(self.keeper.admit_catch_ups(catch_ups, self._bursting))
+            launches.extend(self.bursts.admit(catch_ups, self._bursting))
             done(outcomes)
             # Asked at each launch: the app may freeze between two of them.
             lease = self.store.holder.lease
@@ -445,7 +446,8 @@ class Runtime:
         if lane is None:
             return
         self.lanes.end(lane, active.run_id)
-        for run_id in self.keeper.ended(active.run_id):
+        self.keeper.ended(active.run_id)
+        for run_id in self.bursts.ended(active.run_id):
             if run_id in self._bursting:
                 self._begin(*self._bursting.pop(run_id), None)
         if not lane.busy and lane.waiting is not None:

@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from domi_desktop.errors import DomiError
-from domi_desktop.events import BurstEvent, Event, FireEvent, RunFinished
+from domi_desktop.events import Event, FireEvent, RunFinished
 from domi_desktop.model import (
     Action,
     Conditions,
@@ -33,7 +33,6 @@ from domi_desktop.runtime.away import AwayKeeper
 from domi_desktop.runtime.catchup import Pending
 from domi_desktop.runtime.resources import ResourceWants, job_action
 from domi_desktop.runtime.windows import WindowKeeper
-from domi_desktop.scheduler.burst import BurstQueue
 from domi_desktop.scheduler.conditions import (
     RECHECK,
     Gate,
@@ -75,14 +74,8 @@ class KeeperHost(Protocol):
 log = logging.getLogger(__name__)
 
 
-class _HasRunId(Protocol):
-    @property
-    def run_id(self) -> int: ...
-
-
-_A = TypeVar("_A", bound=_HasRunId)
-
 _WAITING_FOR = "waiting for "
+DISABLED_WHILE_WAITING = "the schedule was turned off while it waited"
 
 
 @dataclass
@@ -111,7 +104,6 @@ class ConditionKeeper:
         inhibitor: SleepInhibitor | None,
         *,
         alerts: AlertKeeper,
-        burst: int,
         on_wake: Callable[[WakePlan, WakeReason], None] | None = None,
     ) -> None:
         self._rt = runtime
@@ -119,7 +111,6 @@ class ConditionKeeper:
         self._wants = ResourceWants(source)
         self._inhibitor = inhibitor
         self.alerts = alerts
-        self.burst: BurstQueue[int] = BurstQueue(burst)
         self.held: dict[int, Held] = {}
         self._watched: dict[int, _Watched] = {}
         self._lost: dict[int, str] = {}
@@ -195,44 +186,6 @@ class ConditionKeeper:
         if note is None:
             return reason
         return note if reason is None else f"{note}{NOTE_END}{reason}"
-
-    def hold_back_catch_ups(self, pending: list[Pending]) -> list[Pending]:
-        """Beyond the burst's room a catch-up is recorded now and started when admitted."""
-        room = self.burst.limit - len(self.burst.running)
-        held: list[Pending] = []
-        for each in pending:
-            if each.start_now and each.decision.trigger is Trigger.catch_up:
-                if room <= 0:
-                    each = replace(each, start_now=False)  # noqa: PLW2901
-                room -= 1
-            held.append(each)
-        return held
-
-    def burst_of(self, pending: Sequence[Pending]) -> BurstEvent | None:
-        """The ``BurstEvent`` the claims of ``pending`` will bring, known before they are made."""
-        starting = [
-            each for each in pending
-            if each.reason is None and each.hold is None and not each.queued
-            and each.decision.trigger is Trigger.catch_up
-        ]  # fmt: skip
-        if len(starting) <= self.burst.limit:
-            return None
-        return BurstEvent(len(starting), self.burst.limit)
-
-    def admit_catch_ups(
-        self, catch_ups: list[tuple[_A, Pending]], parked: dict[int, tuple[_A, Pending]]
-    ) -> list[tuple[_A, Pending]]:
-        """A wake's catch-up runs, ``limit`` at a time: those that start now; the others are
-        ``parked`` by run id until ``ended`` admits them. One ``BurstEvent`` when they queue."""
-        if len(catch_ups) > self.burst.limit:
-            self._rt.emit(BurstEvent(len(catch_ups), self.burst.limit))
-        admitted: list[tuple[_A, Pending]] = []
-        for item in catch_ups:
-            run_id = item[0].run_id
-            parked[run_id] = item
-            for ready in self.burst.submit(run_id, item[1].decision.due):
-                admitted.append(parked.pop(ready))
-        return admitted
 
     def hold(self, run_id: int, each: Pending) -> None:
         decision = each.decision
@@ -332,6 +285,12 @@ class ConditionKeeper:
             if schedule is None:
                 self.held.pop(held.run_id, None)
                 continue
+            if not schedule.enabled:
+                # Turned off while it waited: given up now, in words of its own (a wait that
+                # ran out is what the windows tell as "did not run").
+                self.held.pop(held.run_id, None)
+                self._give_up(held, schedule, DISABLED_WHILE_WAITING, now)
+                continue
             due = held.due or held.since
             verdict = self._gate(schedule, due, now)
             if verdict.verdict is Verdict.wait:
@@ -350,14 +309,7 @@ class ConditionKeeper:
     ) -> None:
         waited_for = held.reason.removeprefix(_WAITING_FOR)
         if verdict.verdict is Verdict.skip:
-            reason = verdict.reason or "skipped"
-            if self._rt.store.skip_waiting(held.run_id, now, reason):
-                self._rt.emit(
-                    RunFinished(
-                        held.run_id, schedule.id, schedule.name, RunStatus.skipped, reason, None,
-                        timedelta(0),
-                    )
-                )  # fmt: skip
+            self._give_up(held, schedule, verdict.reason or "skipped", now)
             return
         if verdict.verdict is Verdict.run_anyway:
             reason = verdict.reason or "ran anyway"
@@ -380,6 +332,15 @@ class ConditionKeeper:
                 )
             )  # fmt: skip
 
+    def _give_up(self, held: Held, schedule: Schedule, reason: str, now: datetime) -> None:
+        if self._rt.store.skip_waiting(held.run_id, now, reason):
+            self._rt.emit(
+                RunFinished(
+                    held.run_id, schedule.id, schedule.name, RunStatus.skipped, reason, None,
+                    timedelta(0),
+                )
+            )  # fmt: skip
+
     # -- a job's life --------------------------------------------------------------------------
 
     def started(self, run_id: int, schedule: Schedule) -> None:
@@ -392,8 +353,8 @@ class ConditionKeeper:
             self._watched[run_id] = _Watched(schedule, self.state())
             self._listen()
 
-    def ended(self, run_id: int) -> tuple[int, ...]:
-        """The job ``run_id`` is over: what it held is let go; the catch-up runs that may start."""
+    def ended(self, run_id: int) -> None:
+        """The job ``run_id`` is over: what it held is let go."""
         handle = self._awake.pop(run_id, None)
         if handle is not None:
             handle.release()
@@ -405,7 +366,6 @@ class ConditionKeeper:
         elif came_back is not None:
             self._wait_again(run_id, came_back)
         self._listen()
-        return self.burst.done(run_id)
 
     def _wait_again(self, run_id: int, schedule: Schedule) -> None:
         now = self._rt.clock.now()

@@ -23,6 +23,9 @@ _RAN = frozenset(
     {RunStatus.running, RunStatus.succeeded, RunStatus.failed, RunStatus.timed_out,
      RunStatus.interrupted}
 )  # fmt: skip
+LISTED_PER_FIRE = 100
+"""The missed dues a fire writes a row for, the latest (``scheduler.decide.MAX_LISTED_SKIPS``);
+the fire's ``missed_count`` counts them all."""
 ONE_DUE = frozenset({Trigger.scheduled, Trigger.catch_up})
 """Runs that stand for a due of the calendar (a manual run or a re-run has none of its own)."""
 
@@ -49,6 +52,9 @@ class DueStory:
     """For a missed due: the catch-up run that ran once for it and the others."""
     waited: timedelta | None = None
     waited_for: str | None = None
+    unlisted: int = 0
+    """For the earliest listed missed due of a fire: its fire's missed dues before it that were
+    counted and not listed (a fire lists its latest ``LISTED_PER_FIRE``)."""
 
     @property
     def due(self) -> datetime:
@@ -72,6 +78,10 @@ TEMPLATES = (
     "waiting for {what} since {time}",
     "ran once at {time}, late",
     "ran once at {time}, late, {status}",
+    "ran once at {time}, on time",
+    "ran once at {time}, on time, {status}",
+    "ran once, running since {time}",
+    "and {count} more before it, counted and not listed",
     "not run since",
     "ran at {time}",
     "ran at {time}, {status}",
@@ -129,14 +139,25 @@ def _story(run: Run, later: Iterable[Run], spans: Sequence[MachineSpan], now: da
         if run.reason != MISSED:
             return DueStory(run, DueKind.skipped)
         # Its fire was claimed with it: the first later run of the schedule that is not a missed due.
-        served = next(
-            (each for each in later if each.schedule_id == run.schedule_id and each.trigger in ONE_DUE
-             and not (each.status is RunStatus.skipped and each.reason == MISSED)),
-            None,
-        )  # fmt: skip
+        served, before_fire = None, 0
+        for each in later:
+            if each.schedule_id != run.schedule_id or each.trigger not in ONE_DUE:
+                continue
+            if each.status is RunStatus.skipped and each.reason == MISSED:
+                before_fire += 1
+                continue
+            served = each
+            break
+        # The fire's rows are written oldest first: the first of a full list stands for the
+        # dues of its fire that were counted and not listed.
+        listed = before_fire + 1
+        unlisted = 0
+        if served is not None and listed == LISTED_PER_FIRE:
+            unlisted = max(0, served.missed_count - listed)
         served = served if served is not None and served.status in _RAN else None
         ran = None if served is None else served.started_at or served.fired_at
-        return DueStory(run, DueKind.missed, cause_of(spans, run.due, ran), served)
+        cause = cause_of(spans, run.due, ran)
+        return DueStory(run, DueKind.missed, cause, served, unlisted=unlisted)
     if run.status is RunStatus.waiting:
         what = (run.reason or "").removeprefix(_WAITING_FOR) or None
         return DueStory(
@@ -206,6 +227,9 @@ def due_line(story: DueStory, voice: Voice) -> str:
                 parts.append(words(template, span=where))
             if story.kind is DueKind.missed:
                 parts.append(_served(story.served_by, voice))
+                if story.unlisted:
+                    more = "and {count} more before it, counted and not listed"
+                    parts.append(words(more, count=story.unlisted))
             else:
                 parts.append(_ran(run, voice))
         case DueKind.skipped:
@@ -258,13 +282,19 @@ def _served(served: Run | None, voice: Voice) -> str:
         return words("not run since")
     at = served.started_at or served.fired_at
     assert at is not None
-    if served.status in (RunStatus.succeeded, RunStatus.running):
-        return words("ran once at {time}, late", time=voice.clock(at))
-    return words(
-        "ran once at {time}, late, {status}",
-        time=voice.clock(at),
-        status=voice.status(served.status),
+    time = voice.clock(at)
+    if served.status is RunStatus.running:
+        return words("ran once, running since {time}", time=time)
+    # The fire that covered it may be a due of its own that came on time, not a catch-up.
+    late = served.late or served.trigger is Trigger.catch_up
+    if served.status is RunStatus.succeeded:
+        return words(
+            "ran once at {time}, late" if late else "ran once at {time}, on time", time=time
+        )
+    template = (
+        "ran once at {time}, late, {status}" if late else "ran once at {time}, on time, {status}"
     )
+    return words(template, time=time, status=voice.status(served.status))
 
 
 @dataclass(frozen=True, slots=True)

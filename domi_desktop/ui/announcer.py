@@ -5,6 +5,7 @@ failed and succeeded runs and the alerts' news, and a database that takes no wri
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer
@@ -26,6 +27,8 @@ from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
 from domi_desktop.ui.i18n import tr
 from domi_desktop.ui.notices import alert_texts, burst_text, late_notice
 
+LAST_LINE_LOOKS = 5
+LAST_LINE_WAIT_MS = 200
 ANNOUNCE_WAIT_MS = 500
 """How long a wake's notice waits for its claims to reach the disk (for run ids a click opens)
 before it goes out without them: a slow disk after a resume must not delay it past a second."""
@@ -46,6 +49,7 @@ class Announcer(QObject):
         wishes: Callable[[], Wishes],
         attend: Callable[[], None],
         parent: QObject | None = None,
+        last_line: Callable[[int], str | None] = lambda _run_id: None,
     ) -> None:
         """``notify`` shows a notice; ``wishes`` are the settings of the moment; ``attend`` is
         told when something wants the user's look (the icon says so)."""
@@ -53,6 +57,8 @@ class Announcer(QObject):
         self._notify = notify
         self._wishes = wishes
         self._attend = attend
+        self._last_line = last_line
+        """A run's last line of output (its stderr is in it), for a failure's notice."""
         self._late: list[FireEvent] = []
         self._burst: BurstEvent | None = None
         self._decided: WakeDecided | None = None
@@ -123,10 +129,7 @@ class Announcer(QObject):
                 body = (
                     reason_words(event.reason) if event.reason else tr(STATUS_LABELS[event.status])
                 )
-                self._notify(
-                    Notice(tr("Run failed: {name}", name=event.name), body, warning=True,
-                           run_id=event.run_id)
-                )  # fmt: skip
+                self._failure(event.name, event.run_id, body)
         elif event.status is RunStatus.succeeded and wishes.notify_successes:
             self._notify(
                 Notice(tr("Run succeeded: {name}", name=event.name), "", run_id=event.run_id)
@@ -135,9 +138,21 @@ class Announcer(QObject):
             # A wait that ran out (a disk that never came): told once, as the schedule promised.
             self._attend()
             self._notify(
-                Notice(tr("Did not run: {name}", name=event.name), event.reason or "",
-                       warning=True, run_id=event.run_id)
+                Notice(tr("Did not run: {name}", name=event.name),
+                       reason_words(event.reason or ""), warning=True, run_id=event.run_id)
             )  # fmt: skip
+
+    def _failure(self, name: str, run_id: int, body: str, tries: int = 0) -> None:
+        """A failure's notice with the last line the job printed: read from the store, where
+        the run's end may land a moment after its event (a few looks, then without it)."""
+        said = self._last_line(run_id)
+        if said is None and tries < LAST_LINE_LOOKS:
+            again = partial(self._failure, name, run_id, body, tries + 1)
+            QTimer.singleShot(LAST_LINE_WAIT_MS, again)
+            return
+        if said:
+            body = f"{body}\n{said}"
+        self._notify(Notice(tr("Run failed: {name}", name=name), body, warning=True, run_id=run_id))
 
     def _alert(self, event: AlertEvent) -> None:
         """One notification per piece of news (``scheduler.alerts``); a new failure reads as
@@ -148,9 +163,13 @@ class Announcer(QObject):
         wishes = self._wishes()
         if not wishes.notify_failures:
             return
+        if kind is NoticeKind.failing and event.run_id is not None:
+            body = reason_words(event.reason) if event.reason else event.error or ""
+            self._failure(event.name, event.run_id, body)
+            return
         if kind is NoticeKind.failing:
             title = tr("Run failed: {name}", name=event.name)
-            body = event.reason or event.error or ""
+            body = reason_words(event.reason) if event.reason else event.error or ""
         else:
             notice = AlertNotice(kind, event.failures, event.error, event.stale_for)
             title, body = alert_texts(notice, event.name, event.schedule_id)

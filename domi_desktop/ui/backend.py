@@ -57,7 +57,9 @@ class AppBackend(Protocol):
 class WindowActions(Protocol):
     """What the window asks of the tray app: the other windows, and quitting."""
 
-    def open_editor(self, schedule_id: int | None) -> None: ...
+    def open_editor(self, schedule_id: int | None, *, fresh_copy: bool = False) -> None:
+        """``fresh_copy``: a copy Duplicate just made, deleted if the editor is not saved."""
+        ...
 
     def open_history(self, schedule_id: int | None) -> None: ...
 

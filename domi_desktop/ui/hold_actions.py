@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMenu, QToolBar
 
 from domi_desktop.scheduler import oneoff
 from domi_desktop.ui.i18n import tr
+from domi_desktop.ui.main_words import ACTION_TEXTS
 
 if TYPE_CHECKING:
     from domi_desktop.ui.main_window import MainWindow
@@ -40,8 +41,8 @@ def add_hold_actions(window: MainWindow, app: HoldActions) -> dict[str, QAction]
 
     made: dict[str, QAction] = {}
     for key, text, slot in (
-        ("skip", tr("Skip next"), skip),
-        ("snooze", tr("Snooze 1 hour"), snooze),
+        ("skip", tr(ACTION_TEXTS["skip"]), skip),
+        ("snooze", tr(ACTION_TEXTS["snooze"]), snooze),
     ):
         action = QAction(text, window)
         action.setObjectName(f"action-{key}")

@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPoint,
+    QSize,
     Qt,
     QTimer,
 )
@@ -46,58 +47,20 @@ from domi_desktop.events import FireEvent, RunFinished, RunWaiting
 from domi_desktop.model import Schedule
 from domi_desktop.ui.backend import AppBackend, WindowActions
 from domi_desktop.ui.empty_state import EmptyState
-from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.i18n import tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.kept_order import KeptOrder
+from domi_desktop.ui.main_words import ACTION_TEXTS, NO_TRAY
 from domi_desktop.ui.schedule_model import ID_ROLE, Column, ScheduleFilter, ScheduleModel
+from domi_desktop.ui.screen_fit import fit_to_screen
 from domi_desktop.ui.transfers import Transfers
 
 log = logging.getLogger("domi_desktop")
 
 COPY_SUFFIX = " (copy)"
-NO_TRAY = (
-    "There is no tray on this desktop (yet): closing this window stops the scheduler. "
-    "When a panel with a tray starts, the icon moves there."
-)
-
-register(
-    "zh",
-    {
-        "Schedules": "计划",
-        "&File": "文件(&F)",
-        "&Schedule": "计划(&S)",
-        "New…": "新建…",
-        "Edit…": "编辑…",
-        "Duplicate": "复制",
-        "Delete…": "删除…",
-        "Run now": "立即运行",
-        "Stop": "停止",
-        "Pause": "暂停",
-        "Resume": "恢复",
-        "History…": "历史…",
-        "Timeline…": "时间线…",
-        "Pause all": "全部暂停",
-        "Import…": "导入…",
-        "Export…": "导出…",
-        "Open data folder": "打开数据文件夹",
-        "Settings…": "设置…",
-        "Quit": "退出",
-        "Search schedules": "搜索计划",
-        "Delete schedule": "删除计划",
-        "Delete “{name}”? Its history is deleted too.": "删除“{name}”？其历史也将一并删除。",
-        "Delete {count} schedules? Their history is deleted too.": (
-            "删除 {count} 个计划？其历史也将一并删除。"
-        ),
-        "Started {name} (run {run_id}).": "已开始 {name}（运行 {run_id}）。",
-        "Stopping {name}.": "正在停止 {name}。",
-        "{name} is not running.": "{name} 没有在运行。",
-        "Cannot do that: {reason}": "无法完成：{reason}",
-        "Import a crontab…": "导入 crontab…",
-        NO_TRAY: "此桌面（暂时）没有托盘：关闭此窗口会停止调度。带托盘的面板启动后，图标会移到那里。",
-        "No schedules yet: {new} or {crontab}": "还没有计划：{new}或{crontab}",
-        "{shown} of {total} schedules": "{shown} / {total} 个计划",
-    },
-)
+COLUMN_WIDTHS = {Column.title: 200, Column.meaning: 240, Column.next_run: 230,
+                 Column.last_run: 170, Column.result: 90, Column.enabled: 70}  # fmt: skip
+"""Fixed widths, widened to the header's words: resizing to contents reads every row (10,000)."""
 
 
 class MainWindow(QMainWindow):
@@ -109,7 +72,7 @@ class MainWindow(QMainWindow):
         self._app = actions
         self.setWindowTitle(tr("domi-desktop"))
         self.setWindowIcon(load_icon("idle"))
-        self.resize(980, 480)
+        fit_to_screen(self, QSize(980, 480))
         self.model = ScheduleModel(host.store, self._next_fire, self._set_enabled, self)
         self.proxy = ScheduleFilter(self.model, self)
         self.table = self._make_table()
@@ -167,16 +130,14 @@ class MainWindow(QMainWindow):
         table.verticalHeader().hide()
         table.setWordWrap(False)
         header = table.horizontalHeader()
-        # Fixed widths: resizing to contents reads every row, 10,000 of them.
-        for column, width in ((Column.title, 200), (Column.meaning, 240), (Column.next_run, 230),
-                              (Column.last_run, 170), (Column.result, 90), (Column.enabled, 70)):  # fmt: skip
-            header.resizeSection(column, width)
         header.setSectionResizeMode(Column.meaning, QHeaderView.ResizeMode.Stretch)
+        self.table = table
+        self._fit_columns()
         return table
 
     def _make_actions(self) -> dict[str, QAction]:
-        def make(key: str, text: str, slot: Any, shortcut: Any = None) -> QAction:
-            action = QAction(text, self)
+        def make(key: str, slot: Any, shortcut: Any = None) -> QAction:
+            action = QAction(tr(ACTION_TEXTS[key]), self)
             action.setObjectName(f"action-{key}")
             action.triggered.connect(lambda *_: slot())
             if shortcut is not None:
@@ -188,29 +149,26 @@ class MainWindow(QMainWindow):
 
         keys = QKeySequence.StandardKey
         acts = {
-            "new": make("new", tr("New…"), lambda: self._app.open_editor(None), keys.New),
+            "new": make("new", lambda: self._app.open_editor(None), keys.New),
             "edit": make(
                 "edit",
-                tr("Edit…"),
                 self.edit_selected,
                 [QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)],
             ),
-            "duplicate": make(
-                "duplicate", tr("Duplicate"), self.duplicate_selected, QKeySequence("Ctrl+D")
-            ),
-            "delete": make("delete", tr("Delete…"), self.delete_selected, keys.Delete),
-            "run": make("run", tr("Run now"), self.run_selected),
-            "stop": make("stop", tr("Stop"), self.stop_selected),
-            "toggle": make("toggle", tr("Pause"), self.toggle_selected),
-            "history": make("history", tr("History…"), self.history_selected),
-            "timeline": make("timeline", tr("Timeline…"), self._app.open_timeline),
-            "pause_all": make("pause_all", tr("Pause all"), self._pause_all),
-            "import": make("import", tr("Import…"), self.files.import_dialog),
-            "crontab": make("crontab", tr("Import a crontab…"), self.files.crontab_dialog),
-            "export": make("export", tr("Export…"), self.files.export_dialog),
-            "data": make("data", tr("Open data folder"), self.files.open_data_folder),
-            "settings": make("settings", tr("Settings…"), self._app.open_settings),
-            "quit": make("quit", tr("Quit"), self._app.quit, keys.Quit),
+            "duplicate": make("duplicate", self.duplicate_selected, QKeySequence("Ctrl+D")),
+            "delete": make("delete", self.delete_selected, keys.Delete),
+            "run": make("run", self.run_selected),
+            "stop": make("stop", self.stop_selected),
+            "toggle": make("toggle", self.toggle_selected),
+            "history": make("history", self.history_selected),
+            "timeline": make("timeline", self._app.open_timeline),
+            "pause_all": make("pause_all", self._pause_all),
+            "import": make("import", self.files.import_dialog),
+            "crontab": make("crontab", self.files.crontab_dialog),
+            "export": make("export", self.files.export_dialog),
+            "data": make("data", self.files.open_data_folder),
+            "settings": make("settings", self._app.open_settings),
+            "quit": make("quit", self._app.quit, keys.Quit),
         }
         acts["pause_all"].setCheckable(True)
         return acts
@@ -218,12 +176,15 @@ class MainWindow(QMainWindow):
     def _make_menus_and_toolbar(self) -> None:
         acts = self.acts
         file_menu = self.menuBar().addMenu(tr("&File"))
+        self._menus = [(file_menu, "&File")]
         for key in ("new", "import", "crontab", "export", None, "pause_all", "data", "settings",
                     None, "quit"):  # fmt: skip
             file_menu.addSeparator() if key is None else file_menu.addAction(acts[key])
         schedule_menu = self.menuBar().addMenu(tr("&Schedule"))
+        self._menus.append((schedule_menu, "&Schedule"))
         self._fill_schedule_menu(schedule_menu)
         bar = QToolBar(tr("Schedules"), self)
+        self._toolbar = bar
         bar.setObjectName("toolbar")
         bar.setMovable(False)
         for key in ("new", "edit", "duplicate", "delete", "run", "stop", "toggle", "history",
@@ -342,7 +303,8 @@ class MainWindow(QMainWindow):
 
     def duplicate_selected(self) -> list[int]:
         """A paused copy of each selected schedule, named "… (copy)", and the editor on it (on
-        one copy): two copies never both run before the user made the copy their own."""
+        one copy, which Cancel takes back): two copies never both run before the user made the
+        copy their own."""
         created = []
         service = self._host.service
         for schedule in self.selected():
@@ -355,7 +317,7 @@ class MainWindow(QMainWindow):
         if created:
             self.select(created[-1])
         if len(created) == 1:
-            self._app.open_editor(created[0])
+            self._app.open_editor(created[0], fresh_copy=True)
         return created
 
     def delete_selected(self) -> bool:
@@ -485,6 +447,36 @@ class MainWindow(QMainWindow):
         ):
             self._order.pointer(event.type() == QEvent.Type.Enter)
         return super().eventFilter(watched, event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+
+    def retranslate(self) -> None:
+        """Every text again in the language just chosen, the columns fitted to it."""
+        self.setWindowTitle(tr("domi-desktop"))
+        self.search.setPlaceholderText(tr("Search schedules"))
+        for key, action in self.acts.items():
+            action.setText(tr(ACTION_TEXTS[key]))
+        for menu, text in self._menus:
+            menu.setTitle(tr(text))
+        self._toolbar.setWindowTitle(tr("Schedules"))
+        self.no_tray.setText(tr(NO_TRAY))
+        self.model.texts_changed()
+        self._fit_columns()
+        self._update_actions()
+
+    def _fit_columns(self) -> None:
+        """Each column at least as wide as its header in the current language."""
+        header = self.table.horizontalHeader()
+        for column, width in COLUMN_WIDTHS.items():
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            # Room for the sort arrow and the section's margins beside the text.
+            wanted = (
+                header.fontMetrics().horizontalAdvance(title) + 2 * header.fontMetrics().height()
+            )
+            header.resizeSection(column, max(width, wanted))
 
     def showEvent(self, event: QShowEvent) -> None:
         self.ensure_loaded()

@@ -215,6 +215,14 @@ class ScheduleModel(QAbstractTableModel):
                 self.index(0, Column.next_run), self.index(len(self._rows) - 1, Column.next_run)
             )
 
+    def texts_changed(self) -> None:
+        """Another language: the headers and every cell again (the cron meanings re-described)."""
+        self._meaning.clear()
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(Column) - 1)
+        if self._rows:
+            last = self.index(len(self._rows) - 1, len(Column) - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+
     # -- reading -----------------------------------------------------------------------------------
 
     def schedule_at(self, row: int) -> Schedule:

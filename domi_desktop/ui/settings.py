@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +30,7 @@ from domi_desktop.ports import Autostart
 from domi_desktop.ui.editor.widgets import ZonePicker, error_label
 from domi_desktop.ui.heartbeat_box import HeartbeatBox
 from domi_desktop.ui.i18n import Texts, register, tr
+from domi_desktop.ui.screen_fit import fit_to_screen
 
 register(
     "zh",
@@ -132,10 +135,22 @@ class SettingsDialog(QDialog):
         t.bind(language.setTitle, "Language")
         QFormLayout(language).addRow(t.label("Language:"), self.language)
         self.heartbeat = HeartbeatBox(t)
-        layout = QVBoxLayout(self)
+        # The groups scroll when the screen is short (200 % on 1920x1080 is 540 pixels high);
+        # the buttons stay in view.
+        self._content = QWidget()
+        groups = QVBoxLayout(self._content)
+        groups.setContentsMargins(0, 0, 0, 0)
         for group in (startup, notifications, schedules, language, self.heartbeat):
-            layout.addWidget(group)
-        layout.addStretch(1)
+            groups.addWidget(group)
+        groups.addStretch(1)
+        self._scroll = QScrollArea()
+        self._scroll.setObjectName("settingsScroll")
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._scroll.setWidget(self._content)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._scroll, 1)
         layout.addWidget(self.buttons)
 
         self._show(settings)
@@ -144,7 +159,8 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.buttons.button(QDialogButtonBox.StandardButton.Apply).clicked.connect(self.apply)
         self._check_zone()
-        self.resize(max(520, self.sizeHint().width()), 0)
+        bar = self._scroll.verticalScrollBar().sizeHint().width()
+        self.resize(max(520, self._content.sizeHint().width() + bar + 24), 0)
         self._fit_height()
 
     def changeEvent(self, event: QEvent) -> None:
@@ -223,7 +239,11 @@ class SettingsDialog(QDialog):
     def _fit_height(self) -> None:
         # A top-level window does not grow by itself for wrapped text shown after it was sized
         # (its minimum ignores height-for-width), so the error messages would be cut off.
-        self.resize(self.width(), self.heightForWidth(self.width()))
+        inner = self._content.heightForWidth(self._scroll.viewport().width())
+        if inner < 0:
+            inner = self._content.sizeHint().height()
+        chrome = self.sizeHint().height() - self._scroll.sizeHint().height()
+        fit_to_screen(self, QSize(self.width(), inner + max(0, chrome)))
 
     def _ok(self) -> None:
         # A failed login entry keeps the dialog open, so its message is read rather than lost.

@@ -4,10 +4,12 @@ only), a crontab imported with its bad lines named, and the data folder shown.""
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QProcess, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
@@ -157,10 +159,34 @@ class Transfers:
         self._say(imported_text(len(created)), 10_000)
 
     def open_data_folder(self) -> bool:
-        """Show the data folder in the file manager; when none answers, say where it is."""
+        """Show the data folder in the file manager; when none opens it, say where it is.
+
+        On Linux and the BSDs Qt hands the folder to ``xdg-open`` and calls it opened once that
+        started, whatever it then found: ``xdg-open`` is run here and its exit status heard."""
         path = str(self._data_dir)
+        opener = shutil.which("xdg-open") if sys.platform not in ("win32", "darwin") else None
+        if opener is not None:
+            process = QProcess(self._window)
+            process.setProgram(opener)
+            process.setArguments([path])
+            process.finished.connect(lambda code, _status: self._opened(process, code == 0))
+            process.errorOccurred.connect(lambda _error: self._opened(process, False))
+            process.start()
+            return True
         if QDesktopServices.openUrl(QUrl.fromLocalFile(path)):
             return True
+        self._say_where(path)
+        return False
+
+    def _opened(self, process: QProcess, opened: bool) -> None:
+        if process.property("told"):
+            return  # a failed start reports an error and, on some platforms, a finish too
+        process.setProperty("told", True)
+        process.deleteLater()
+        if not opened:
+            self._say_where(process.arguments()[0])
+
+    def _say_where(self, path: str) -> None:
         QGuiApplication.clipboard().setText(path)
         box = QMessageBox(QMessageBox.Icon.Information, tr("Data folder"),
                           tr("The data folder is {path}", path=path),
@@ -170,4 +196,3 @@ class Transfers:
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.open()
         self._say(tr("The data folder is {path}", path=path), 30_000)
-        return False

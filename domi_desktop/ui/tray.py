@@ -27,12 +27,12 @@ from domi_desktop.ui.announcer import Announcer
 from domi_desktop.ui.backend import AppBackend
 from domi_desktop.ui.heads_up import HeadsUp
 from domi_desktop.ui.hold_actions import add_hold_actions
-from domi_desktop.ui.i18n import person_time, register, set_language, tr
+from domi_desktop.ui.i18n import register, set_language, tr
 from domi_desktop.ui.icons import load_icon
 from domi_desktop.ui.paced import Paced
-from domi_desktop.ui.sentence import waiting_lines
 from domi_desktop.ui.sleep_action import SleepWhenDoneAction
 from domi_desktop.ui.tray_host import TrayHost
+from domi_desktop.ui.tray_look import last_line, look
 from domi_desktop.ui.tray_menu import SchedulesMenu
 
 if TYPE_CHECKING:
@@ -116,7 +116,9 @@ class TrayApp(QObject):
         self.notifier: Notifier = notifier_for(self.tray, tr("Open history"), self)
         self.notifier.clicked.connect(self.open_run)
         self.notifier.acted.connect(self._acted)
-        self._announcer = Announcer(self._notify, lambda: self.settings, self._attend, self)
+        self._announcer = Announcer(
+            self._notify, lambda: self.settings, self._attend, self, self._last_line
+        )
         self.sleep_when_done = SleepWhenDoneAction(lambda: self.host.engine, self._notify)
         self._heads_up = HeadsUp(
             lambda: self.host.engine.state, self._notify, lambda: self.settings.notify_late, self
@@ -205,45 +207,14 @@ class TrayApp(QObject):
         self._look.now()
 
     def _draw_look(self) -> None:
-        engine = self.host.engine.state
-        running = engine.running_runs()
-        paused = engine.paused
-        self.state = (
-            "attention"
-            if self.attention
-            else "running"
-            if running
-            else "paused"
-            if paused
-            else "idle"
-        )
+        self.state, tooltip = look(self.host.engine.state, self.attention)
         icon = "template" if sys.platform == "darwin" and self.state == "idle" else self.state
         self.tray.setIcon(self.icons[icon])
-        lines = [tr("domi-desktop")]
-        upcoming = None if paused else self._next_fire()
-        if paused:
-            lines.append(tr("All schedules paused"))
-        elif upcoming:
-            lines.append(tr("Next: {name} · {when}", name=upcoming[0], when=upcoming[1]))
-        else:
-            lines.append(tr("Nothing scheduled"))
-        if running:
-            lines.append(tr("{count} running", count=len(running)))
-        lines += waiting_lines(engine)
-        if self.attention:
-            lines.append(tr("Attention: {what}", what=tr("a late or failed run")))
-        self.tray.setToolTip("\n".join(lines))
+        self.tray.setToolTip(tooltip)
 
     def look_changed(self) -> None:
         """Update the icon and tooltip soon: a few times a second during a burst."""
         self._look.ask()
-
-    def _next_fire(self) -> tuple[str, str] | None:
-        soonest = self.host.engine.state.soonest
-        if not soonest:
-            return None
-        upcoming, schedule = soonest[0]
-        return schedule.name, person_time(upcoming, schedule.tz)
 
     # -- the menu ------------------------------------------------------------------------------
 
@@ -338,7 +309,9 @@ class TrayApp(QObject):
         self.app.quit()
         return True
 
-    def open_editor(self, schedule_id: int | None) -> None:
+    def open_editor(self, schedule_id: int | None, *, fresh_copy: bool = False) -> None:
+        """The editor on ``schedule_id`` (a new schedule when None). A ``fresh_copy`` (made by
+        Duplicate) is deleted again when the editor closes without a save."""
         from domi_desktop.ui.editor.dialog import EditorDialog
 
         dialog = EditorDialog(
@@ -348,7 +321,20 @@ class TrayApp(QObject):
             schedule_id=schedule_id,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if fresh_copy and schedule_id is not None:
+            saved: list[int] = []
+            dialog.saved.connect(saved.append)
+            dialog.finished.connect(lambda _: self._drop_copy(schedule_id, bool(saved)))
         self._keep("editor", dialog)
+
+    def _drop_copy(self, schedule_id: int, saved: bool) -> None:
+        if saved:
+            return
+        try:
+            self.host.service.delete_schedule({"id": schedule_id})
+        except DomiError as error:
+            log.warning("the unsaved copy %s stays: %s", schedule_id, error)
+        self.schedule_changed(schedule_id)
 
     def open_history(self, schedule_id: int | None) -> None:
         self._history_window().show_schedule(schedule_id)
@@ -430,6 +416,9 @@ class TrayApp(QObject):
         save_settings(self._settings_path(), settings)
         self.settings = settings
         set_language(settings.language)
+        # The tray's own words are no window's: its menu and tooltip are made again.
+        self.rebuild_menu()
+        self.update_look()
 
     # -- events (all after the runtime changed its state) --------------------------------------
 
@@ -472,6 +461,9 @@ class TrayApp(QObject):
                 self._timeline.runs_changed()
             self.menu_changed()
         self.look_changed()
+
+    def _last_line(self, run_id: int) -> str | None:
+        return last_line(self.host.store, run_id)
 
     def _notify(self, notice: Notice) -> None:
         self.notifier.notify(notice)  # looked up here: a replaced ``notifier`` is the one told

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from dataclasses import fields
 from functools import partial
 from urllib.parse import urlsplit
 
@@ -13,7 +14,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from domi_desktop.frontdoor.wire import Json
+from domi_desktop.model import HttpAction
 from domi_desktop.ports import SecretStore
 from domi_desktop.ui.editor.secret import NewSecretDialog
 from domi_desktop.ui.editor.widgets import (
@@ -42,6 +43,8 @@ from domi_desktop.ui.editor.widgets import (
 )
 from domi_desktop.ui.i18n import Texts, register, tr
 
+HTTP_TIMEOUT: float = next(f.default for f in fields(HttpAction) if f.name == "timeout")  # type: ignore[assignment]
+"""An HTTP job's request timeout when its Policies timeout is "the default"."""
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
 SECRET_TIP = "Only the secret's name is kept here; its value is read from the keychain at run time."
 NO_SECRETS_CLI = "No secrets stored yet. Add one with: domi-desktop secret set NAME"
@@ -173,12 +176,8 @@ class ActionBox(QGroupBox):
         self.http_body = text_box("httpBody", 2)
         t.bind(self.http_body.setAccessibleName, "Body")
         t.bind(self.http_body.setPlaceholderText, "Optional request body")
-        self.http_timeout = QDoubleSpinBox()
-        self.http_timeout.setObjectName("httpTimeout")
-        self.http_timeout.setRange(0.5, 3600)
-        self.http_timeout.setDecimals(1)
-        self.http_timeout.setValue(30)
-        t.bind(self.http_timeout.setSuffix, " s")
+        self.loaded_timeout: float | None = None
+        """The request's timeout as loaded; the editor shows one timeout, the Policies box's."""
 
         page = QWidget()
         form = QFormLayout(page)
@@ -187,7 +186,6 @@ class ActionBox(QGroupBox):
         form.addRow(t.label("Headers"), self.http_headers)
         form.addRow(t.label("Secret headers"), self._secrets_row(self.secret_headers))
         form.addRow(t.label("Body"), self.http_body)
-        form.addRow(t.label("Timeout"), self.http_timeout)
         return page
 
     def _connect(self) -> None:
@@ -201,7 +199,9 @@ class ActionBox(QGroupBox):
             table.changed.connect(self.changed)
         self.shell.toggled.connect(self.changed)
         self.http_method.currentIndexChanged.connect(self.changed)
-        self.http_timeout.valueChanged.connect(self.changed)
+
+    def is_http(self) -> bool:
+        return self.kind_http.isChecked()
 
     def _kind_changed(self) -> None:
         self.pages.setCurrentIndex(1 if self.kind_http.isChecked() else 0)
@@ -252,7 +252,7 @@ class ActionBox(QGroupBox):
             self.http_headers.set_pairs(action["headers"])
             self.secret_headers.set_pairs(action["secret_headers"])
             self.http_body.setPlainText(action["body"] or "")
-            self.http_timeout.setValue(action["timeout"])
+            self.loaded_timeout = float(action["timeout"])
         else:
             shell = action["shell"]
             self.shell.setChecked(shell is not None)
@@ -280,7 +280,7 @@ class ActionBox(QGroupBox):
                 "headers": dict(self.http_headers.pairs()),
                 "secret_headers": dict(self.secret_headers.pairs()),
                 "body": self.http_body.toPlainText() or None,
-                "timeout": self.http_timeout.value(),
+                "timeout": HTTP_TIMEOUT,  # the editor's own: the Policies box's timeout
             }
         else:
             line = self.command.text().strip()

@@ -33,7 +33,7 @@ from domi_desktop.frontdoor.service import Service
 from domi_desktop.frontdoor.wire import MAX_NAME, Json, parse_action, parse_policies
 from domi_desktop.model import Policies
 from domi_desktop.ports import SecretStore
-from domi_desktop.ui.editor.action import ActionBox
+from domi_desktop.ui.editor.action import HTTP_TIMEOUT, ActionBox
 from domi_desktop.ui.editor.alerts import AlertsBox
 from domi_desktop.ui.editor.conditions import ConditionsBox
 from domi_desktop.ui.editor.monitoring import MonitoringBox
@@ -226,6 +226,7 @@ class EditorDialog(QDialog):
         self.zone.zone_changed.connect(self._schedule_edited)
         self.name.textChanged.connect(self._name_edited)
         self.action.changed.connect(self._edited)
+        self.action.changed.connect(self._action_edited)
         self.policies.changed.connect(self._policies_edited)
         self.conditions.changed.connect(self._policies_edited)
         self.alerts.changed.connect(self._policies_edited)
@@ -303,6 +304,11 @@ class EditorDialog(QDialog):
             self.schedule.load_once(wall_time(schedule["once_at"], schedule["tz"]))
         self.action.load(schedule["action"])
         self.policies.load(schedule["policies"])
+        loaded = self.action.loaded_timeout
+        # A request timeout of its own (an older schedule, an import) shown in the one field.
+        if loaded not in (None, HTTP_TIMEOUT) and not schedule["policies"]["timeout"]:
+            self.policies.timeout.setValue(max(1, round(loaded or 0)))
+        self.policies.set_http(self.action.is_http())
         self.conditions.load(schedule["policies"])
         self.alerts.load(schedule["policies"])
         self.monitoring.load(schedule["policies"])
@@ -317,6 +323,10 @@ class EditorDialog(QDialog):
     def _edited(self) -> None:
         self._save_error = None
         self._update()
+
+    def _action_edited(self) -> None:
+        # A bound method, not a lambda: a lambda holding the dialog would keep it alive.
+        self.policies.set_http(self.action.is_http())
 
     def _policies_edited(self) -> None:
         self._save_error = None
@@ -390,6 +400,9 @@ class EditorDialog(QDialog):
             typed = self.zone.currentText().strip()
             problems["tz"] = tr("Unknown time zone “{zone}”: pick one from the list.", zone=typed)
         action, action_problem = self.action.action_json()
+        if self.action.is_http():
+            # One timeout for an HTTP job: the Policies box's, else the request's default.
+            action["timeout"] = float(self.policies.timeout.value() or HTTP_TIMEOUT)
         if action_problem is None:
             try:
                 parse_action(action)

@@ -4,6 +4,7 @@ policies JSON (the wake's line is the sleep panel's: it needs the schedule's tim
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.frontdoor.wire import MAX_SECONDS, Json
 from domi_desktop.model import CatchUp, Overlap
+from domi_desktop.ui.editor.waking import WakeWay, this_machine_way, way_words
 from domi_desktop.ui.editor.widgets import error_label, help_label, row, stacked
 from domi_desktop.ui.i18n import Texts, register, tr
 
@@ -86,9 +88,15 @@ class PoliciesBox(QGroupBox):
             self.jitter.setToolTip,
             "Start up to this much later, at random, so many jobs do not start at once.",
         )
+        self.http = False
+        """The job is an HTTP request: its one timeout is this box's."""
         self.wake = QCheckBox()
         self.wake.setObjectName("wakeToRun")
         t.bind(self.wake.setText, "Wake the computer to run this")
+        self.wake_how = help_label()
+        self.wake_how.setObjectName("wakeHow")
+        self.wake_way: Callable[[], WakeWay] = this_machine_way
+        """How this machine is woken (the OS is asked once, when the box is first ticked)."""
         self.error = error_label("policiesError")
 
         form = QFormLayout(self)
@@ -99,7 +107,7 @@ class PoliciesBox(QGroupBox):
         form.addRow(t.label("Timeout"), self.timeout)
         form.addRow(t.label("Retries"), row(self.retries, self.retry_backoff, stretch=1))
         form.addRow(t.label("Jitter"), self.jitter)
-        form.addRow(self.wake)
+        form.addRow(row(self.wake, self.wake_how, stretch=1))
         self.background = QCheckBox()
         self.background.setObjectName("background")
         t.bind(self.background.setText, "Run in the background: low CPU and disk priority")
@@ -151,6 +159,18 @@ class PoliciesBox(QGroupBox):
         self.catch_up_within.setEnabled(catch_up is CatchUp.latest)
         self.overlap_help.setText(tr(OVERLAP[Overlap(self.overlap.currentData())][1]))
         self.retry_backoff.setEnabled(self.retries.value() > 0)
+        # An HTTP request always has a timeout: "none" would be its default, not no limit.
+        zero = tr("Default ({seconds} s)", seconds=30) if self.http else tr("No limit")
+        self.timeout.setSpecialValueText(zero)
+        waking = self.wake.isChecked()
+        self.wake_how.setVisible(waking)
+        if waking:
+            self.wake_how.setText(way_words(self.wake_way()))
+
+    def set_http(self, http: bool) -> None:
+        if http != self.http:
+            self.http = http
+            self.update_help()
 
     def load(self, policies: Json) -> None:
         self.catch_up.setCurrentIndex(self.catch_up.findData(policies["catch_up"]))
@@ -227,5 +247,6 @@ register(
         "Retries": "重试次数",
         "Jitter": "随机延迟",
         "Timeout": "超时",
+        "Default ({seconds} s)": "默认（{seconds} 秒）",
     },
 )

@@ -16,9 +16,19 @@ from domi_desktop.cron import next_run, parse, prev_run, zone_for
 from domi_desktop.model import CatchUp, Policies, SystemState
 from domi_desktop.scheduler.conditions import RESOURCES, Verdict, gate
 from domi_desktop.scheduler.simulate import SimulatedWake, play_wait, simulate
+from domi_desktop.ui import i18n
 from domi_desktop.ui.condition_words import gate_words, list_words, resources_waited_for
 from domi_desktop.ui.editor.waking import this_machine, wake_sentence
-from domi_desktop.ui.i18n import format_moment, register, tr
+from domi_desktop.ui.i18n import register, tr
+
+_year = [datetime.now().year]
+"""The year of the panel's "now" (set at each run of the scenario), beside which a date in
+another year carries its year."""
+
+
+def format_moment(moment: datetime) -> str:
+    """A moment of the story: ``Wed 03-06 03:00``, with the year when it is not this one."""
+    return i18n.format_moment(moment, year=moment.year != _year[0])
 
 
 class Scenario(Enum):
@@ -285,6 +295,8 @@ class SleepPanel(QGroupBox):
         self._run()
 
     def _run(self) -> None:
+        if self._inputs is not None:
+            _year[0] = self._inputs[3].year
         waking = self._inputs is not None and self._inputs[2].wake_to_run
         self.wake_line.setVisible(waking)
         if self._inputs is not None and waking:

@@ -269,10 +269,13 @@ class ZonePicker(QComboBox):
     def retranslate(self) -> None:
         label = tr("Local ({zone})", zone=local_zone_name() or tr("this computer"))
         was_local = self.zone() == LOCAL
-        self.setItemText(0, label)
+        # The new label is known before the item shows it: renaming the current item changes
+        # the edit text, and whoever checks the zone then must read it as Local.
         self._local_label = label
+        self.setItemText(0, label)
         if was_local:
             self.setEditText(label)
+        self.zone_changed.emit()
 
     def set_zone(self, zone: str) -> None:
         index = 0 if zone == LOCAL else self.findText(zone, Qt.MatchFlag.MatchExactly)

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.model import Run, RunStatus, printed_nothing
 from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.screen_fit import fit_to_screen
 
 LOG_VIEW_LIMIT = 1024 * 1024
 """Bytes of a log shown: its end is what explains a failure, and a text view of a
@@ -111,7 +112,7 @@ class LogDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         tail = run_log(run)
         if tail.text:
-            self.resize(820, 560)
+            fit_to_screen(self, QSize(820, 560))
         self.note = QLabel(tail.note)
         self.note.setObjectName("logNote")
         self.note.setWordWrap(True)

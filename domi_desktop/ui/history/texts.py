@@ -8,7 +8,10 @@ from datetime import datetime, timedelta
 
 from domi_desktop.cron import LOCAL
 from domi_desktop.model import PROCESS_DIED, WARDEN_STOPPED, Run, RunStatus, SkipReason, Trigger
+from domi_desktop.runtime.gates import DISABLED_WHILE_WAITING
+from domi_desktop.ui import condition_words  # noqa: F401  (the gates' words in Chinese)
 from domi_desktop.ui.i18n import person_time, register, tr
+from domi_desktop.ui.notices import span_words
 
 STATUS_LABELS = {
     RunStatus.running: "running",
@@ -49,6 +52,7 @@ _SHORT_REASONS = {
     PROCESS_DIED: "the app stopped",
     WARDEN_STOPPED: "stopped: the app did not renew its lease",
     "on battery the whole window": "on battery the whole window",
+    DISABLED_WHILE_WAITING: "turned off while it waited",
 }
 _WAITING_FOR = {
     "a wired network": "waiting for a wired network",
@@ -88,6 +92,7 @@ register(
         "too late to catch up": "已超出补运行时限",
         "you skipped it": "你已跳过",
         "Skipped: you skipped it": "跳过：你选择了跳过这一次",
+        "turned off while it waited": "等待期间计划被停用",
         "the app stopped": "应用已退出",
         "stopped: the app did not renew its lease": "已停止：应用未按时续租",
         "waiting for the charger": "正在等待充电器",
@@ -183,11 +188,48 @@ def reason_words(reason: str) -> str:
         what = _WAITING_FOR.get(reason.removeprefix("waiting for "))
         if what is not None:
             return tr(what)
+    waited = _waited_words(reason)
+    if waited is not None:
+        return waited
     for pattern, text in _PATTERNS:
         matched = pattern.fullmatch(reason)
         if matched is not None:
             return tr(text, **matched.groupdict())
     return reason.splitlines()[0]
+
+
+_WAITED = re.compile(r"(?P<how>skipped|ran anyway) after waiting (?P<span>.+?) for (?P<what>.+)")
+_SPAN_PART = re.compile(r"(?P<count>\d+) (?P<unit>day|hour|minute|second)s?")
+_DISK = re.compile(r"the disk (?P<name>.+)")
+_UNIT = {"day": 86400, "hour": 3600, "minute": 60, "second": 1}
+_WHAT = ("the charger", "the network", "an unmetered network", "its conditions")
+
+
+def _waited_words(reason: str) -> str | None:
+    """A wait that ran out, as recorded in English ("skipped after waiting 2 hours for the
+    charger"), in the app's language: its span from the recorded numbers, its thing translated
+    when it is one of the gates' own."""
+    matched = _WAITED.fullmatch(reason)
+    if matched is None:
+        return None
+    parts = matched["span"].split(" ")
+    pairs = [" ".join(parts[i : i + 2]) for i in range(0, len(parts), 2)]
+    seconds = 0
+    for pair in pairs:
+        part = _SPAN_PART.fullmatch(pair)
+        if part is None:
+            return None
+        seconds += int(part["count"]) * _UNIT[part["unit"]]
+    span = span_words(timedelta(seconds=seconds))
+    what = matched["what"]
+    disk = _DISK.fullmatch(what)
+    if disk is not None:
+        what = tr("the disk {name}", name=disk["name"])
+    elif what in _WHAT:
+        what = tr(what)
+    if matched["how"] == "skipped":
+        return tr("skipped after waiting {span} for {what}", span=span, what=what)
+    return tr("ran anyway after waiting {span} for {what}", span=span, what=what)
 
 
 _PATTERNS = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QSignalBlocker, Qt, QTimer
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,6 +40,7 @@ from domi_desktop.ui.history.texts import (
     reason_text,
 )
 from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.screen_fit import fit_to_screen
 
 UPDATE_INTERVAL_MS = 250
 UPDATE_BATCH = 50
@@ -77,7 +78,7 @@ class HistoryWindow(QWidget):
     def __init__(self, store: RunReader, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("historyWindow")
-        self.resize(1040, 600)
+        fit_to_screen(self, QSize(1040, 600))
         self._store = store
         self.model = RunsModel(store, self)
         self.rows = ShownRows(self.model, self)
@@ -261,6 +262,7 @@ class HistoryWindow(QWidget):
         self._texts_stale = not self.isVisible()
         if not self._texts_stale:
             self.model.texts_changed()
+            self._fit_columns()  # the headers' and cells' words are of another width
         self._show_count()  # from memory: a language change reads nothing from the store
         self._show_details()
 
@@ -268,6 +270,7 @@ class HistoryWindow(QWidget):
         if self._texts_stale:
             self._texts_stale = False
             self.model.texts_changed()
+            self._fit_columns()
         super().showEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from enum import Enum
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import DomiError
 from domi_desktop.ui.i18n import register, tr
+from domi_desktop.ui.screen_fit import fit_to_screen
 from domi_desktop.ui.timeline.data import TimelineReader
 from domi_desktop.ui.timeline.view import TimelineView
 
@@ -37,6 +39,7 @@ register(
     {
         "Timeline — domi-desktop": "时间线 — domi-desktop",
         "Week": "周",
+        "Last 7 days": "最近 7 天",
         "Day": "日",
         "Earlier": "更早",
         "Today": "今天",
@@ -48,6 +51,18 @@ register(
         "runs": "绿色：唤醒 · 蓝色：睡眠 · 斜线：domi-desktop 未运行 · 刻度：应运行时间 · 条：运行",
     },
 )
+
+
+class Span(Enum):
+    """What the Timeline shows: a calendar week from Monday, the seven days to today, a day."""
+
+    week = 7
+    day = 1
+    last_days = -7
+
+    @property
+    def days(self) -> int:
+        return abs(self.value)
 
 
 def day_start(moment: datetime) -> datetime:
@@ -71,18 +86,22 @@ class TimelineWindow(QWidget):
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("timelineWindow")
-        self.resize(1200, 640)
+        fit_to_screen(self, QSize(1200, 640))
         self._store = store
         self._now = now
-        self._days = 7
+        self._span = Span.week
+        self._days = self._span.days
         self._start = self._period_start(now())
+        self._following = True
+        """The period shown is the one with today in it: it moves on with today (a midnight,
+        a wake days later), until the person goes to another."""
         self.view = TimelineView()
         self.view.run_activated.connect(open_run)
         self.view.focus_moved.connect(self._show_line)
         self.span_choice = QComboBox()
         self.span_choice.setObjectName("timelineSpan")
-        self.span_choice.addItem("", 7)
-        self.span_choice.addItem("", 1)
+        for span in Span:
+            self.span_choice.addItem("", span)
         self.earlier = QPushButton()
         self.today = QPushButton()
         self.later = QPushButton()
@@ -124,19 +143,23 @@ class TimelineWindow(QWidget):
     # -- what callers use ----------------------------------------------------------------------
 
     def show_period(self, start: datetime, days: int) -> None:
-        self._days = days
+        self._set_span(Span.week if days == 7 else Span.day)
         self._start = start
-        self.span_choice.blockSignals(True)
-        self.span_choice.setCurrentIndex(0 if days == 7 else 1)
-        self.span_choice.blockSignals(False)
+        self._following = self._start == self._period_start(self._now())
         self.refresh()
+
+    def show_span(self, span: Span) -> None:
+        """The period of ``span`` with today in it."""
+        self._set_span(span)
+        self.go_today()
 
     def go(self, steps: int) -> None:
         self._start = day_start(self._start + timedelta(days=self._days * steps, hours=12))
+        self._following = self._start == self._period_start(self._now())
         self.refresh()
 
     def go_today(self) -> None:
-        self._start = self._period_start(self._now())
+        self._following = True
         self.refresh()
 
     def runs_changed(self) -> None:
@@ -146,14 +169,17 @@ class TimelineWindow(QWidget):
             self._soon.start()
 
     def refresh(self) -> None:
+        if self._following:
+            self._start = self._period_start(self._now())
         end = day_start(self._start + timedelta(days=self._days, hours=12))
         self.view.set_data(self._store.timeline(self._start, end, self._now()))
         self._show_range(end)
 
     def retranslate(self) -> None:
         self.setWindowTitle(tr("Timeline — domi-desktop"))
-        self.span_choice.setItemText(0, tr("Week"))
-        self.span_choice.setItemText(1, tr("Day"))
+        names = {Span.week: "Week", Span.last_days: "Last 7 days", Span.day: "Day"}
+        for index, span in enumerate(Span):
+            self.span_choice.setItemText(index, tr(names[span]))
         self.earlier.setText(tr("Earlier"))
         self.today.setText(tr("Today"))
         self.later.setText(tr("Later"))
@@ -192,14 +218,26 @@ class TimelineWindow(QWidget):
 
     def _period_start(self, moment: datetime) -> datetime:
         start = day_start(moment)
-        if self._days == 7:
-            start = day_start(start - timedelta(days=start.weekday()) + timedelta(hours=12))
-        return start
+        back = {Span.week: start.weekday(), Span.last_days: 6, Span.day: 0}[self._span]
+        # Noon, then back to midnight: a day of 23 or 25 hours (a clock change) lands right.
+        return day_start(start - timedelta(days=back) + timedelta(hours=12)) if back else start
+
+    def _set_span(self, span: Span) -> None:
+        self._span, self._days = span, span.days
+        self.span_choice.blockSignals(True)
+        self.span_choice.setCurrentIndex(list(Span).index(span))
+        self.span_choice.blockSignals(False)
 
     def _span_changed(self) -> None:
-        self._days = int(self.span_choice.currentData())
+        span = self.span_choice.currentData()
+        assert isinstance(span, Span)
+        self._span, self._days = span, span.days
         focused = self.view.focused()  # a day: the focused due's
-        self._start = self._period_start(focused.due if focused is not None else self._start)
+        if focused is not None:
+            self._start = self._period_start(focused.due)
+            self._following = self._start == self._period_start(self._now())
+        elif not self._following:
+            self._start = self._period_start(self._start)
         self.refresh()
 
     def _show_range(self, end: datetime) -> None:

@@ -156,6 +156,26 @@ def test_duplicate_makes_a_paused_copy_and_opens_the_editor_on_it(tray: TrayApp)
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
+def test_duplicate_then_cancel_leaves_no_copy_and_a_save_keeps_it(tray: TrayApp) -> None:
+    win = window(tray)
+    select(win, "Report")
+    (copy_id,) = win.duplicate_selected()
+    editor = tray._windows["editor"]
+    editor.reject()  # Cancel, nothing edited
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    assert "Report (copy)" not in names(win)
+    assert all(s.id != copy_id for s in tray.host.store.list_schedules())
+
+    select(win, "Report")
+    (kept_id,) = win.duplicate_selected()
+    editor = tray._windows["editor"]
+    editor.name.setText("Report, second")
+    editor.save_button.click()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    assert tray.host.store.get_schedule(kept_id).name == "Report, second"
+    assert "Report, second" in names(win)
+
+
 @pytest.mark.linux_only  # /proc; tests/actions/test_jobs_windows.py stops a Windows job's tree
 def test_stop_ends_the_whole_process_tree(tray: TrayApp, tmp_path: Path, qtbot: Any) -> None:
     pids = tmp_path / "pids"
@@ -573,6 +593,7 @@ def test_open_data_folder_says_where_it_is_when_no_file_manager_answers(
     from PySide6.QtGui import QDesktopServices
 
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda _url: False)
+    monkeypatch.setattr("shutil.which", lambda _name: None)  # no xdg-open either
     win = window(tray)
     assert win.files.open_data_folder() is False
     box = win.findChild(QMessageBox, "dataFolder")
@@ -626,3 +647,33 @@ def test_a_schedule_another_process_writes_shows_while_the_app_runs(
     assert WakeReason.edit in reasons  # brought by the file's change, not by a timer
     newest = max(s.id for s in window(tray).model.schedules())
     qtbot.waitUntil(lambda: tray.host.engine.state.next_fire(newest) is not None)
+
+
+@pytest.mark.linux_only
+@pytest.mark.parametrize("status", [0, 3, 4])
+def test_open_data_folder_hears_whether_xdg_open_opened_it(
+    tray: TrayApp, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, qtbot: Any, status: int
+) -> None:
+    """xdg-open exits 3 when no program takes a folder, 4 when the one it found failed: Qt's
+    openUrl calls both opened."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    asked = tmp_path / "asked"
+    fake = tools / "xdg-open"
+    fake.write_text(f'#!/bin/sh\necho "$1" > {asked}\nexit {status}\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    win = window(tray)
+    assert win.files.open_data_folder() is True  # asked; the answer comes later
+    qtbot.waitUntil(asked.exists, timeout=30_000)
+    assert asked.read_text().strip() == str(tray.host.store.data_dir)
+    if status == 0:
+        qtbot.wait(300)  # a box would have come with the exit
+        assert win.findChild(QMessageBox, "dataFolder") is None
+    else:
+        qtbot.waitUntil(
+            lambda: win.findChild(QMessageBox, "dataFolder") is not None, timeout=30_000
+        )
+        box = win.findChild(QMessageBox, "dataFolder")
+        assert str(tray.host.store.data_dir) in box.text()
+        box.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -122,3 +123,43 @@ def test_a_wait_that_ran_out_is_told_once(tray: TrayApp) -> None:
     tray.on_event(RunFinished(8, 1, "Backup", RunStatus.skipped, "busy", None, timedelta(0)))
     (notice,) = recorded.notices
     assert (notice.title, notice.body, notice.run_id) == ("Did not run: Backup", reason, 9)
+
+
+def test_a_wait_that_ran_out_is_told_in_the_chosen_language(tray: TrayApp) -> None:
+    recorded = Recorded()
+    tray.notifier.close()  # the tray's own, replaced: its thread ends with it
+    tray.notifier = recorded
+    reason = "skipped after waiting 3 days 2 hours for the disk Backup"
+    i18n.set_language("zh")
+    try:
+        tray.on_event(RunFinished(9, 1, "Backup", RunStatus.skipped, reason, None, timedelta(0)))
+        failed = RunFinished(10, 1, "Backup", RunStatus.failed, "exit code 3", 3, timedelta(0))
+        tray.on_event(failed)
+    finally:
+        i18n.set_language("en")
+    skipped, failure = recorded.notices
+    assert (skipped.title, skipped.body) == ("未运行：Backup", "等待磁盘 Backup 3 天 2 小时后跳过")
+    assert failure.body == "退出码 3"
+
+
+def test_a_failure_s_notification_shows_the_last_line_the_job_printed_to_stderr(
+    tray: TrayApp, qtbot: Any
+) -> None:
+    recorded = Recorded()
+    tray.notifier.close()  # the tray's own, replaced: its thread ends with it
+    tray.notifier = recorded
+    script = (
+        "import sys\nprint('working...', flush=True)\n"
+        "print('Traceback (most recent call last):', file=sys.stderr)\n"
+        "print('PermissionError: [Errno 13] /srv/backup', file=sys.stderr)\nsys.exit(3)"
+    )
+    made = tray.host.service.create_schedule(
+        {"name": "Backup", "expr": "0 3 * * *", "tz": "UTC",
+         "action": {"kind": "command", "argv": [sys.executable, "-c", script]}}
+    )  # fmt: skip
+    tray.engine.reload()  # type: ignore[attr-defined]
+    tray.host.engine.run_now(made["id"])
+    qtbot.waitUntil(lambda: bool(recorded.notices), timeout=60_000)
+    (notice,) = recorded.notices
+    assert notice.title == "Run failed: Backup"
+    assert notice.body == "exit code 3\nPermissionError: [Errno 13] /srv/backup"

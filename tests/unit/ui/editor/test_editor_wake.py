@@ -18,6 +18,7 @@ from domi_desktop.frontdoor.service import Service
 from domi_desktop.frontdoor.wire import parse_policies
 from domi_desktop.ui import i18n
 from domi_desktop.ui.editor.dialog import EditorDialog
+from domi_desktop.ui.editor.waking import WakeWay
 from tests.unit.ui.editor import test_editor_conditions as conditions_tests
 
 # The conditions' tests' fixtures: a service on a real store at NOW, English, the OS in Riga.
@@ -34,6 +35,8 @@ def editor(
 ) -> EditorDialog:
     dialog = EditorDialog(service, now=lambda: NOW, **options)
     dialog.sleep.wake_capability = lambda: why_not
+    via = None if why_not is not None else "a systemd user timer (WakeSystem=yes)"
+    dialog.policies.wake_way = lambda: WakeWay(via, why_not)
     qtbot.addWidget(dialog)
     child(dialog, QPlainTextEdit, "cron").setPlainText("0 3 * * *")
     return dialog
@@ -99,3 +102,33 @@ def test_chinese(qtbot: QtBot, service: Service) -> None:
     child(dialog, QCheckBox, "wakeToRun").setChecked(True)
     assert child(dialog, QCheckBox, "wakeToRun").text() == "唤醒电脑来运行它"
     assert line(dialog).text() == "无法唤醒这台电脑：x。"
+
+
+def beside(dialog: EditorDialog) -> QLabel:
+    return child(dialog, QLabel, "wakeHow")  # type: ignore[no-any-return]
+
+
+def test_beside_the_box_it_says_how_this_machine_is_woken(qtbot: QtBot, service: Service) -> None:
+    dialog = editor(qtbot, service)
+    box = child(dialog, QCheckBox, "wakeToRun")
+    assert beside(dialog).isHidden()
+    box.setChecked(True)
+    assert not beside(dialog).isHidden()
+    assert beside(dialog).text() == "Woken by a systemd user timer (WakeSystem=yes)."
+    # Beside it, not under: the same row of the form.
+    assert abs(beside(dialog).mapTo(dialog, beside(dialog).rect().center()).y()
+               - box.mapTo(dialog, box.rect().center()).y()) < box.height()  # fmt: skip
+    i18n.set_language("zh")
+    try:
+        assert beside(dialog).text() == "通过systemd 用户定时器（WakeSystem=yes）唤醒。"
+    finally:
+        i18n.set_language("en")
+
+
+def test_beside_the_box_it_says_why_this_machine_cannot_be_woken(
+    qtbot: QtBot, service: Service
+) -> None:
+    why = "timerfd: CLOCK_REALTIME_ALARM needs CAP_WAKE_ALARM"
+    dialog = editor(qtbot, service, why_not=why)
+    child(dialog, QCheckBox, "wakeToRun").setChecked(True)
+    assert beside(dialog).text() == f"This computer cannot be woken: {why}."
