@@ -318,6 +318,8 @@ class Host(QObject):
             and self._zones.check()
         ):
             self.loop.call_soon(partial(self._wake, WakeReason.tz_change))
+        # The wake's events first: its notice is made of the fires they announce.
+        self._tell()
         self.woke.emit(plan, reason)
         self.picture_soon()
 
@@ -335,8 +337,9 @@ class Host(QObject):
 
     def _tell(self) -> None:
         told, self._told = self._told, []
-        self.events.emit(told)
-        self.picture_soon()
+        if told:
+            self.events.emit(told)
+            self.picture_soon()
 
     def _look_at_file(self) -> None:
         """The database file changed: if another process changed a schedule, plan again now

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -49,12 +50,16 @@ def _key(window: int, keys: str) -> None:
 def _open_and_cancel_an_editor(panel: RealPanel, item: str) -> None:
     panel.click_menu_entry(item, "New schedule…")
     editor = realdesktop.wait_for_window("^New schedule$", timeout=WAIT)
-    _key(editor, "Escape")
-    wait_for(
-        lambda: not realdesktop.find_windows("^New schedule$", visible=True),
-        WAIT,
-        "the editor to close",
-    )
+    deadline = time.monotonic() + WAIT
+    # Escape until it closes: a key sent while the window is still being mapped and focused
+    # (on a loaded machine) may reach nothing.
+    while realdesktop.find_windows("^New schedule$", visible=True):
+        assert not realdesktop.find_windows("^Unsaved changes$", visible=True), (
+            "a new editor nobody typed in asked to discard its changes"
+        )
+        assert time.monotonic() < deadline, "the editor did not close on Escape"
+        _key(editor, "Escape")
+        time.sleep(0.5)
 
 
 def _tray_quit(panel: RealPanel, item: str, data: Path) -> None:
