@@ -26,10 +26,10 @@ TRIES = 20
 LONG_JOB = "import time; time.sleep(300)"
 
 
-def _running(app: App, schedule: int) -> int:
-    """Starts a manual run of ``schedule`` and returns its id once its job runs (the CLI that
-    asked waits for the run's end: it is left to end with the app)."""
-    subprocess.Popen(
+def _running(app: App, schedule: int) -> tuple[int, subprocess.Popen[bytes]]:
+    """Starts a manual run of ``schedule``: its id once its job runs, and the CLI that asked
+    (it waits for the run's end; the caller ends it)."""
+    asker = subprocess.Popen(
         [sys.executable, "-m", "domi_desktop", "run-now", str(schedule)],
         env=app.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -37,7 +37,7 @@ def _running(app: App, schedule: int) -> int:
     while True:
         runs = [r for r in app.runs(schedule) if r["status"] == "running"]
         if runs:
-            return int(runs[0]["id"])
+            return int(runs[0]["id"]), asker
         assert time.monotonic() < deadline, app.log()
         time.sleep(0.05)
 
@@ -49,7 +49,9 @@ def test_sigterm_with_logind_on_the_system_bus_always_stops_the_app(
     took: list[float] = []
     for attempt in range(TRIES):
         root = tmp_path / f"try-{attempt}"
+        root.mkdir()
         app = App(root, faketime.fake_clock(root), datetime.now(UTC))
+        asker: subprocess.Popen[bytes] | None = None
         try:
             app.start()
             schedule = int(
@@ -58,7 +60,7 @@ def test_sigterm_with_logind_on_the_system_bus_always_stops_the_app(
                     "-c", LONG_JOB,
                 ).split()[0]
             )  # fmt: skip
-            run_id = _running(app, schedule)
+            run_id, asker = _running(app, schedule)
             if slept:
                 fake_logind.prepare_for_sleep(True)
                 fake_logind.prepare_for_sleep(False)
@@ -76,6 +78,9 @@ def test_sigterm_with_logind_on_the_system_bus_always_stops_the_app(
             assert run["status"] == "interrupted", run
             assert "Traceback" not in app.log()
         finally:
+            if asker is not None:
+                asker.kill()
+                asker.wait()
             app.close()
     # A figure for the log, not a bound (the machine may be loaded): bench/ has the figures.
     print(f"SIGTERM to exit over {TRIES} tries: longest {max(took):.2f} s")
