@@ -116,7 +116,7 @@ class CommandJob:
         give_back_file_limit(process.pid, limits)
         tree = ProcessTree(process.pid)
         if self._background:
-            priority.eco_qos(process.pid)
+            priority.lowest_priority(process.pid)
         try:
             tree.let_run()
         except OSError as error:

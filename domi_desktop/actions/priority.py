@@ -58,6 +58,7 @@ _HANDLE, _DWORD, _BOOL = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32
 KERNEL32: dict[str, Signature] = {
     "OpenProcess": ((_DWORD, _BOOL, _DWORD), _HANDLE),
     "SetProcessInformation": ((_HANDLE, ctypes.c_int32, ctypes.c_void_p, _DWORD), _BOOL),
+    "SetPriorityClass": ((_HANDLE, _DWORD), _BOOL),
     "CloseHandle": ((_HANDLE,), _BOOL),
 }
 _PROCESS_POWER_THROTTLING = 4  # ProcessPowerThrottling in PROCESS_INFORMATION_CLASS
@@ -72,20 +73,24 @@ class _Throttling(ctypes.Structure):
                 ("StateMask", ctypes.c_uint32))  # fmt: skip
 
 
-def eco_qos(pid: int) -> None:
-    """EcoQoS for the (still suspended) job: Windows 11 runs it on efficient cores at a low
-    clock. Best effort: older Windows has no such class, and the idle priority holds."""
+def lowest_priority(pid: int) -> None:
+    """The idle priority class and EcoQoS for the (still suspended) job. The class is also asked
+    for at creation (``creation_flags``); set again here, where a failure can be told (Wine
+    keeps the creation flag's class to itself). EcoQoS: Windows 11 runs the job on efficient
+    cores at a low clock; older Windows has no such class, and the idle priority holds."""
     if sys.platform != "win32":
         return
     try:
         kernel32 = load_windows("kernel32", KERNEL32)
     except OSError as error:
-        log.info("EcoQoS not set: %s", error)
+        log.info("background priority not set: %s", error)
         return
     handle = kernel32.OpenProcess(_PROCESS_SET_INFORMATION, False, pid)
     if not handle:
         return
     try:
+        if not kernel32.SetPriorityClass(handle, IDLE_PRIORITY_CLASS):
+            log.info("idle priority not set for %s: error %s", pid, ctypes.get_last_error())
         state = _Throttling(1, _THROTTLE_EXECUTION_SPEED, _THROTTLE_EXECUTION_SPEED)
         size = ctypes.sizeof(state)
         if not kernel32.SetProcessInformation(

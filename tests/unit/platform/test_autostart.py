@@ -98,6 +98,7 @@ def test_it_writes_the_xdg_autostart_file(tmp_path: Path) -> None:
     assert autostart.is_enabled()
 
 
+@pytest.mark.posix_only  # an XDG session's entry: a Windows path's backslashes are escaped in it
 def test_try_exec_names_the_program_so_a_session_skips_the_entry_once_it_is_gone(
     tmp_path: Path,
 ) -> None:
