@@ -83,7 +83,8 @@ WINDOWS_PROBE = """
 import ctypes, subprocess, sys
 kernel32 = ctypes.windll.kernel32
 kernel32.GetCurrentProcess.restype = ctypes.c_void_p
-print(sys.argv[1], hex(kernel32.GetPriorityClass(ctypes.c_void_p(kernel32.GetCurrentProcess()))))
+print(sys.argv[1], hex(kernel32.GetPriorityClass(ctypes.c_void_p(kernel32.GetCurrentProcess()))),
+      flush=True)
 if sys.argv[1] == "job":
     subprocess.run([sys.executable, sys.argv[0], "child"], check=True)
 """
