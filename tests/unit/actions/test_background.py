@@ -80,6 +80,11 @@ def test_a_missing_program_is_still_could_not_start(
     assert result.reason.startswith("could not start")
 
 
+NO_IDLE_INHERITANCE = (
+    "a child of an idle process starts at normal priority "
+    "(CreateProcess's inheritance of IDLE_PRIORITY_CLASS)"
+)
+
 WINDOWS_PROBE = """
 import ctypes, subprocess, sys
 kernel32 = ctypes.windll.kernel32
@@ -110,9 +115,7 @@ def test_a_background_job_starts_in_the_idle_priority_class(
 
 
 @pytest.mark.windows_only
-@wine_cannot(
-    "a child of an idle process starts at normal priority (CreateProcess's inheritance of IDLE_PRIORITY_CLASS)"
-)
+@wine_cannot(NO_IDLE_INHERITANCE)
 def test_a_background_job_s_child_starts_in_the_idle_priority_class(
     runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
 ) -> None:
