@@ -79,14 +79,6 @@ def test_it_refuses_a_preview_after_the_ends_of_the_calendar(after: str) -> None
 
 
 @pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    path = tmp_path / "data"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def daemon(data: Path) -> Iterator[subprocess.Popen[bytes]]:
     process = start_daemon(data)
     try:

@@ -55,14 +55,6 @@ def reachable(data: Path) -> bool:
 
 
 @pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    path = tmp_path / "data"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def elsewhere(tmp_path: Path) -> Path:
     """A private runtime directory where no app listens: the CLI writes the database itself."""
     path = tmp_path / "runtime"

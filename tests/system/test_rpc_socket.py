@@ -46,14 +46,6 @@ def running(data: Path) -> bool:
     return done.returncode == 0 and json.loads(done.stdout)["running"] is True
 
 
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    path = tmp_path / "data"
-    path.mkdir()
-    return path
-
-
 def start_daemon(data: Path, *, max_files: int | None = None) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "domi_desktop", "--headless"]
     if max_files is not None:

@@ -22,14 +22,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.posix_only]
 
 
 @pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
-    path = tmp_path / "data"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def daemon(data: Path) -> Iterator[subprocess.Popen[bytes]]:
     process = start_daemon(data)
     try:
