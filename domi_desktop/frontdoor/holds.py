@@ -6,19 +6,30 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from domi_desktop.errors import ParamError
 from domi_desktop.frontdoor.wire import get_param, id_param, iso
 from domi_desktop.model import Hold, Policies, Schedule
+from domi_desktop.ports import Clock
 from domi_desktop.scheduler.oneoff import OneOffError, done, live_hold, once_at_from
 from domi_desktop.scheduler.oneoff import skip_next as _skip_next
 from domi_desktop.scheduler.oneoff import snooze_next as _snooze_next
 
-if TYPE_CHECKING:
-    from domi_desktop.frontdoor.service import Service
-
 Json = dict[str, Any]
+
+
+class Service(Protocol):
+    """What a skip or a snooze needs of the service (``service.Service``)."""
+
+    clock: Clock
+
+    def schedule(self, schedule_id: int) -> Schedule: ...
+
+    def schedule_json(self, schedule: Schedule, lang: str = "en") -> Json: ...
+
+    def store_update(self, schedule_id: int, policies: Policies) -> Schedule: ...
+
 
 MAX_SNOOZE = timedelta(days=366)
 

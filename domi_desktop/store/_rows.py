@@ -8,6 +8,7 @@ from domi_desktop.actions import identity
 from domi_desktop.errors import NotFoundError, StoreError
 from domi_desktop.model import Run, RunStatus, Trigger
 from domi_desktop.store import codec
+from domi_desktop.store._reader import CodecError, decode_member
 from domi_desktop.store.models import RunRow, ScheduleRow
 
 
@@ -75,9 +76,9 @@ def new_run(
 
 def run(row: RunRow) -> Run:
     try:
-        status = codec.decode_member(RunStatus, row.status, "status")
-        trigger = codec.decode_member(Trigger, row.trigger, "trigger")
-    except codec.CodecError as exc:
+        status = decode_member(RunStatus, row.status, "status")
+        trigger = decode_member(Trigger, row.trigger, "trigger")
+    except CodecError as exc:
         raise StoreError(f"run {row.id} cannot be read: {exc}") from exc
     return Run(
         id=row.id,

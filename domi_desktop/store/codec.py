@@ -18,13 +18,13 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from typing import Any, TypeVar
 
-from domi_desktop.errors import ParamError
 from domi_desktop.model import (
     Action,
     Alerts,
     CatchUp,
     CommandAction,
     Conditions,
+    Hold,
     HttpAction,
     Monitor,
     OnDeadline,
@@ -36,8 +36,6 @@ from domi_desktop.model import (
     SessionTriggers,
 )
 from domi_desktop.scheduler.opportunity import (
-    OPPORTUNITY,
-    opportunity_changes,
     opportunity_fields,
 )
 from domi_desktop.store._documents import (
@@ -47,16 +45,17 @@ from domi_desktop.store._documents import (
     seconds,
     session_triggers,
 )
-from domi_desktop.store._once import decode_once, once_document
+from domi_desktop.store._reader import CodecError, Reader
 
 ACTION_SHAPE_VERSION = 1
 POLICIES_SHAPE_VERSION = 1
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 
 _E = TypeVar("_E", bound=Enum)
 _T = TypeVar("_T")
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
 
 RUNNING = RunStatus.running.value
 """A run's ``status`` while it runs, as SQL written out by hand compares it."""
@@ -75,24 +74,20 @@ def in_chunks(items: Sequence[_T], size: int = IDS_A_STATEMENT) -> Iterator[Sequ
         yield items[start : start + size]
 
 
-class CodecError(ValueError):
-    """A stored document that does not decode; the store raises a ``StoreError`` with the id."""
-
-
 def to_micros(value: datetime) -> int:
     """An aware datetime as integer microseconds since the epoch (exact, any zone normalised)."""
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError(
             f"naive datetime {value.isoformat()}: the store takes aware datetimes only"
         )
-    return (value - _EPOCH) // _MICROSECOND
+    return (value - EPOCH) // MICROSECOND
 
 
 def to_micros_all(values: Sequence[datetime]) -> list[int]:
     """``to_micros`` of each, at a third of its cost: a wake writes 100,000 instants. A naive one
     cannot be subtracted from the aware epoch."""
     try:
-        return [(value - _EPOCH) // _MICROSECOND for value in values]
+        return [(value - EPOCH) // MICROSECOND for value in values]
     except TypeError:
         for value in values:
             to_micros(value)
@@ -100,7 +95,7 @@ def to_micros_all(values: Sequence[datetime]) -> list[int]:
 
 
 def from_micros(value: int) -> datetime:
-    return _EPOCH + timedelta(0, 0, value)  # no keyword: a week's read makes 40,000 of these
+    return EPOCH + timedelta(0, 0, value)  # no keyword: a week's read makes 40,000 of these
 
 
 def optional_micros(value: datetime | None) -> int | None:
@@ -216,130 +211,6 @@ def _dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
-class _Reader:
-    """Typed access to one decoded document; every mismatch is a ``CodecError`` naming the key."""
-
-    def __init__(self, text: str, what: str, version: int) -> None:
-        try:
-            document = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise CodecError(f"{what} is not valid JSON ({exc})") from None
-        if not isinstance(document, dict):
-            raise CodecError(f"{what} is not a JSON object")
-        self._document: dict[str, Any] = document
-        self._what = what
-        found = self._get("v", int)
-        if found > version:
-            raise CodecError(
-                f"{what} has shape version {found}, written by a newer domi-desktop "
-                f"(this one reads up to {version})"
-            )
-
-    def part(self, key: str) -> _Reader | None:
-        """The reader of the object under ``key``; ``None`` when it is absent or null."""
-        if self._document.get(key) is None:
-            return None
-        inner = object.__new__(_Reader)
-        inner._document = self._get(key, dict)
-        inner._what = f"{self._what}.{key}"
-        return inner
-
-    def opportunity(self) -> dict[str, Any]:
-        """The window and away conditions, as ``Conditions`` changes."""
-        given = {key: self._document[key] for key in OPPORTUNITY if key in self._document}
-        try:
-            return opportunity_changes(given, f"{self._what}.")
-        except ParamError as error:
-            raise CodecError(str(error)) from None
-
-    def flag(self, key: str, default: bool) -> bool:
-        if key not in self._document:
-            return default
-        return self._get(key, bool)
-
-    def optional_flag(self, key: str) -> bool | None:
-        if self._document.get(key) is None:
-            return None
-        return self._get(key, bool)
-
-    def optional_integer(self, key: str) -> int | None:
-        if self._document.get(key) is None:
-            return None
-        return self._get(key, int)
-
-    def _get(self, key: str, kind: type[_T]) -> _T:
-        if key not in self._document:
-            raise CodecError(f"{self._what} lacks {key!r}")
-        value = self._document[key]
-        # bool is an int subclass; a stored true must not pass as a count.
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise CodecError(f"{self._what}: {key!r} should be {kind.__name__}, not {value!r}")
-        return value
-
-    def text(self, key: str, default: str | None = None) -> str:
-        if default is not None and key not in self._document:
-            return default
-        return self._get(key, str)
-
-    def optional_text(self, key: str) -> str | None:
-        if self._document.get(key) is None:
-            return None
-        return self._get(key, str)
-
-    def integer(self, key: str, default: int) -> int:
-        if key not in self._document:
-            return default
-        return self._get(key, int)
-
-    def number(self, key: str, default: float) -> float:
-        if key not in self._document:
-            return default
-        value = self._document[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise CodecError(f"{self._what}: {key!r} should be a number, not {value!r}")
-        return float(value)
-
-    def duration(self, key: str, default: timedelta) -> timedelta:
-        return self._to_timedelta(key, self.number(key, default.total_seconds()))
-
-    def optional_duration(self, key: str) -> timedelta | None:
-        if self._document.get(key) is None:
-            return None
-        return self._to_timedelta(key, self.number(key, 0.0))
-
-    def _to_timedelta(self, key: str, seconds: float) -> timedelta:
-        try:
-            return timedelta(seconds=seconds)
-        except OverflowError:
-            raise CodecError(f"{self._what}: {key!r} is out of range ({seconds})") from None
-
-    def strings(self, key: str) -> tuple[str, ...]:
-        items = self._get(key, list) if key in self._document else []
-        if not all(isinstance(item, str) for item in items):
-            raise CodecError(f"{self._what}: {key!r} should be a list of strings")
-        return tuple(items)
-
-    def pairs(self, key: str) -> Pairs:
-        items = self._get(key, list) if key in self._document else []
-        result: list[tuple[str, str]] = []
-        for item in items:
-            if not (
-                isinstance(item, list) and len(item) == 2 and all(isinstance(s, str) for s in item)
-            ):
-                raise CodecError(f"{self._what}: {key!r} should be a list of [name, value] pairs")
-            result.append((item[0], item[1]))
-        return tuple(result)
-
-    def member(self, key: str, enum: type[_E], default: _E) -> _E:
-        if key not in self._document:
-            return default
-        value = self._get(key, str)
-        try:
-            return enum(value)
-        except ValueError:
-            raise CodecError(f"{self._what}: unknown {key} {value!r}") from None
-
-
 # Decoded once per distinct document: most schedules share their policies (the defaults) and
 # many their action, and the values are frozen, so 10,000 schedules hold a few objects instead of
 # 10,000 copies (11 MB of the tray's memory), and a re-read parses each document once.
@@ -348,7 +219,7 @@ _SHARED = 4096
 
 @functools.lru_cache(maxsize=_SHARED)
 def decode_action(text: str) -> Action:
-    reader = _Reader(text, "action", ACTION_SHAPE_VERSION)
+    reader = Reader(text, "action", ACTION_SHAPE_VERSION)
     kind = reader.text("kind")
     if kind == "command":
         return CommandAction(
@@ -373,9 +244,9 @@ def decode_action(text: str) -> Action:
 
 @functools.lru_cache(maxsize=_SHARED)
 def decode_policies(text: str) -> Policies:
-    reader = _Reader(text, "policies", POLICIES_SHAPE_VERSION)
+    reader = Reader(text, "policies", POLICIES_SHAPE_VERSION)
     defaults = Policies()
-    once_at, hold, background = decode_once(reader)
+    once_at, hold, background = _decode_once(reader)
     return Policies(
         once_at=once_at,
         hold=hold,
@@ -398,7 +269,7 @@ def decode_policies(text: str) -> Policies:
     )
 
 
-def _decode_conditions(reader: _Reader | None) -> Conditions:
+def _decode_conditions(reader: Reader | None) -> Conditions:
     defaults = Conditions()
     if reader is None:
         return defaults
@@ -419,7 +290,7 @@ def _decode_conditions(reader: _Reader | None) -> Conditions:
     )
 
 
-def _decode_monitor(reader: _Reader | None) -> Monitor:
+def _decode_monitor(reader: Reader | None) -> Monitor:
     if reader is None:
         return Monitor()
     return Monitor(
@@ -431,7 +302,7 @@ def _decode_monitor(reader: _Reader | None) -> Monitor:
     )
 
 
-def _decode_session(reader: _Reader | None) -> SessionTriggers:
+def _decode_session(reader: Reader | None) -> SessionTriggers:
     if reader is None:
         return SessionTriggers()
     return SessionTriggers(
@@ -444,7 +315,7 @@ def _decode_session(reader: _Reader | None) -> SessionTriggers:
     )
 
 
-def _decode_alerts(reader: _Reader | None) -> Alerts | None:
+def _decode_alerts(reader: Reader | None) -> Alerts | None:
     if reader is None:
         return None
     defaults = Alerts()
@@ -457,18 +328,36 @@ def _decode_alerts(reader: _Reader | None) -> Alerts | None:
     )
 
 
-def decode_member(enum: type[_E], value: str, what: str) -> _E:
-    """A stored enum value; ``what`` names the column for the error message."""
-    # A dict, not ``enum(value)``: the enum's call is Python code, ten times dearer, and a
-    # week's Timeline decodes two members for each of its 10,000 runs.
-    members = _MEMBERS.get(enum)
-    if members is None:
-        members = _MEMBERS[enum] = {member.value: member for member in enum}
-    member = members.get(value)
-    if not isinstance(member, enum):
-        raise CodecError(f"unknown {what} {value!r}")
-    return member
+def once_document(policies: Policies) -> dict[str, Any]:
+    """A one-off's instant, the user's skip or snooze and ``background``: said only when set,
+    so rows written before them read the same and need no migration."""
+    found: dict[str, Any] = {"background": True} if policies.background else {}
+    if policies.once_at is not None:
+        found["once_at"] = to_micros(policies.once_at)
+    hold = policies.hold
+    if hold is not None:
+        until = None if hold.until is None else to_micros(hold.until)
+        found["hold"] = {"due": to_micros(hold.due), "until": until}
+    return found
 
 
-_MEMBERS: dict[type[Enum], dict[object, Enum]] = {}
-"""Per enum, its members by stored value."""
+def _instant(reader: Reader, key: str) -> datetime | None:
+    micros = reader.optional_integer(key)
+    if micros is None:
+        return None
+    try:
+        return EPOCH + timedelta(microseconds=micros)
+    except OverflowError:
+        raise CodecError(f"policies: {key!r} is out of range ({micros})") from None
+
+
+def _decode_once(reader: Reader) -> tuple[datetime | None, Hold | None, bool]:
+    """``once_at``, ``hold`` and ``background`` of a policies document."""
+    hold = None
+    part = reader.part("hold")
+    if part is not None:
+        due = _instant(part, "due")
+        if due is None:
+            raise CodecError("policies.hold lacks 'due'")
+        hold = Hold(due=due, until=_instant(part, "until"))
+    return _instant(reader, "once_at"), hold, reader.flag("background", False)

@@ -16,6 +16,7 @@ from domi_desktop.model import (
     RunStatus,
 )
 from domi_desktop.store import codec
+from domi_desktop.store._reader import decode_member
 
 texts = st.text(max_size=20)
 optional_texts = st.none() | texts
@@ -159,4 +160,4 @@ def test_bad_policies_are_a_codec_error(text: str, message: str) -> None:
 
 def test_an_unknown_stored_status_is_a_codec_error() -> None:
     with pytest.raises(codec.CodecError, match="unknown status 'exploded'"):
-        codec.decode_member(RunStatus, "exploded", "status")
+        decode_member(RunStatus, "exploded", "status")
