@@ -8,16 +8,13 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QLockFile
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from domi_desktop.errors import StoreError
-from domi_desktop.frontdoor.rpc.instance import lock_path
-from domi_desktop.paths import resolve_data_dir
 from domi_desktop.ui.button_icons import theme_icons_only
 from domi_desktop.ui.icons import load_icon
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing before the icon shows
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would load typing before the windows need it
 if TYPE_CHECKING:
     from domi_desktop.app.engine import EngineHandle
     from domi_desktop.ui.tray import TrayApp
@@ -64,29 +61,12 @@ def run_tray(data_dir: str | Path | None) -> int:
         raise
 
 
-def _early_icon(data_dir: str | Path | None) -> QSystemTrayIcon | None:
-    """The tray icon, shown before the engine and the windows are loaded (a person who starts
-    the app sees it at once), for the tray app to take over; None when another instance runs
-    here (its icon is the one to see) or the desktop has no tray."""
-    if not QSystemTrayIcon.isSystemTrayAvailable():
-        return None
-    probe = QLockFile(str(lock_path(resolve_data_dir(data_dir))))
-    if not probe.tryLock(0):
-        return None
-    probe.unlock()
-    icon = QSystemTrayIcon(load_icon("idle"))
-    icon.setToolTip("domi-desktop")
-    icon.show()
-    return icon
-
-
 def _run_tray(data_dir: str | Path | None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("domi-desktop")
     app.setQuitOnLastWindowClosed(False)
     theme_icons_only(app)  # before the palette: a new style brings its own
-    early = _early_icon(data_dir)
     from domi_desktop.app.engine import EngineHandle, EngineThread
     from domi_desktop.app.host import AlreadyRunning
     from domi_desktop.app.logs import setup_logging
@@ -103,12 +83,10 @@ def _run_tray(data_dir: str | Path | None) -> int:
         try:
             host = engine.start_engine()
         except AlreadyRunning:
-            if early is not None:
-                early.hide()
             return _show_primary(store.data_dir)
         app.setWindowIcon(load_icon("idle"))
         handle = EngineHandle(host)
-        tray_app = TrayApp(app, handle, early)
+        tray_app = TrayApp(app, handle)
         connect(tray_app, handle)
         signals = SignalBridge()
         signals.received.connect(lambda _number: app.quit())
