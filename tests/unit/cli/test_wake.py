@@ -3,17 +3,13 @@ JSON, and ``simulate --wake-to-run`` saying when the machine would be woken (no 
 
 from __future__ import annotations
 
-import io
 import json
-import sys
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from domi_desktop.cli import main
 from domi_desktop.errors import ParamError
 from domi_desktop.frontdoor.portable import export_document, parse_document
 from domi_desktop.frontdoor.service import Service
@@ -21,28 +17,8 @@ from domi_desktop.frontdoor.wire import parse_policies, policies_json
 from domi_desktop.model import CommandAction, Policies, Schedule
 from domi_desktop.store import Store
 from domi_desktop.store.codec import decode_policies, encode_policies
+from tests.support.cli import Cli
 from tests.support.fakes import FakeClock
-
-Cli = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    monkeypatch.setenv("DOMI_DATA_DIR", str(tmp_path / "data"))
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # no app to find there
-
-    def call(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        try:
-            code = main(list(args))
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 def show(cli: Cli, schedule_id: int) -> dict[str, Any]:

@@ -3,28 +3,25 @@ clock, and the CLI's words with no app running."""
 
 from __future__ import annotations
 
-import io
 import json
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from domi_desktop.cli import main
 from domi_desktop.cli.holds import parse_span
 from domi_desktop.errors import ParamError, UsageError
 from domi_desktop.frontdoor.service import METHODS, Service
 from domi_desktop.model import Hold, Policies
 from domi_desktop.store import Store
 from domi_desktop.store.codec import decode_policies, encode_policies
+from tests.support.cli import Cli
 from tests.support.fakes import FakeClock
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
 COMMAND = {"kind": "command", "argv": ["/bin/true"]}
-Cli = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
@@ -108,25 +105,6 @@ def test_snooze_spans_read_as_people_write_them(text: str, seconds: int) -> None
 def test_a_span_that_is_not_one_is_refused_in_one_line(text: str) -> None:
     with pytest.raises(UsageError, match=r"is not a time span|is not between"):
         parse_span(text)
-
-
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    monkeypatch.setenv("DOMI_DATA_DIR", str(tmp_path / "data"))
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # no app to find there
-
-    def call(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-        try:
-            code = main(list(args))
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 def test_the_cli_adds_a_one_off_skips_snoozes_and_undoes(cli: Cli) -> None:
