@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from domi_desktop.cron import next_run, parse
+from domi_desktop.frontdoor.rpc.client import connect_to_app
 from domi_desktop.model import CommandAction, Monitor, Policies
 from domi_desktop.secrets import KeyringSecretStore
 from domi_desktop.store import Store
@@ -67,11 +68,27 @@ class Laptop:
     logind: FakeLogind
     app: Child
     flags: Path
+    data: Path
 
     def now(self) -> datetime:
         return datetime.now(UTC) + self.clock.offset
 
     def set_time(self, when: datetime) -> None:
+        """The app's clock moved on to ``when`` while it was awake, and its loop woken to see it.
+
+        libfaketime cannot cut short a wait already in the kernel: the app's loop would sleep on
+        in real time, up to the minute its driver looks at the clock. A real clock fires the
+        timer at the due, and a real clock change is told by the OS; here a question over the
+        socket wakes the loop, which then finds its timers due."""
+        self._move_clock(when)
+        client = connect_to_app(self.data)
+        assert client is not None, "the app's socket has gone"
+        try:
+            client.call("app.status", {})
+        finally:
+            client.close()
+
+    def _move_clock(self, when: datetime) -> None:
         self.clock.set_offset(when - datetime.now(UTC))
 
     def ends(self, name: str) -> int:
@@ -88,7 +105,7 @@ class Laptop:
         wait_for(lambda: self.logind.inhibitors_held() == 0, PING_WAIT, "the delay lock let go")
         for name in SCHEDULES:
             assert self.hc.by_name(check(name)).status == "paused", name
-        self.set_time(self.now() + timedelta(hours=hours))
+        self._move_clock(self.now() + timedelta(hours=hours))  # asleep: nothing to wake
         self.logind.prepare_for_sleep(False)
         wait_for(lambda: self.logind.inhibitors_held() == 1, PING_WAIT, "the delay lock again")
 
@@ -135,7 +152,7 @@ def laptop(
         )
         wait_for(lambda: len(hc.checks) == len(SCHEDULES) + 1, 60, "the checks made by the app")
         wait_for(lambda: fake_logind.inhibitors_held() == 1, 30, "the app's delay lock")
-        yield Laptop(hc, clock, fake_logind, app, flags)
+        yield Laptop(hc, clock, fake_logind, app, flags, data)
         app.stop()
 
 
