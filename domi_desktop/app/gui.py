@@ -10,7 +10,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
+from domi_desktop.app.primary import AlreadyRunning, PrimaryLock, wait_for_primary
 from domi_desktop.errors import StoreError
+from domi_desktop.paths import resolve_data_dir
 from domi_desktop.ui.button_icons import theme_icons_only
 from domi_desktop.ui.icons import load_icon
 
@@ -67,8 +69,13 @@ def _run_tray(data_dir: str | Path | None) -> int:
     app.setApplicationName("domi-desktop")
     app.setQuitOnLastWindowClosed(False)
     theme_icons_only(app)  # before the palette: a new style brings its own
+    lock = PrimaryLock(resolve_data_dir(data_dir))
+    try:
+        lock.take()
+    except AlreadyRunning:
+        return _show_primary(lock.data_dir)
+    early = _early_icon()
     from domi_desktop.app.engine import EngineHandle, EngineThread
-    from domi_desktop.app.host import AlreadyRunning
     from domi_desktop.app.logs import setup_logging
     from domi_desktop.app.qtloop import SignalBridge
     from domi_desktop.clock import SystemClock
@@ -79,14 +86,11 @@ def _run_tray(data_dir: str | Path | None) -> int:
     with Store.open(data_dir, now=SystemClock().now()) as store:
         setup_logging(store.data_dir)
         follow_system(app)
-        engine = EngineThread(store, gui=True)
-        try:
-            host = engine.start_engine()
-        except AlreadyRunning:
-            return _show_primary(store.data_dir)
+        engine = EngineThread(store, gui=True, lock=lock)
+        host = engine.start_engine()
         app.setWindowIcon(load_icon("idle"))
         handle = EngineHandle(host)
-        tray_app = TrayApp(app, handle)
+        tray_app = TrayApp(app, handle, early)
         connect(tray_app, handle)
         signals = SignalBridge()
         signals.received.connect(lambda _number: app.quit())
@@ -106,6 +110,18 @@ def _run_tray(data_dir: str | Path | None) -> int:
     return 0
 
 
+def _early_icon() -> QSystemTrayIcon | None:
+    """The tray icon, shown by the primary before the engine and the windows are loaded (a
+    person who starts the app sees it at once), for the tray app to take over; None when the
+    desktop has no tray."""
+    if not QSystemTrayIcon.isSystemTrayAvailable():
+        return None
+    icon = QSystemTrayIcon(load_icon("idle"))
+    icon.setToolTip("domi-desktop")
+    icon.show()
+    return icon
+
+
 def _notify_refusal(error: StoreError) -> None:
     """A desktop notification of why the app cannot use its database (it then exits)."""
     from domi_desktop.platform.notify import Notice, notifier_for
@@ -120,8 +136,6 @@ def _notify_refusal(error: StoreError) -> None:
 
 
 def _show_primary(data_dir: Path) -> int:
-    from domi_desktop.app.host import wait_for_primary
-
     client = wait_for_primary(data_dir)
     if client is None:
         print("domi-desktop: another instance holds the lock but does not answer", file=sys.stderr)

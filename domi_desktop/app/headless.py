@@ -15,8 +15,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 
 from domi_desktop.app.engine import EngineThread
-from domi_desktop.app.host import AlreadyRunning
 from domi_desktop.app.logs import setup_logging
+from domi_desktop.app.primary import AlreadyRunning
 from domi_desktop.app.qtloop import SignalBridge
 from domi_desktop.clock import SystemClock
 from domi_desktop.store import Store

@@ -5,15 +5,13 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLockFile, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from domi_desktop import __version__
 from domi_desktop.app.logs import log_event, log_wake
@@ -23,7 +21,7 @@ from domi_desktop.clock import SystemClock
 from domi_desktop.errors import DomiError, StoreError
 from domi_desktop.events import Event, RunFinished, StoreProblem
 from domi_desktop.frontdoor.rpc.dispatch import DEFER, Responder
-from domi_desktop.frontdoor.rpc.instance import lock_path, socket_name
+from domi_desktop.frontdoor.rpc.instance import socket_name
 from domi_desktop.frontdoor.rpc.server import Connection, RpcServer
 from domi_desktop.frontdoor.rpc.socket_path import SocketDirError
 from domi_desktop.frontdoor.service import METHODS, Service
@@ -51,10 +49,6 @@ PICTURE_EVERY = 0.1
 OFF_LOOP = ("schedule.preview", "schedule.simulate")
 """Pure methods whose work grows with their parameters: run on worker threads, so that a batch of
 them never holds the loop that wakes the scheduler and answers everyone else."""
-
-
-class AlreadyRunning(Exception):
-    """Another instance holds the lock for this data dir."""
 
 
 class Host(QObject):
@@ -143,8 +137,6 @@ class Host(QObject):
         self._picture.timeout.connect(self._take_picture)
         self._told: list[Event] = []
         """Events not yet emitted: those of one turn of the loop go out as one list."""
-        self._lock = QLockFile(str(lock_path(store.data_dir)))
-        self._lock.setStaleLockTime(0)  # stale only when its process is gone
         self._waiting: dict[int, list[Responder]] = {}
         self._wake_sources: list[Any] = []
         self._zones: Any = None
@@ -161,21 +153,6 @@ class Host(QObject):
         """Why nothing more is written: the SQLite file was replaced under the app."""
 
     # -- start and stop ------------------------------------------------------------------------
-
-    def acquire(self) -> None:
-        """Become the primary instance, or raise ``AlreadyRunning``; ``StoreError`` when the
-        database is damaged.
-
-        Every page is read once here (``quick_check``: 0.5 s at a million runs), by the primary
-        only: an app left up on a damaged file would fire nothing for as long as it runs, while
-        refused it says why at once."""
-        if not self._lock.tryLock(200):
-            raise AlreadyRunning(str(lock_path(self.store.data_dir)))
-        try:
-            self.store.check_integrity()
-        except StoreError:
-            self._lock.unlock()
-            raise
 
     def start(self) -> None:
         self.started_at = self.clock.now()
@@ -222,7 +199,6 @@ class Host(QObject):
         self._picture.stop()
         self._workers.shutdown(wait=False, cancel_futures=True)
         self.rpc.close()
-        self._lock.unlock()
         log.info("stopped")
 
     def _start_wake_sources(self) -> None:
@@ -480,15 +456,3 @@ def _bind(
     method: Callable[[Service, Mapping[str, Any]], Any], service: Service
 ) -> Callable[[Mapping[str, Any]], Any]:
     return lambda params: method(service, params)
-
-
-def wait_for_primary(data_dir: Path, timeout: float = 5.0) -> Any:
-    """The primary's client; it may still be starting, so retry for a while."""
-    from domi_desktop.frontdoor.rpc.client import connect_to_app
-
-    deadline = time.monotonic() + timeout
-    while True:
-        client = connect_to_app(data_dir)
-        if client is not None or time.monotonic() > deadline:
-            return client
-        time.sleep(0.1)

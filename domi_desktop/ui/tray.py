@@ -89,7 +89,10 @@ LOOK_INTERVAL = 0.25
 
 
 class TrayApp(QObject):
-    def __init__(self, app: QApplication, host: AppBackend) -> None:
+    def __init__(
+        self, app: QApplication, host: AppBackend, tray: QSystemTrayIcon | None = None
+    ) -> None:
+        """``tray``: an icon already shown while the app started (``app.gui``), taken over."""
         super().__init__()
         self.app = app
         self.host = host
@@ -103,7 +106,7 @@ class TrayApp(QObject):
             name: load_icon(name) for name in ("idle", "running", "paused", "attention", "template")
         }
         self.menu = QMenu()
-        self.tray = self._make_tray()
+        self.tray = self._make_tray(tray)
         self._schedules_menu = SchedulesMenu(self.menu, host, self)
         # The menu is rebuilt when what it shows changes, not when it opens: a menu rebuilt in
         # aboutToShow keeps its old size (and a D-Bus menu its old layout) on that first open.
@@ -161,8 +164,11 @@ class TrayApp(QObject):
         self.rebuild_menu()
         self.update_look()
 
-    def _make_tray(self) -> QSystemTrayIcon:
-        tray = QSystemTrayIcon(self.icons["idle"], self)
+    def _make_tray(self, tray: QSystemTrayIcon | None = None) -> QSystemTrayIcon:
+        if tray is None:
+            tray = QSystemTrayIcon(self.icons["idle"], self)
+        else:
+            tray.setParent(self)
         tray.setContextMenu(self.menu)
         tray.activated.connect(self._activated)
         return tray

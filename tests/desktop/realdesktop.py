@@ -494,10 +494,18 @@ def find_windows(
     return [int(line) for line in result.stdout.split()]
 
 
-def wait_for_window(title: str, timeout: float = 30.0, env: Mapping[str, str] | None = None) -> int:
-    """The first window whose title matches `title`, once there is one."""
+def wait_for_window(
+    title: str,
+    timeout: float = 30.0,
+    env: Mapping[str, str] | None = None,
+    *,
+    visible: bool = False,
+) -> int:
+    """The first window whose title matches `title`, once there is one (``visible``: shown)."""
     windows = wait_until(
-        f"a window titled {title!r}", lambda: find_windows(title, env) or None, timeout
+        f"a window titled {title!r}",
+        lambda: find_windows(title, env, visible=visible) or None,
+        timeout,
     )
     return windows[0]
 

@@ -1,0 +1,57 @@
+"""The data dir's instance lock: the one app (tray or headless) that runs its schedules holds it.
+
+Taken first, before the engine is imported or built: a second launch starts no thread and opens
+no connection (none that could keep it from exiting); it finds the first and asks it to show its
+window. The tray app, once it holds the lock, shows its icon before loading the rest.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QLockFile
+
+from domi_desktop.frontdoor.rpc.instance import lock_path
+
+TYPE_CHECKING = False  # typing's import is not wanted before the tray icon shows
+if TYPE_CHECKING:
+    from domi_desktop.frontdoor.rpc.client import RpcClient
+
+TRY_FOR_MS = 200
+"""How long a second launch waits for the lock (the first may be letting it go as it quits)."""
+
+
+class AlreadyRunning(Exception):
+    """Another instance holds the lock for this data dir."""
+
+
+class PrimaryLock:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self._lock = QLockFile(str(lock_path(data_dir)))
+        self._lock.setStaleLockTime(0)  # stale only when its process is gone
+
+    @property
+    def held(self) -> bool:
+        return self._lock.isLocked()
+
+    def take(self) -> None:
+        """Become the primary instance, or raise ``AlreadyRunning``."""
+        if not self._lock.tryLock(TRY_FOR_MS):
+            raise AlreadyRunning(str(lock_path(self.data_dir)))
+
+    def release(self) -> None:
+        self._lock.unlock()
+
+
+def wait_for_primary(data_dir: Path, timeout: float = 5.0) -> RpcClient | None:
+    """The primary's client; it may still be starting, so retry for a while."""
+    from domi_desktop.frontdoor.rpc.client import connect_to_app
+
+    deadline = time.monotonic() + timeout
+    while True:
+        client = connect_to_app(data_dir)
+        if client is not None or time.monotonic() > deadline:
+            return client
+        time.sleep(0.1)
