@@ -23,7 +23,7 @@ DEB_PACKAGES := dbus libdbus-1-3 libegl1 libgl1 libfontconfig1 libxkbcommon0 lib
 	7zip genisoimage osslsigncode binutils
 
 .PHONY: help run test system-deps venv lint lint-fast actionlint test-headless test-desktop \
-	test-sleeplab test-windows test-packaging package-build test-fast test-unit test-unit-core test-unit-edges test-system bench screenshots package package-test clean
+	test-sleeplab test-windows test-packaging package-build test-fast test-unit test-unit-core test-unit-edges headless-unit headless-rest test-system bench screenshots package package-test clean
 
 help: ## list the targets (this)
 	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-zA-Z_-]*:[^=#]*## / {printf "  %-16s %s\n", $$1, $$2}' \
@@ -56,31 +56,37 @@ system-deps: ## install the Debian packages the tests need (as root; otherwise n
 
 # WINE=0 leaves the Windows stage out (a machine without Wine where nobody is root to install it);
 # PACKAGE=0 leaves the packaging stage out (the Linux bundle, its tarball, the .deb, pipx, the .dmg check).
-# The sleep lab's guests are suspended most of their 25 minutes; the Windows kit's and release's
-# builds and the packaging stage (the Linux bundle built once, then tested: a Debian root, pipx,
-# the .dmg check) mostly wait on the package registries and on child processes: all three run
-# beside the headless and desktop stages, their output printed when they end; the Windows stage's
-# tests (the release's setup among them) come after. An interrupted make stops them (SIGTERM).
+# Every stage mostly waits (on child processes, timers, a suspended guest, the package
+# registries), so all of them run side by side on two cores: the sleep lab's guests (suspended most
+# of their 25 minutes), the Windows kit's and release's builds then the Windows stage's tests, the
+# packaging stage (the Linux bundle built once, then tested: a Debian root, pipx, the .dmg check)
+# and the desktop stage, each printing its output when it ends, beside the headless stage in the
+# foreground. An interrupted make stops them (SIGTERM).
 LAB := $(if $(SKIP_SLOW),,1)
 WINDOWS := $(if $(filter 0,$(WINE)),,1)
 PACKAGES := $(if $(or $(SKIP_SLOW),$(filter 0,$(PACKAGE))),,1)
 PACKAGE_DIR := .package
+STAGE_LOGS := .stage-logs
 test: system-deps venv lint $(if $(PACKAGES),$(PYINSTALLER_STAMP)) ## everything: lint, headless, desktop, packaging, Windows (Wine) and sleep-lab stages
-	@mkdir -p .sleeplab .wine-kit $(PACKAGE_DIR); lab=; kit=; pkg=; rc=0; \
-	trap 'kill -TERM $$lab $$kit $$pkg 2>/dev/null; wait; exit 130' INT TERM; \
+	@mkdir -p .sleeplab .wine-kit $(PACKAGE_DIR) $(STAGE_LOGS); lab=; kit=; pkg=; gui=; rc=0; \
+	trap 'kill -TERM $$lab $$kit $$pkg $$gui 2>/dev/null; wait; exit 130' INT TERM; \
 	if [ -n "$(LAB)" ]; then $(PY) tests/sleeplab/parallel.py >.sleeplab/make-test.log 2>&1 & lab=$$!; fi; \
-	if [ -n "$(WINDOWS)" ]; then { $(PY) packaging/wine/kit.py build && $(PY) packaging/wine/release.py build; } \
-	  >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
+	if [ -n "$(WINDOWS)" ]; then { $(PY) packaging/wine/kit.py build && $(PY) packaging/wine/release.py build \
+	  || { echo "the Windows kit's or release's build failed"; exit 1; }; \
+	  $(MAKE) --no-print-directory test-windows; } >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
 	if [ -n "$(PACKAGES)" ]; then { $(MAKE) --no-print-directory package-build && \
 	  $(MAKE) --no-print-directory test-packaging; } >$(PACKAGE_DIR)/make-test.log 2>&1 & pkg=$$!; fi; \
-	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-headless test-desktop || rc=1; \
+	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-desktop >$(STAGE_LOGS)/desktop.log 2>&1 & gui=$$!; \
+	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-headless || rc=1; \
+	echo "waiting for the desktop stage"; wait $$gui || { echo "the desktop stage failed"; rc=1; }; \
+	cat $(STAGE_LOGS)/desktop.log; \
 	if [ -n "$$pkg" ]; then \
 	  echo "waiting for the packaging stage (package-build, test-packaging)"; \
 	  wait $$pkg || { echo "the packaging stage failed"; rc=1; }; cat $(PACKAGE_DIR)/make-test.log; \
 	fi; \
 	if [ -n "$$kit" ]; then \
-	  if wait $$kit; then $(MAKE) --no-print-directory test-windows || rc=1; \
-	  else cat .wine-kit/make-test.log; echo "the Windows kit's or release's build failed"; rc=1; fi; \
+	  echo "waiting for the Windows stage (kit, release, test-windows)"; \
+	  wait $$kit || { echo "the Windows stage failed"; rc=1; }; cat .wine-kit/make-test.log; \
 	fi; \
 	if [ -n "$$lab" ]; then \
 	  echo "waiting for the sleep lab (test-sleeplab)"; wait $$lab || rc=1; cat .sleeplab/make-test.log; \
@@ -139,8 +145,19 @@ test-system: venv ## the system tests (tests/system): real headless apps, kills,
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not gui and not keyring" tests/system
 
 # Widgets, the core, the store and the actions: offscreen Qt, no display needed.
+# Two halves side by side, each printed whole when it ends: the unit tests, and the rest (the system
+# tests' real processes, the packaging checks that need no bundle). Their servers and sockets live
+# in each test's own directories, so the halves never meet.
+HEADLESS := QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider \
+	-m "not gui and not keyring and not sleeplab$(if $(SKIP_SLOW), and not slow)"
 test-headless: venv ## every test that needs no display: unit, system, packaging (offscreen Qt)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not gui and not keyring and not sleeplab$(if $(SKIP_SLOW), and not slow)" -p no:cacheprovider
+	@$(MAKE) --no-print-directory -j2 --output-sync=target SKIP_SLOW=$(SKIP_SLOW) headless-unit headless-rest
+
+headless-unit: venv
+	$(HEADLESS) tests/unit
+
+headless-rest: venv
+	$(HEADLESS) tests --ignore=tests/unit
 
 # Tray, notifications, logind and keyring: a session bus and a virtual screen of their own.
 test-desktop: venv ## tray, notifications, logind, keyring: Xvfb and a session bus of their own
