@@ -12,7 +12,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QLockFile
 
+from domi_desktop.errors import StoreError
 from domi_desktop.frontdoor.rpc.instance import lock_path
+from domi_desktop.paths import ensure_private_dir
 
 TYPE_CHECKING = False  # typing's import is not wanted before the tray icon shows
 if TYPE_CHECKING:
@@ -37,9 +39,18 @@ class PrimaryLock:
         return self._lock.isLocked()
 
     def take(self) -> None:
-        """Become the primary instance, or raise ``AlreadyRunning``."""
-        if not self._lock.tryLock(TRY_FOR_MS):
-            raise AlreadyRunning(str(lock_path(self.data_dir)))
+        """Become the primary instance, or raise ``AlreadyRunning``; ``StoreError`` when the
+        lock file cannot be made (the data dir is created here on a first start)."""
+        path = lock_path(self.data_dir)
+        try:
+            ensure_private_dir(self.data_dir)
+        except OSError as error:
+            raise StoreError(f"cannot create the data folder {self.data_dir}: {error}") from None
+        if self._lock.tryLock(TRY_FOR_MS):
+            return
+        if self._lock.error() == QLockFile.LockError.LockFailedError:
+            raise AlreadyRunning(str(path))
+        raise StoreError(f"cannot create the lock file {path} ({self._lock.error().name})")
 
     def release(self) -> None:
         self._lock.unlock()

@@ -228,6 +228,16 @@ def test_a_second_launch_shows_the_first_and_exits_0(
     assert status(data)["pid"] == first.pid
 
 
+def test_the_first_start_makes_its_data_folder(
+    spawn: Spawn, fake_desktop: FakeDesktop, tmp_path: Path
+) -> None:
+    data = tmp_path / "home" / "share" / "domi-desktop"  # none of it there yet
+    child = start_app(spawn, data)
+    assert (data / "domi.sqlite3").is_file()
+    assert "stopping" in cli(data, "quit").stdout
+    assert child.process.wait(timeout=WAIT) == 0
+
+
 def test_sigterm_stops_it_cleanly(spawn: Spawn, fake_desktop: FakeDesktop, data: Path) -> None:
     child = start_app(spawn, data)
     child.process.send_signal(signal.SIGTERM)
