@@ -40,6 +40,8 @@ thread, and a quit waits for it."""
 BODY_LIMIT = 10_000
 """Healthchecks keeps the first 10 kB of a ping's body; more is sent for nothing."""
 CHECKS_FILENAME = "monitor-checks.json"
+READ_AT_LEAST = 0.001
+"""Seconds a read past the deadline waits: it takes what is there, it waits for nothing more."""
 
 
 class MonitorError(DomiError):
@@ -158,11 +160,13 @@ class _DeadlineReader(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int | None:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the monitor took too long to answer")
-        self._sock.settimeout(left)
-        return self._raw.readinto(buffer)
+        # Past the deadline what has already arrived is still read (a process that was stopped
+        # or starved, then resumed late, finds the answer there): sending again would ping twice.
+        self._sock.settimeout(max(READ_AT_LEAST, self._deadline - time.monotonic()))
+        try:
+            return self._raw.readinto(buffer)
+        except TimeoutError:
+            raise TimeoutError("the monitor took too long to answer") from None
 
     def close(self) -> None:
         self._raw.close()

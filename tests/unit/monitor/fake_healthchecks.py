@@ -344,15 +344,20 @@ def _handler(hc: FakeHealthchecks) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             headers = {key.lower(): value for key, value in self.headers.items()}
-            status, answer = hc.handle(self.command, self.path, headers, body)
-            data = (answer if isinstance(answer, str) else json.dumps(answer)).encode()
-            self.send_response(status)
-            kind = "text/plain" if isinstance(answer, str) else "application/json"
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
+            # Under the lock until the answer is on its way: a test that sees a ping knows its
+            # sender has the answer (a test that moves the app's clock then cannot make that
+            # request time out).
+            with hc.lock:
+                status, answer = hc.handle(self.command, self.path, headers, body)
+                data = (answer if isinstance(answer, str) else json.dumps(answer)).encode()
+                self.send_response(status)
+                kind = "text/plain" if isinstance(answer, str) else "application/json"
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+                self.wfile.flush()
 
         do_GET = do_POST = do_HEAD = do_DELETE = _serve
 
