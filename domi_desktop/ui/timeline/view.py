@@ -52,7 +52,7 @@ HIT = 7.0
 
 ASLEEP = QColor(70, 96, 200, 110)
 OFF = QColor(150, 150, 150, 150)
-WINDOW_ALPHA = 50
+WINDOW_ALPHA = 64
 """A window's band: the selection colour, light enough that the bars over it read as before."""
 
 register(
