@@ -4,7 +4,8 @@ types for real (``xdotool``) under Xvfb.
 
 0 starts while input is younger than the threshold or while another app holds an idle
 inhibitor; a start once nobody types; the whole tree paused (``T`` in /proc/PID/stat for every
-process) after a key, and resumed at the next away; History says the pause.
+process) after a key, and resumed at the next away; History says the pause; a user who types
+until past the deadline gets exactly one run, at the deadline, left to run to its end.
 """
 
 from __future__ import annotations
