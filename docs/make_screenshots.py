@@ -389,6 +389,120 @@ def timeline_shot(data: Path) -> None:
         set_language("en")
 
 
+def window_shots(data: Path) -> None:
+    """A schedule with hours ("Only between 22:00-06:00"): the editor's "What if the laptop
+    sleeps?" asleep through the whole window, and a week of its nights on the Timeline, each a
+    band, with the runs inside and a night slept through, skipped."""
+    from datetime import time
+
+    from PySide6.QtWidgets import QLineEdit
+
+    from domi_desktop.cron import set_local_resolver
+    from domi_desktop.model import Conditions, Window
+    from domi_desktop.store import spans
+    from domi_desktop.story import SpanSource
+    from domi_desktop.ui.editor.dialog import EditorDialog
+    from domi_desktop.ui.palette import dark_palette
+    from domi_desktop.ui.timeline.window import TimelineWindow
+    from tests.support.timeline_week import RIGA
+
+    start = datetime(2026, 3, 2, tzinfo=RIGA)
+    now = start + timedelta(days=6, hours=12)
+    night = timedelta(hours=22)
+    set_local_resolver(lambda: RIGA)
+    with Store.open(data, now=start - timedelta(days=1), machine="laptop") as store:
+        service = Service(store, FixedClock())
+        dialog = EditorDialog(service, now=lambda: start, confirm_discard=lambda _dialog: True)
+        for kind, name, text in (
+            (QLineEdit, "name", "Nightly backup"),
+            (QLineEdit, "window", "22:00-06:00"),
+        ):
+            found = dialog.findChild(kind, name)
+            assert found is not None, name
+            found.setText(text)
+        dialog.cron.set_text("0 22 * * *")
+        scenario = dialog.findChild(QComboBox, "simulateScenario")
+        assert scenario is not None
+        scenario.setCurrentIndex(scenario.findData("window_whole"))
+        dialog.resize(900, dialog.height())
+        dialog.show()
+        QApplication.processEvents()
+        save(dialog.sleep, "editor-sleep-window.png")
+        dialog.close()
+
+        policies = Policies(
+            conditions=Conditions(window=Window(time(22), time(6)), on_ac_power=True)
+        )
+        action = CommandAction(shell="restic backup ~/Documents")
+        backup = store.create_schedule(
+            "Nightly backup", "0 22 * * *", "Europe/Riga", action, policies,
+            now=start - timedelta(days=1),
+        )  # fmt: skip
+        asleep = [  # (night, fell asleep, woke) after the window's start
+            (2, timedelta(minutes=-30), timedelta(hours=9, minutes=10)),
+            (4, timedelta(minutes=-10), timedelta(hours=3, minutes=15)),
+        ]
+        writer = store.writer()
+        try:
+            machine = store.machine
+            writer.transact(lambda c: spans.started(c, machine, start - timedelta(days=1)))
+            for day, fell, woke in asleep:
+                at, back = (
+                    start + timedelta(days=day) + night + fell,
+                    start + timedelta(days=day) + night + woke,
+                )
+                writer.transact(lambda c, at=at: spans.beat(c, machine, at))
+                writer.transact(lambda c, at=at: spans.falling_asleep(c, machine, at))
+                writer.transact(
+                    lambda c, at=at, back=back: spans.woke(c, machine, back, at, SpanSource.signal)
+                )
+            writer.transact(lambda c: spans.beat(c, machine, now))
+        finally:
+            writer.close()
+        last = store.get_schedule(backup.id).last_due
+        starts = {
+            0: timedelta(0),
+            1: timedelta(hours=1, minutes=40),
+            3: timedelta(0),
+            4: timedelta(hours=3, minutes=15),
+            5: timedelta(0),
+        }
+        for day in range(6):
+            due = start + timedelta(days=day) + night
+            delay = starts.get(day)
+            reason = "waiting for the charger" if day == 1 else None
+            run_id = store.claim_fire(
+                FireClaim(backup.id, last, due, due, status=RunStatus.waiting, reason=reason)
+            )
+            assert run_id is not None
+            last = due
+            if delay is None:
+                store.skip_waiting(
+                    run_id, due + timedelta(hours=9, minutes=10), "asleep 22:00-06:00"
+                )
+                continue
+            begun = due + delay
+            said = "started after waiting 1 hour 40 minutes for the charger" if day == 1 else None
+            store.start_waiting(
+                run_id, begun, store.log_path_for(run_id), late=bool(delay), reason=said
+            )
+            store.finish_run(
+                run_id,
+                status=RunStatus.succeeded,
+                finished_at=begun + timedelta(minutes=35),
+                exit_code=0,
+            )
+        window = TimelineWindow(store, lambda _run: None, now=lambda: now)
+        window.setPalette(dark_palette())
+        window.resize(1280, 220)
+        window.show_period(start, 7)
+        window.show()
+        QApplication.processEvents()
+        save(window, "timeline-window.png")
+        window.close()
+    set_local_resolver(None)
+
+
 def settings_shot() -> None:
     from domi_desktop.frontdoor.settings import AppSettings
     from domi_desktop.platform.autostart import autostart_for_platform
@@ -408,7 +522,9 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--only", choices=["timeline"], help="render just this picture (the others take minutes)"
+        "--only",
+        choices=["timeline", "window"],
+        help="render just this picture (the others take minutes)",
     )
     args = parser.parse_args()
     install_os_zone()
@@ -422,6 +538,10 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as temp:
             timeline_shot(Path(temp) / "week")
         return 0
+    if args.only == "window":
+        with tempfile.TemporaryDirectory() as temp:
+            window_shots(Path(temp) / "window")
+        return 0
     with tempfile.TemporaryDirectory() as temp:
         data = Path(temp)
         with Store.open(data / "data", now=NOW) as store:
@@ -434,6 +554,7 @@ def main() -> int:
             settings_shot()
         history_waiting_disk_shot(data / "disk")
         timeline_shot(data / "week")
+        window_shots(data / "window")
     editor_at_2x_shot()
     return 0
 

@@ -48,11 +48,20 @@ class AwayKeeper:
         self._read = read
         """The session now, not a cached reading."""
         self._watched: dict[int, _Watched] = {}
+        self._anyway: set[int] = set()
         self._timer: TimerHandle | None = None
+
+    def at_deadline(self, run_id: int) -> None:
+        """The run starts anyway, its wait for an away over: the user who never left is there,
+        and pausing (or stopping) it for them would keep the deadline's promise to run it."""
+        self._anyway.add(run_id)
 
     def started(self, run_id: int, schedule: Schedule) -> bool:
         """Whether the job is looked after (the session is then read for it)."""
         conditions = schedule.policies.conditions
+        if run_id in self._anyway:
+            self._anyway.discard(run_id)
+            return False
         if conditions.away is None or conditions.on_return is OnReturn.carry_on:
             return False
         self._watched[run_id] = _Watched(schedule)
@@ -62,6 +71,7 @@ class AwayKeeper:
     def ended(self, run_id: int) -> Schedule | None:
         """The job is over; its schedule when it was stopped because the user came back (one
         new run then waits for the next away)."""
+        self._anyway.discard(run_id)
         watched = self._watched.pop(run_id, None)
         if not self._watched and self._timer is not None:
             self._timer.cancel()
@@ -119,3 +129,4 @@ class AwayKeeper:
             self._timer.cancel()
             self._timer = None
         self._watched.clear()
+        self._anyway.clear()

@@ -313,6 +313,7 @@ class ConditionKeeper:
             return
         if verdict.verdict is Verdict.run_anyway:
             reason = verdict.reason or "ran anyway"
+            self.away.at_deadline(held.run_id)
         else:
             reason = f"started after waiting {format_span(_whole(now - due))} for {waited_for}"
             if verdict.reason is not None:

@@ -11,8 +11,9 @@ from typing import Any
 
 from peewee import Value
 
-from domi_desktop.model import Run
+from domi_desktop.model import Run, Window
 from domi_desktop.store import _rows, codec, spans
+from domi_desktop.store._reader import CodecError
 from domi_desktop.store.models import RunRow, ScheduleRow
 from domi_desktop.store.runs import RunStore
 from domi_desktop.story import MachineSpan
@@ -101,11 +102,16 @@ class StoryStore(RunStore):
         queries. A missed due whose catch-up came after ``end`` is read as ``due_story`` reads
         it, so both tell it the same."""
         with self._using():
-            rows = ScheduleRow.select(ScheduleRow.id, ScheduleRow.name, ScheduleRow.tz)
+            rows = ScheduleRow.select(
+                ScheduleRow.id, ScheduleRow.name, ScheduleRow.tz, ScheduleRow.policies
+            )
             if schedule_id is not None:
                 _rows.schedule_row(schedule_id)
                 rows = rows.where(ScheduleRow.id == schedule_id)
-            labels = {row.id: (row.name, row.tz) for row in rows.order_by(ScheduleRow.id)}
+            labels = {
+                row.id: (row.name, row.tz, _window(row.policies))
+                for row in rows.order_by(ScheduleRow.id)
+            }
         found = self.machine_spans(start, end + CLAIMED_WITHIN)
         by_schedule: dict[int, list[Run]] = {key: [] for key in labels}
         for run in self.runs_between(start, end, schedule_id):
@@ -119,9 +125,20 @@ class StoryStore(RunStore):
                     story = self.due_story(told.run, now) or told
                 if start <= story.due < end:
                     stories.append(story)
-            name, tz = labels.get(key, (f"#{key}", "local"))
-            lanes.append(Lane(key, name, tz, tuple(stories), tuple(runs)))
+            name, tz, window = labels.get(key, (f"#{key}", "local", None))
+            lanes.append(Lane(key, name, tz, tuple(stories), tuple(runs), window))
         return Timeline(start, end, now, self.machine, tuple(found), tuple(lanes))
+
+
+def _window(policies: str) -> Window | None:
+    """A schedule's hours, read only from the few policies that have them; a row that does not
+    read shows no band (History and the editor say what is wrong with it)."""
+    if '"window"' not in policies:
+        return None
+    try:
+        return codec.decode_policies(policies).conditions.window
+    except CodecError:
+        return None
 
 
 def _shown(run: Run, first: int, last: int) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from enum import StrEnum
 
-from domi_desktop.model import Run, RunStatus, SkipReason, Trigger
+from domi_desktop.model import Run, RunStatus, SkipReason, Trigger, Window
 from domi_desktop.story import MachineSpan, SpanKind, cause_of
 
 MISSED = SkipReason.missed.value
@@ -308,6 +308,8 @@ class Lane:
     """Its dues in the stretch, by due."""
     runs: tuple[Run, ...]
     """Its runs that ran (or wait) in the stretch, manual ones too."""
+    window: Window | None = None
+    """The hours its runs start within ("Only between"), shown as a band each night."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ types for real (``xdotool``) under Xvfb.
 
 0 starts while input is younger than the threshold or while another app holds an idle
 inhibitor; a start once nobody types; the whole tree paused (``T`` in /proc/PID/stat for every
-process) after a key, and resumed at the next away; History says the pause.
+process) after a key, and resumed at the next away; History says the pause; a user who types
+until past the deadline gets exactly one run, at the deadline, left to run to its end.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +221,47 @@ def test_it_starts_only_once_nobody_types_and_pauses_the_whole_tree_on_a_key(
     assert len(started) == 1
     assert "Traceback" not in app.stderr()
     assert os.environ.get("DISPLAY")
+
+
+DEADLINE = 20
+"""Seconds the deadline test's run waits for an away at most."""
+
+
+def test_a_user_who_never_leaves_gets_exactly_one_run_at_the_deadline(
+    tmp_path: Path, spawn: Spawn, gnome_idle: GnomeIdle, typist: Typist
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {**child_env(tmp_path), "DOMI_DATA_DIR": str(data)}
+    env = {k: v for k, v in env.items() if not k.startswith("FAKETIME")}
+    app = spawn([*APP, "--headless"], env={"DOMI_DATA_DIR": str(data)})
+    wait_for(
+        lambda: cli(env, "status", "--json", check=False).get("running"),
+        WAIT,
+        "the app on its socket",
+    )
+    typist.start()  # at the computer from before the due to well after the run
+    # One due only, a minute or two ahead: a second due would make a second deadline run.
+    due = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=2)
+    job = "import time; time.sleep(1); print('indexed')"
+    added = cli(
+        env, "schedule", "add", "Index photos", "--cron", f"{due:%M %H %d %m} *", "--tz", "UTC",
+        "--when-away", str(AWAY_MINUTES), "--wait-at-most", str(DEADLINE), "--json", "--",
+        sys.executable, "-c", job,
+    )  # fmt: skip
+    schedule = str(added["id"])
+
+    def runs() -> list[dict[str, Any]]:
+        return list(cli(env, "runs", "--schedule", schedule, "--json"))
+
+    wait_for(lambda: bool(runs()), WAIT + 150, "the due")
+    assert runs()[0]["status"] == "waiting"
+    wait_for(lambda: runs()[0]["status"] == "succeeded", WAIT + DEADLINE, "the deadline run's end")
+    assert time.monotonic() - typist.last < 2  # typed all along
+    time.sleep(10)  # still typing: nothing else starts
+    (ran,) = runs()
+    started = datetime.fromisoformat(str(ran["started_at"]))
+    print(f"started {(started - due).total_seconds():.1f} s after the due (deadline {DEADLINE} s)")
+    assert due + timedelta(seconds=DEADLINE) <= started < due + timedelta(seconds=DEADLINE + 5)
+    assert ran["reason"] == f"ran anyway after waiting {DEADLINE} seconds for you to step away", ran
+    assert "Traceback" not in app.stderr()

@@ -18,6 +18,7 @@ from domi_desktop.scheduler.conditions import RESOURCES, Verdict, gate
 from domi_desktop.scheduler.simulate import SimulatedWake, play_wait, simulate
 from domi_desktop.ui import i18n
 from domi_desktop.ui.condition_words import gate_words, list_words, resources_waited_for
+from domi_desktop.ui.editor.sleep_window import WindowCase, tell_window
 from domi_desktop.ui.editor.waking import this_machine, wake_sentence
 from domi_desktop.ui.i18n import register, tr
 
@@ -272,12 +273,35 @@ class SleepPanel(QGroupBox):
         self.setTitle(tr("What if the laptop sleeps?"))
         self.scenario.setAccessibleName(tr("Scenario"))
         self._scenario_label.setText(tr("Scenario"))
-        for index, scenario in enumerate(Scenario):
-            self.scenario.setItemText(index, tr(scenario.value))
+        for index in range(self.scenario.count()):
+            self.scenario.setItemText(index, tr(self._case(index).value))
         self._run()
 
-    def current_scenario(self) -> Scenario:
-        return Scenario[self.scenario.currentData()]
+    def _case(self, index: int) -> Scenario | WindowCase:
+        name = str(self.scenario.itemData(index))
+        return (
+            WindowCase[name.removeprefix("window_")]
+            if name.startswith("window_")
+            else Scenario[name]
+        )
+
+    def current_scenario(self) -> Scenario | WindowCase:
+        return self._case(self.scenario.currentIndex())
+
+    def _offer_window(self, windowed: bool) -> None:
+        """The window's cases are offered while the schedule has hours, after the others."""
+        if (self.scenario.count() > len(Scenario)) == windowed:
+            return
+        self.scenario.blockSignals(True)
+        try:
+            if windowed:
+                for case in WindowCase:
+                    self.scenario.addItem(tr(case.value), f"window_{case.name}")
+            else:
+                while self.scenario.count() > len(Scenario):
+                    self.scenario.removeItem(self.scenario.count() - 1)
+        finally:
+            self.scenario.blockSignals(False)
 
     def show_for(
         self,
@@ -292,6 +316,7 @@ class SleepPanel(QGroupBox):
             self._inputs = None
         else:
             self._inputs = (expr, tz, policies, now, action_kind)
+        self._offer_window(policies is not None and policies.conditions.window is not None)
         self._run()
 
     def _run(self) -> None:
@@ -309,6 +334,11 @@ class SleepPanel(QGroupBox):
             return
         expr, tz, policies, now, kind = self._inputs
         scenario = self.current_scenario()
+        if isinstance(scenario, WindowCase):
+            told = tell_window(scenario, expr, tz, policies, now, kind)
+            self.result.setText(told.sentence if told else tr("No upcoming run to simulate."))
+            self.details.setText("\n".join(told.lines) if told else "")
+            return
         story = build_story(scenario, expr, tz, now)
         if story is None:
             self.result.setText(tr("No upcoming run to simulate."))

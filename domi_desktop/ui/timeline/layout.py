@@ -9,13 +9,17 @@ enum's hash (``Enum.__hash__`` is Python code; ``is`` is not): this is the first
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from enum import IntEnum
 
 from PySide6.QtGui import QColor, QImage, QPixmap
 
+from domi_desktop.cron import zone_for
+from domi_desktop.errors import ZoneError
 from domi_desktop.model import Run, RunStatus
-from domi_desktop.story.dues import DueKind, DueStory, Timeline
+from domi_desktop.scheduler.window import occurrence
+from domi_desktop.story.dues import DueKind, DueStory, Lane, Timeline
 from domi_desktop.ui.history.texts import FAILURES
 
 NAMES_WIDTH = 170
@@ -113,6 +117,8 @@ class Shapes:
     """Per lane, its dues' x in order (hit tests and keyboard moves)."""
     picture: QPixmap | None = None
     """Everything but the focus, painted once per layout."""
+    bands: list[list[tuple[int, int]]] = field(default_factory=list)
+    """Per lane, its window's nights as ``(left, right)`` x, clipped to the strip."""
 
 
 Marks = list[bytearray | None]
@@ -130,12 +136,39 @@ def lay_out(data: Timeline, width: int, inks: Inks) -> Shapes:
     dues: list[list[int]] = []
     bars: list[Marks] = []
     ticks: list[Marks] = []
+    bands: list[list[tuple[int, int]]] = []
     for lane in data.lanes:
         bars.append(lanes.runs(lane.runs))
         marks, places = lanes.dues(lane.stories)
         ticks.append(marks)
         dues.append(places)
-    return Shapes(_strip(bars, ticks, columns, inks.table()), dues)
+        spans = window_spans(lane, data.start, data.end)
+        placed = (
+            (int(origin + a.timestamp() * scale), int(origin + b.timestamp() * scale))
+            for a, b in spans
+        )
+        bands.append([(max(x0, low), min(x1, high)) for x0, x1 in placed if x1 > low and x0 < high])
+    return Shapes(_strip(bars, ticks, columns, inks.table()), dues, bands=bands)
+
+
+def window_spans(lane: Lane, start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+    """The lane's window each night that touches [``start``, ``end``), as the scheduler takes
+    it (its wall-clock edges in the schedule's zone, 7 h or 9 h across a DST change)."""
+    if lane.window is None:
+        return []
+    try:
+        zone = zone_for(lane.tz)
+    except ZoneError:  # a row written by hand: its dues say what is wrong, the band is left out
+        return []
+    day = start.astimezone(zone).date() - timedelta(days=1)
+    found: list[tuple[datetime, datetime]] = []
+    while True:
+        night = occurrence(lane.window, day, zone)
+        if night.start >= end:
+            return found
+        if night.end > start and night.end > night.start:
+            found.append((max(night.start, start), min(night.end, end)))
+        day += timedelta(days=1)
 
 
 class _Lanes:

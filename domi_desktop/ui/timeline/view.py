@@ -52,6 +52,8 @@ HIT = 7.0
 
 ASLEEP = QColor(70, 96, 200, 110)
 OFF = QColor(150, 150, 150, 150)
+WINDOW_ALPHA = 64
+"""A window's band: the selection colour, light enough that the bars over it read as before."""
 
 register(
     "zh",
@@ -325,9 +327,21 @@ class TimelineView(QWidget):
                 painter.setBrush(QBrush(OFF, Qt.BrushStyle.BDiagPattern))
             painter.drawRect(whole)
         self._paint_grid(painter, data, text)
+        self._paint_bands(painter, shapes)
         painter.drawImage(0, int(self.lane_top(0)), shapes.strip)  # bars, waits and ticks
         self._paint_machine_row(painter, data, text)
         self._paint_names(painter, data, text)
+
+    def _paint_bands(self, painter: QPainter, shapes: Shapes) -> None:
+        """Each windowed lane's nights, a light band under its runs and marks."""
+        band = QColor(self.palette().color(QPalette.ColorRole.Highlight))
+        band.setAlpha(WINDOW_ALPHA)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(band)
+        for index, spans in enumerate(shapes.bands):
+            top = self.lane_top(index)
+            for left, right in spans:
+                painter.drawRect(QRectF(left, top + 1, max(1, right - left), ROW - 2))
 
     def _paint_grid(self, painter: QPainter, data: Timeline, text: QColor) -> None:
         grid = QColor(text)

@@ -48,7 +48,10 @@ register(
             "方向键在各次应运行之间移动；回车在历史中打开该次运行。"
         ),
         "Green: awake · blue: asleep · hatched: domi-desktop not running · ticks: dues · bars: "
-        "runs": "绿色：唤醒 · 蓝色：睡眠 · 斜线：domi-desktop 未运行 · 刻度：应运行时间 · 条：运行",
+        "runs · light band: a schedule's hours": (
+            "绿色：唤醒 · 蓝色：睡眠 · 斜线：domi-desktop 未运行 · 刻度：应运行时间 · 条：运行 · "
+            "浅色带：计划的时段"
+        ),
     },
 )
 
@@ -186,7 +189,7 @@ class TimelineWindow(QWidget):
         self.legend.setText(
             tr(
                 "Green: awake · blue: asleep · hatched: domi-desktop not running · ticks: dues · "
-                "bars: runs"
+                "bars: runs · light band: a schedule's hours"
             )
         )
         story = self.view.focused()

@@ -105,3 +105,31 @@ def test_stop_on_return_stops_it_and_one_run_waits_for_the_next_away(
     assert first.reason == "stopped: you came back to the computer"
     assert again.status is RunStatus.waiting and again.resumed_from == first.id
     assert again.reason == "waiting for you to step away"
+
+
+@pytest.mark.parametrize("on_return", [OnReturn.pause, OnReturn.stop])
+def test_a_user_who_never_leaves_gets_one_run_at_the_deadline_left_to_finish(
+    make: Callable[..., RuntimeHarness], tmp_path: Path, on_return: OnReturn
+) -> None:
+    h = make(at_computer())  # typing all along: never away
+    started, go = tmp_path / "started", tmp_path / "go"
+    action = cmd(
+        f"import pathlib, time; pathlib.Path({str(started)!r}).touch()\n"
+        f"while not pathlib.Path({str(go)!r}).exists(): time.sleep(0.02)\nprint('done')"
+    )
+    conditions = Conditions(away=10 * MIN, on_return=on_return, wait_at_most=20 * MIN)
+    job = h.add("0 * * * *", action, conditions=conditions)
+    h.runtime.start()
+    h.loop.advance(timedelta(minutes=79))
+    assert not started.exists()
+    h.loop.advance(timedelta(minutes=1))  # 11:20, the deadline of the 11:00 due
+    h.drain_until(started.exists)
+    h.loop.advance(timedelta(seconds=30))  # the user is still there: it runs on
+    go.touch()
+    h.drain_until(lambda: bool(h.kinds("run.finished")))
+    h.loop.advance(timedelta(minutes=30))
+    (run,) = h.store.runs(schedule_id=job.id)
+    assert run.status is RunStatus.succeeded, run
+    assert run.started_at is not None and run.due is not None
+    assert run.started_at - run.due == 20 * MIN
+    assert run.reason == "ran anyway after waiting 20 minutes for you to step away"
