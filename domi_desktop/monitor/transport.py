@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from domi_desktop import __version__
 from domi_desktop.errors import DomiError
 from domi_desktop.monitor.intents import Check
+from domi_desktop.monitor.status import CheckState, page_url, parse_state
 from domi_desktop.paths import ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -97,10 +98,11 @@ def send(
     headers: dict[str, str] | None = None,
     timeout: float | None = None,
     cancel: Cancel | None = None,
+    on_status: Callable[[int], None] | None = None,
 ) -> bytes:
     """The response body of a 2xx answer; ``Unreachable`` or ``Refused`` otherwise. The whole
     request ends within ``timeout`` seconds (``TIMEOUT``): each read waits only for what is left
-    of it."""
+    of it. ``on_status`` is told the 2xx status."""
     # Here, not at the top: urllib.request (with http.client and email) and ssl (with libssl)
     # stay out of an app at rest that has no monitor to send to: 4 MB of its RSS.
     import urllib.error
@@ -128,7 +130,10 @@ def send(
         opener.add_handler(handler)
     try:
         with opener.open(request, timeout=timeout) as response:
-            return bytes(response.read(1_000_000))
+            answer = bytes(response.read(1_000_000))
+            if on_status is not None:
+                on_status(response.status)
+            return answer
     except urllib.error.HTTPError as error:
         error.close()
         if error.code == 429 or error.code >= 500:
@@ -291,6 +296,22 @@ class CheckBook:
             self._write()
         log.info("Healthchecks check %r is set (%s)", check.name, _summary(check))
         return found
+
+    def state(self, check: Check, key: str, cancel: Cancel | None = None) -> CheckState:
+        """The check's status as Healthchecks has it now (a request)."""
+        with self._lock:
+            known = self._known.get(_key(check))
+        if known is None:
+            return CheckState.unknown
+        answer = _json(send("GET", f"{check.api.rstrip('/')}/api/v3/checks/{known.uuid}",
+                            headers={"X-Api-Key": key}, cancel=cancel))  # fmt: skip
+        return parse_state(answer.get("status"))
+
+    def page(self, check: Check) -> str | None:
+        """The check's page in the Healthchecks web UI, once it was made."""
+        with self._lock:
+            known = self._known.get(_key(check))
+        return None if known is None else page_url(check.api, known.uuid)
 
     def pause(self, check: Check, key: str, cancel: Cancel | None = None) -> None:
         api = check.api.rstrip("/")

@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -24,6 +25,13 @@ from domi_desktop.actions.capture import HELD_SECRETS
 from domi_desktop.errors import SecretError
 from domi_desktop.monitor.intents import Intent, Kind
 from domi_desktop.monitor.spool import SPOOL_FILENAME, Spool
+from domi_desktop.monitor.status import (
+    CheckState,
+    PingKind,
+    TestPingResult,
+    delivered_kind,
+    state_after,
+)
 from domi_desktop.monitor.transport import (
     BODY_LIMIT,
     CHECKS_FILENAME,
@@ -67,6 +75,9 @@ class Lane:
     """``time.time()`` of its last delivery."""
     last_error: str | None = None
     """Why its last try failed; None once one went through."""
+    last_kind: PingKind | None = None
+    state: CheckState = CheckState.unknown
+    """The target's state as its deliveries made it (a check's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +86,13 @@ class LaneState:
     waiting: int
     last_delivered: float | None
     last_error: str | None
+    key: str = ""
+    """``lane_of`` its intents."""
+    last_kind: PingKind | None = None
+    state: CheckState = CheckState.unknown
+
+
+TestDone = Callable[[TestPingResult], None]
 
 
 class Worker:
@@ -93,6 +111,8 @@ class Worker:
         self._incoming: list[Intent] = []
         self._results: list[tuple[str, int, Exception | None]] = []
         self._jobs: deque[tuple[str, int, Intent]] = deque()
+        self._tests: deque[tuple[Intent, datetime, TestDone]] = deque()
+        """Test pings: sent at once by the next free sender, never spooled."""
         self._lanes: dict[str, Lane] = {}
         self._lock = threading.Condition()
         self._stopping = False
@@ -166,10 +186,20 @@ class Worker:
     def lanes(self) -> list[LaneState]:
         """Each target's state: what waits, the last delivery, the last error."""
         with self._lock:
-            return [
-                LaneState(lane.what, len(lane.waiting), lane.last_delivered, lane.last_error)
-                for lane in self._lanes.values()
-            ]
+            return [LaneState(lane.what, len(lane.waiting), lane.last_delivered, lane.last_error,
+                              key, lane.last_kind, lane.state)
+                    for key, lane in self._lanes.items()]  # fmt: skip
+
+    @property
+    def checks(self) -> CheckBook:
+        return self._checks
+
+    def test(self, intent: Intent, sent_at: datetime, done: TestDone) -> None:
+        """Send ``intent`` (a ping) now, beside its target's lane, and tell ``done`` how it went
+        (on a sender's thread). Nothing is kept of it when it fails: the user sees why."""
+        with self._lock:
+            self._tests.append((intent, sent_at, done))
+            self._lock.notify_all()
 
     # -- the keeper's thread -------------------------------------------------------------------
 
@@ -275,6 +305,8 @@ class Worker:
                         log.info("%s: the monitor takes pings again", lane.what)
                     lane.last_delivered = time.time()
                     lane.last_error = None
+                    if lane.waiting and lane.waiting[0][0] == number:
+                        _delivered(lane, lane.waiting[0][1])
                 else:
                     self.refused += 1
                     lane.last_error = str(error)
@@ -321,10 +353,15 @@ class Worker:
     def _send_loop(self, cancel: Cancel) -> None:
         while True:
             with self._lock:
-                self._lock.wait_for(lambda: self._stopping or bool(self._jobs))
+                self._lock.wait_for(lambda: self._stopping or bool(self._jobs or self._tests))
                 if self._stopping:
                     return
-                key, number, intent = self._jobs.popleft()
+                test = self._tests.popleft() if self._tests else None
+                if test is None:
+                    key, number, intent = self._jobs.popleft()
+            if test is not None:
+                self._test(*test, cancel)
+                continue
             error: Exception | None = None
             try:
                 self._deliver(intent, cancel)
@@ -376,6 +413,31 @@ class Worker:
         else:
             raise Refused("no ping URL")
 
+    def _test(self, intent: Intent, sent_at: datetime, done: TestDone, cancel: Cancel) -> None:
+        answered: list[int] = []
+        state: CheckState | None = None
+        try:
+            body = intent.body.encode()
+            if intent.check is None:
+                _ping(intent.url or "", intent, body, cancel, answered.append)
+            elif (key := self._key(intent)) is None:
+                raise Refused("its API key secret cannot be read")
+            else:
+                self._checks.again_if_gone(intent.check, key, lambda known: _ping(
+                    known.ping_url, intent, body, cancel, answered.append), cancel)  # fmt: skip
+                state = self._checks.state(intent.check, key, cancel)
+        except Exception as failed:  # every failure is the user's to see, not a thread's end
+            status = failed.status if isinstance(failed, Refused) else None
+            result = TestPingResult(sent_at, status, str(failed) or type(failed).__name__)
+        else:
+            result = TestPingResult(sent_at, answered[-1] if answered else None, state=state)
+            with self._lock:
+                lane = self._lane(intent)
+                lane.last_delivered = sent_at.timestamp()
+                lane.last_kind = PingKind.test
+                lane.state = state or lane.state
+        done(result)
+
     def _key(self, intent: Intent) -> str | None:
         if intent.check is None:
             return None
@@ -403,13 +465,26 @@ class Worker:
         return HELD_SECRETS.masker()
 
 
-def _ping(url: str, intent: Intent, body: bytes, cancel: Cancel) -> None:
+def _ping(
+    url: str,
+    intent: Intent,
+    body: bytes,
+    cancel: Cancel,
+    on_status: Callable[[int], None] | None = None,
+) -> None:
     signal = intent.signal if intent.kind is Kind.ping else ""
     target = url.rstrip("/") + (f"/{signal}" if signal else "")
     if intent.rid is not None:
         target += "?" + urlencode({"rid": intent.rid})
     send("POST", target, body=body, headers={"Content-Type": "text/plain; charset=utf-8"},
-         cancel=cancel)  # fmt: skip
+         cancel=cancel, on_status=on_status)  # fmt: skip
+
+
+def _delivered(lane: Lane, intent: Intent) -> None:
+    kind = delivered_kind(intent)
+    if kind is not None:
+        lane.last_kind = kind
+        lane.state = state_after(kind, lane.state)
 
 
 def _masked(value: object, masker: Masker) -> object:
