@@ -32,7 +32,7 @@ from domi_desktop.app.sleep_when_done import sleep_when_done_of
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import StoreError
 from domi_desktop.frontdoor.service import Service
-from domi_desktop.monitor.status import CheckStatus, TestPingResult
+from domi_desktop.monitor.status import CheckStatus, PingTrial
 from domi_desktop.ports import SecretStore
 from domi_desktop.runtime.view import EngineState
 from domi_desktop.store import Store
@@ -258,18 +258,18 @@ class EngineHandle(QObject):
 
         self._post(read)
 
-    def test_ping(self, schedule_id: int, done: Callable[[TestPingResult], None]) -> None:
+    def test_ping(self, schedule_id: int, done: Callable[[PingTrial], None]) -> None:
         """A test ping to the schedule's Healthchecks check, sent by the engine's monitors;
         ``done`` gets how it went, on this thread."""
         host, here = self._host, self._here.call_soon
 
-        def answered(result: TestPingResult) -> None:
+        def answered(result: PingTrial) -> None:
             here(lambda: done(result))
 
         def send() -> None:
             monitors = monitoring_of(host)
             if monitors is None:
-                answered(TestPingResult(host.clock.now(), error="the monitors are not running"))
+                answered(PingTrial(host.clock.now(), error="the monitors are not running"))
             else:
                 monitors.test_ping(schedule_id, answered)
 

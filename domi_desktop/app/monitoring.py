@@ -16,7 +16,7 @@ from domi_desktop.events import Event
 from domi_desktop.frontdoor.settings import AppSettings, load_settings, settings_path
 from domi_desktop.model import LOCAL_ZONE, Schedule, WakeReason
 from domi_desktop.monitor import Monitoring, MonitorSettings
-from domi_desktop.monitor.status import CheckStatus, TestPingResult
+from domi_desktop.monitor.status import CheckStatus, PingTrial
 from domi_desktop.platform.inhibit import delay_inhibitor_for_platform
 from domi_desktop.ports import InhibitorHandle
 
@@ -155,11 +155,11 @@ class HostMonitoring:
         schedule = self._host.runtime.known_schedules().get(schedule_id)
         return () if schedule is None else self.monitoring.status_of(schedule)
 
-    def test_ping(self, schedule_id: int, done: Callable[[TestPingResult], None]) -> None:
+    def test_ping(self, schedule_id: int, done: Callable[[PingTrial], None]) -> None:
         schedule = self._host.runtime.known_schedules().get(schedule_id)
         if schedule is None:
             now = self._host.clock.now()
-            done(TestPingResult(now, error="this schedule is not run by this app"))
+            done(PingTrial(now, error="this schedule is not run by this app"))
             return
         self.monitoring.test_ping(schedule, done)
 

@@ -23,7 +23,7 @@ from domi_desktop.monitor.intents import (
     heartbeat_name,
     intents_for,
 )
-from domi_desktop.monitor.status import TEST_SIGNAL, CheckStatus, TestPingResult
+from domi_desktop.monitor.status import TEST_SIGNAL, CheckState, CheckStatus, PingTrial
 from domi_desktop.monitor.worker import Worker, lane_of
 from domi_desktop.ports import Clock, SecretStore
 
@@ -129,6 +129,7 @@ class Monitoring:
         """Each target of the schedule's monitor as this app last saw it (no request)."""
         monitor = schedule.policies.monitor
         targets: list[tuple[str, Intent, str | None, str | None]] = []
+        seen = CheckState.unknown
         if monitor.healthchecks_key is not None:
             check = self.check_of(schedule)
             if check is None:
@@ -136,6 +137,7 @@ class Monitoring:
                 targets.append(("Healthchecks", Intent(Kind.ping), None, refused))
             else:
                 page = self.worker.checks.page(check)
+                seen = self.worker.checks.seen(check)
                 targets.append(("Healthchecks", Intent(Kind.ping, check=check), page, None))
         elif monitor.healthchecks_url is not None:
             ping = monitor.healthchecks_url
@@ -148,25 +150,26 @@ class Monitoring:
         for target, intent, url, why in targets:
             lane = lanes.get(lane_of(intent)) if why is None else None
             if lane is None:
-                found.append(CheckStatus(target, url, last_error=why))
+                found.append(CheckStatus(target, url, seen, last_error=why))
                 continue
             at = lane.last_delivered
+            state = seen if lane.state is CheckState.unknown else lane.state
             found.append(CheckStatus(
-                target, url, lane.state, None if at is None else datetime.fromtimestamp(at, UTC),
+                target, url, state, None if at is None else datetime.fromtimestamp(at, UTC),
                 lane.last_kind, lane.last_error, lane.waiting,
             ))  # fmt: skip
         return tuple(found)
 
-    def test_ping(self, schedule: Schedule, done: Callable[[TestPingResult], None]) -> None:
+    def test_ping(self, schedule: Schedule, done: Callable[[PingTrial], None]) -> None:
         """A log ping to the schedule's Healthchecks check, sent now; ``done`` gets how it went
         (on a monitor's thread, or here when there is nothing to send)."""
         monitor = schedule.policies.monitor
         now = self._clock.now()
         check = self.check_of(schedule)
         if monitor.healthchecks_key is None and monitor.healthchecks_url is None:
-            done(TestPingResult(now, error="this schedule has no Healthchecks check"))
+            done(PingTrial(now, error="this schedule has no Healthchecks check"))
         elif monitor.healthchecks_key is not None and check is None:
-            done(TestPingResult(now, error="Healthchecks cannot be told this schedule"))
+            done(PingTrial(now, error="Healthchecks cannot be told this schedule"))
         else:
             url = None if check is not None else monitor.healthchecks_url
             body = f"test ping from domi-desktop on {self.machine}"

@@ -54,7 +54,7 @@ class CheckStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class TestPingResult:
+class PingTrial:
     sent_at: datetime
     status: int | None = None
     """The HTTP status it was answered with; None when it got no proper answer."""

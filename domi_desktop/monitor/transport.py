@@ -256,6 +256,8 @@ class CheckBook:
         self._lock = threading.Lock()
         """Checks are used by several senders at once (each its own check)."""
         self._known: dict[str, Known] = {}
+        self._seen: dict[str, CheckState] = {}
+        """Each check's status in Healthchecks' last answer about it, since the start."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             for key, item in data.items():
@@ -293,6 +295,7 @@ class CheckBook:
         found = Known(ping_url, uuid, spec)
         with self._lock:
             self._known[_key(check)] = found
+            self._seen[_key(check)] = parse_state(answer.get("status"))
             self._write()
         log.info("Healthchecks check %r is set (%s)", check.name, _summary(check))
         return found
@@ -305,7 +308,15 @@ class CheckBook:
             return CheckState.unknown
         answer = _json(send("GET", f"{check.api.rstrip('/')}/api/v3/checks/{known.uuid}",
                             headers={"X-Api-Key": key}, cancel=cancel))  # fmt: skip
-        return parse_state(answer.get("status"))
+        state = parse_state(answer.get("status"))
+        with self._lock:
+            self._seen[_key(check)] = state
+        return state
+
+    def seen(self, check: Check) -> CheckState:
+        """The check's status as Healthchecks last answered it (no request)."""
+        with self._lock:
+            return self._seen.get(_key(check), CheckState.unknown)
 
     def page(self, check: Check) -> str | None:
         """The check's page in the Healthchecks web UI, once it was made."""

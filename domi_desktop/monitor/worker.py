@@ -28,7 +28,7 @@ from domi_desktop.monitor.spool import SPOOL_FILENAME, Spool
 from domi_desktop.monitor.status import (
     CheckState,
     PingKind,
-    TestPingResult,
+    PingTrial,
     delivered_kind,
     state_after,
 )
@@ -92,7 +92,7 @@ class LaneState:
     state: CheckState = CheckState.unknown
 
 
-TestDone = Callable[[TestPingResult], None]
+TrialDone = Callable[[PingTrial], None]
 
 
 class Worker:
@@ -111,7 +111,7 @@ class Worker:
         self._incoming: list[Intent] = []
         self._results: list[tuple[str, int, Exception | None]] = []
         self._jobs: deque[tuple[str, int, Intent]] = deque()
-        self._tests: deque[tuple[Intent, datetime, TestDone]] = deque()
+        self._tests: deque[tuple[Intent, datetime, TrialDone]] = deque()
         """Test pings: sent at once by the next free sender, never spooled."""
         self._lanes: dict[str, Lane] = {}
         self._lock = threading.Condition()
@@ -194,7 +194,7 @@ class Worker:
     def checks(self) -> CheckBook:
         return self._checks
 
-    def test(self, intent: Intent, sent_at: datetime, done: TestDone) -> None:
+    def test(self, intent: Intent, sent_at: datetime, done: TrialDone) -> None:
         """Send ``intent`` (a ping) now, beside its target's lane, and tell ``done`` how it went
         (on a sender's thread). Nothing is kept of it when it fails: the user sees why."""
         with self._lock:
@@ -413,7 +413,7 @@ class Worker:
         else:
             raise Refused("no ping URL")
 
-    def _test(self, intent: Intent, sent_at: datetime, done: TestDone, cancel: Cancel) -> None:
+    def _test(self, intent: Intent, sent_at: datetime, done: TrialDone, cancel: Cancel) -> None:
         answered: list[int] = []
         state: CheckState | None = None
         try:
@@ -428,9 +428,9 @@ class Worker:
                 state = self._checks.state(intent.check, key, cancel)
         except Exception as failed:  # every failure is the user's to see, not a thread's end
             status = failed.status if isinstance(failed, Refused) else None
-            result = TestPingResult(sent_at, status, str(failed) or type(failed).__name__)
+            result = PingTrial(sent_at, status, str(failed) or type(failed).__name__)
         else:
-            result = TestPingResult(sent_at, answered[-1] if answered else None, state=state)
+            result = PingTrial(sent_at, answered[-1] if answered else None, state=state)
             with self._lock:
                 lane = self._lane(intent)
                 lane.last_delivered = sent_at.timestamp()

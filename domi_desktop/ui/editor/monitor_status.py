@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from domi_desktop.monitor.status import CheckState, CheckStatus, PingKind, TestPingResult
+from domi_desktop.monitor.status import CheckState, CheckStatus, PingKind, PingTrial
 from domi_desktop.ui.editor.widgets import help_label
 from domi_desktop.ui.i18n import Texts, format_moment, register, tr
 
@@ -30,7 +30,7 @@ class MonitorQueries(Protocol):
         self, schedule_id: int, done: Callable[[tuple[CheckStatus, ...]], None]
     ) -> None: ...
 
-    def test_ping(self, schedule_id: int, done: Callable[[TestPingResult], None]) -> None: ...
+    def test_ping(self, schedule_id: int, done: Callable[[PingTrial], None]) -> None: ...
 
 
 _STATES = {
@@ -81,7 +81,7 @@ def describe(status: CheckStatus) -> str:
     return "<br>".join(lines)
 
 
-def describe_test(result: TestPingResult) -> str:
+def describe_test(result: PingTrial) -> str:
     when = result.sent_at.astimezone().strftime("%H:%M")
     if result.error is not None:
         return tr("Test ping at {when} failed: {error}", when=when, error=result.error)
@@ -167,7 +167,7 @@ class MonitorStatusPanel(QWidget):
         self.result.setText(tr("Sending…"))
         self._queries.test_ping(self._schedule_id, self.show_test)
 
-    def show_test(self, result: TestPingResult) -> None:
+    def show_test(self, result: PingTrial) -> None:
         self.result.setText(describe_test(result))
         self.result.setProperty("failed", not result.ok)
         self.result.setStyleSheet("" if result.ok else "color: #b3261e")
