@@ -292,10 +292,9 @@ class Worker:
                 lane = self._lanes[key]
                 lane.busy = False
                 if isinstance(error, Unreachable):
-                    if error.args[0] != lane.last_error:
-                        log.warning("%s: monitor unreachable (%s); retried later", lane.what,
-                                    error)  # fmt: skip
-                    lane.last_error = str(error)
+                    if (said := f"monitor unreachable ({error})") != lane.last_error:
+                        log.warning("%s: %s; retried later", lane.what, said)
+                    lane.last_error = said
                     lane.retry_at = time.monotonic() + lane.backoff
                     lane.backoff = min(lane.backoff * 2, LAST_BACKOFF)
                     continue
@@ -309,7 +308,7 @@ class Worker:
                         _delivered(lane, lane.waiting[0][1])
                 else:
                     self.refused += 1
-                    lane.last_error = str(error)
+                    lane.last_error = f"refused by the monitor ({error})"
                 lane.backoff = FIRST_BACKOFF
                 if lane.waiting and lane.waiting[0][0] == number:
                     lane.waiting.popleft()

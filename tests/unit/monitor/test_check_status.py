@@ -10,7 +10,7 @@ from pathlib import Path
 
 from domi_desktop.model import RunStatus
 from domi_desktop.monitor.status import CheckState, PingKind, PingTrial
-from tests.support.fakes import FakeClock
+from tests.support.fakes import FakeClock, wait_for
 from tests.unit.monitor.fake_healthchecks import FakeHealthchecks
 from tests.unit.monitor.test_monitoring import WAIT, _finished, _fire, _monitoring, _schedule
 
@@ -89,3 +89,24 @@ def test_a_schedule_without_healthchecks_has_no_test_ping(
     assert result.error == "this schedule has no Healthchecks check"
     (hook,) = monitoring.status_of(schedule)
     assert (hook.target, hook.url) == ("webhook", f"{hc.url}/hook")
+
+
+def test_a_monitor_that_cannot_be_reached_is_the_checks_last_error(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    monitoring = _monitoring(tmp_path, clock)
+    monitoring.start()
+    try:
+        nobody = f"http://127.0.0.1:{port}/ping/abc"
+        schedule = _schedule(None, key=False, healthchecks_url=nobody)  # type: ignore[arg-type]
+        monitoring.observe(_fire(), schedule)
+        wait_for(lambda: monitoring.status_of(schedule)[0].last_error, WAIT, "the error")
+        (status,) = monitoring.status_of(schedule)
+        assert status.last_error is not None
+        assert status.last_error.startswith("monitor unreachable (")
+        assert (status.waiting, status.last_ping_at) == (1, None)
+    finally:
+        monitoring.stop()
