@@ -126,6 +126,10 @@ class MonitorStatusPanel(QWidget):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
         self._has_checks = False
+        self._alive = [True]
+        """Emptied once the widget is gone: an answer that comes later is dropped."""
+        alive = self._alive
+        self.destroyed.connect(lambda *_: alive.clear())
         self._show_idle()
 
     def attach(
@@ -150,7 +154,10 @@ class MonitorStatusPanel(QWidget):
     def refresh(self) -> None:
         if self._queries is None or self._schedule_id is None:
             return
-        self._queries.monitor_status(self._schedule_id, self.show_status)
+        alive = self._alive
+        self._queries.monitor_status(
+            self._schedule_id, lambda found: self.show_status(found) if alive else None
+        )
 
     def show_status(self, found: tuple[CheckStatus, ...]) -> None:
         self._has_checks = any(s.target != "webhook" for s in found)
@@ -165,7 +172,10 @@ class MonitorStatusPanel(QWidget):
             return
         self.test.setEnabled(False)
         self.result.setText(tr("Sending…"))
-        self._queries.test_ping(self._schedule_id, self.show_test)
+        alive = self._alive
+        self._queries.test_ping(
+            self._schedule_id, lambda result: self.show_test(result) if alive else None
+        )
 
     def show_test(self, result: PingTrial) -> None:
         self.result.setText(describe_test(result))

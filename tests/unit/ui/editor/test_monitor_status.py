@@ -175,6 +175,34 @@ def test_the_machine_heartbeat_opens_from_the_box(
     assert opened == [True]
 
 
+def test_an_answer_after_the_editor_closed_is_dropped(
+    qtbot: QtBot,
+    service: Service,  # noqa: F811
+) -> None:
+    dialog, schedule_id = _saved(qtbot, service)
+    later: list[Callable[[], None]] = []
+
+    class Slow(Engine):
+        def monitor_status(
+            self, schedule_id: int, done: Callable[[tuple[CheckStatus, ...]], None]
+        ) -> None:
+            later.append(lambda: done((_down(),)))
+
+        def test_ping(self, schedule_id: int, done: Callable[[PingTrial], None]) -> None:
+            later.append(lambda: done(PingTrial(SENT, 200)))
+
+    dialog.monitoring.attach(Slow((), PingTrial(SENT, 200)), schedule_id)
+    dialog.monitoring.live.show_status((_down(),))
+    child(dialog, QAbstractButton, "testPing").click()
+    assert len(later) == 2
+    gone: list[bool] = []
+    dialog.monitoring.live.destroyed.connect(lambda *_: gone.append(True))
+    dialog.deleteLater()
+    qtbot.waitUntil(lambda: bool(gone))
+    for answer in later:
+        answer()  # no "C++ object already deleted"
+
+
 @pytest.mark.parametrize("state", list(CheckState))
 def test_every_state_and_kind_has_chinese_words(state: CheckState) -> None:
     from domi_desktop.ui.editor.monitor_status import describe
