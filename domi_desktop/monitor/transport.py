@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from domi_desktop import __version__
 from domi_desktop.errors import DomiError
-from domi_desktop.monitor.intents import Check
+from domi_desktop.monitor.intents import Check, Intent, Kind
 from domi_desktop.monitor.status import CheckState, page_url, parse_state
 from domi_desktop.paths import ensure_private_dir
 
@@ -148,6 +148,22 @@ def send(
     finally:
         if cancel is not None:
             cancel.done()
+
+
+def ping(
+    url: str,
+    intent: Intent,
+    body: bytes,
+    cancel: Cancel,
+    on_status: Callable[[int], None] | None = None,
+) -> None:
+    """POST a ping (``intent``'s signal and run id) to a check's ping URL."""
+    signal = intent.signal if intent.kind is Kind.ping else ""
+    target = url.rstrip("/") + (f"/{signal}" if signal else "")
+    if intent.rid is not None:
+        target += "?" + urlencode({"rid": intent.rid})
+    send("POST", target, body=body, headers={"Content-Type": "text/plain; charset=utf-8"},
+         cancel=cancel, on_status=on_status)  # fmt: skip
 
 
 class _DeadlineReader(io.RawIOBase):

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from urllib.parse import urlencode
 
 from domi_desktop.actions.capture import HELD_SECRETS
 from domi_desktop.errors import SecretError
@@ -40,6 +39,7 @@ from domi_desktop.monitor.transport import (
     MonitorError,
     Refused,
     Unreachable,
+    ping,
     send,
 )
 from domi_desktop.ports import SecretStore
@@ -153,6 +153,9 @@ class Worker:
             thread.join()
         self._threads = []
         self._cancels = []
+        for _intent, sent_at, done in self._tests:
+            done(PingTrial(sent_at, error="the app is quitting"))
+        self._tests.clear()
 
     def submit(self, intents: list[Intent]) -> None:
         if not intents:
@@ -198,8 +201,11 @@ class Worker:
         """Send ``intent`` (a ping) now, beside its target's lane, and tell ``done`` how it went
         (on a sender's thread). Nothing is kept of it when it fails: the user sees why."""
         with self._lock:
-            self._tests.append((intent, sent_at, done))
-            self._lock.notify_all()
+            if not self._stopping:
+                self._tests.append((intent, sent_at, done))
+                self._lock.notify_all()
+                return
+        done(PingTrial(sent_at, error="the app is quitting"))
 
     # -- the keeper's thread -------------------------------------------------------------------
 
@@ -404,11 +410,11 @@ class Worker:
         if intent.check is not None:
             assert key is not None
             self._checks.again_if_gone(
-                intent.check, key, lambda known: _ping(known.ping_url, intent, body, cancel),
+                intent.check, key, lambda known: ping(known.ping_url, intent, body, cancel),
                 cancel,
             )  # fmt: skip
         elif intent.url is not None:
-            _ping(intent.url, intent, body, cancel)
+            ping(intent.url, intent, body, cancel)
         else:
             raise Refused("no ping URL")
 
@@ -418,11 +424,11 @@ class Worker:
         try:
             body = intent.body.encode()
             if intent.check is None:
-                _ping(intent.url or "", intent, body, cancel, answered.append)
+                ping(intent.url or "", intent, body, cancel, answered.append)
             elif (key := self._key(intent)) is None:
                 raise Refused("its API key secret cannot be read")
             else:
-                self._checks.again_if_gone(intent.check, key, lambda known: _ping(
+                self._checks.again_if_gone(intent.check, key, lambda known: ping(
                     known.ping_url, intent, body, cancel, answered.append), cancel)  # fmt: skip
                 state = self._checks.state(intent.check, key, cancel)
         except Exception as failed:  # every failure is the user's to see, not a thread's end
@@ -462,21 +468,6 @@ class Worker:
 
     def _masker(self) -> Masker:
         return HELD_SECRETS.masker()
-
-
-def _ping(
-    url: str,
-    intent: Intent,
-    body: bytes,
-    cancel: Cancel,
-    on_status: Callable[[int], None] | None = None,
-) -> None:
-    signal = intent.signal if intent.kind is Kind.ping else ""
-    target = url.rstrip("/") + (f"/{signal}" if signal else "")
-    if intent.rid is not None:
-        target += "?" + urlencode({"rid": intent.rid})
-    send("POST", target, body=body, headers={"Content-Type": "text/plain; charset=utf-8"},
-         cancel=cancel, on_status=on_status)  # fmt: skip
 
 
 def _delivered(lane: Lane, intent: Intent) -> None:

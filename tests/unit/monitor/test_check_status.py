@@ -110,3 +110,13 @@ def test_a_monitor_that_cannot_be_reached_is_the_checks_last_error(
         assert (status.waiting, status.last_ping_at) == (1, None)
     finally:
         monitoring.stop()
+
+
+def test_a_test_ping_asked_while_the_app_quits_is_answered(
+    tmp_path: Path, hc: FakeHealthchecks, clock: FakeClock
+) -> None:
+    monitoring = _monitoring(tmp_path, clock)
+    monitoring.start()
+    monitoring.stop()
+    result = _test_ping(monitoring, _schedule(hc))
+    assert result.error == "the app is quitting"
