@@ -426,7 +426,10 @@ def monitoring_box_shot(app: QApplication, data: Path) -> None:
             dialog.resize(760, dialog.height())
             test = dialog.findChild(QAbstractButton, "testPing")
             checks = dialog.findChild(QLabel, "monitorChecks")
-            until(lambda: "State: up" in checks.text() and test.isEnabled(), "the check's state")
+            until(
+                lambda: "Last known state: up" in checks.text() and test.isEnabled(),
+                "the check's state",
+            )
             test.click()
             until(lambda: "answered" in dialog.findChild(QLabel, "testPingResult").text(),
                   "the test ping's answer")  # fmt: skip

@@ -67,7 +67,7 @@ def describe(status: CheckStatus) -> str:
         link = html.escape(status.url)
         lines.append(f'{html.escape(status.target)}: <a href="{link}">{link}</a>')
     if status.target != "webhook":
-        lines.append(html.escape(tr("State: {state}", state=tr(_STATES[status.state]))))
+        lines.append(html.escape(tr("Last known state: {state}", state=tr(_STATES[status.state]))))
     if status.last_ping_at is None or status.last_ping_kind is None:
         lines.append(html.escape(tr("Last ping: none since the app started")))
     else:
@@ -217,7 +217,7 @@ register(
         "pause (going to sleep)": "暂停（进入睡眠）",
         "test ping": "测试 ping",
         "{target}: its page is known once it is made": "{target}：创建后即显示其页面",
-        "State: {state}": "状态：{state}",
+        "Last known state: {state}": "最近已知状态：{state}",
         "Last ping: none since the app started": "最近 ping：应用启动后尚无",
         "Last ping: {when}, {kind}": "最近 ping：{when}，{kind}",
         "Waiting to be sent: {count}": "待发送：{count}",

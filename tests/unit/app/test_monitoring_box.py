@@ -76,7 +76,7 @@ def test_a_test_ping_from_the_box_reaches_healthchecks(
     page = f"{hc.url}/checks/{check.code}/details/"
     qtbot.waitUntil(lambda: "test ping" in checks.text(), timeout=WAIT_MS)
     assert page in checks.text()
-    assert "State: new (no ping yet)" in checks.text()  # a log ping changes no state
+    assert "Last known state: new (no ping yet)" in checks.text()  # a log ping changes no state
 
     dialog.findChild(QAbstractButton, "openHeartbeat").click()  # type: ignore[union-attr]
     settings = tray._windows["settings"]

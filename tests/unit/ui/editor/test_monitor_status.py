@@ -93,7 +93,7 @@ def test_the_box_says_what_it_does_and_shows_each_checks_state(
     assert engine.asked == [schedule_id]
     shown = checks.text()
     assert f'<a href="{PAGE}">{PAGE}</a>' in shown
-    assert "State: down" in shown
+    assert "Last known state: down" in shown
     assert "Last ping: " in shown and ", failure" in shown
     assert "Last error: Connection refused" in shown
     assert "Waiting to be sent: 2" in shown
