@@ -152,7 +152,7 @@ class Monitoring:
             if lane is None:
                 found.append(CheckStatus(target, url, seen, last_error=why))
                 continue
-            at = lane.last_delivered
+            at = lane.last_ping
             state = seen if lane.state is CheckState.unknown else lane.state
             found.append(CheckStatus(
                 target, url, state, None if at is None else datetime.fromtimestamp(at, UTC),

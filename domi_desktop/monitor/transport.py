@@ -329,6 +329,13 @@ class CheckBook:
             self._seen[_key(check)] = state
         return state
 
+    def learn_state(self, check: Check, key: str, cancel: Cancel | None = None) -> None:
+        """Ask Healthchecks the status of a check this app has not heard of since it started
+        (made before a restart): what the Monitoring box shows. Not knowing is no failure."""
+        if self.seen(check) is CheckState.unknown:
+            with contextlib.suppress(MonitorError):
+                self.state(check, key, cancel)
+
     def seen(self, check: Check) -> CheckState:
         """The check's status as Healthchecks last answered it (no request)."""
         with self._lock:

@@ -76,6 +76,8 @@ class Lane:
     last_error: str | None = None
     """Why its last try failed; None once one went through."""
     last_kind: PingKind | None = None
+    last_ping: float | None = None
+    """``time.time()`` of the last ping it took (a check made or updated is none)."""
     state: CheckState = CheckState.unknown
     """The target's state as its deliveries made it (a check's)."""
 
@@ -89,6 +91,7 @@ class LaneState:
     key: str = ""
     """``lane_of`` its intents."""
     last_kind: PingKind | None = None
+    last_ping: float | None = None
     state: CheckState = CheckState.unknown
 
 
@@ -190,7 +193,7 @@ class Worker:
         """Each target's state: what waits, the last delivery, the last error."""
         with self._lock:
             return [LaneState(lane.what, len(lane.waiting), lane.last_delivered, lane.last_error,
-                              key, lane.last_kind, lane.state)
+                              key, lane.last_kind, lane.last_ping, lane.state)
                     for key, lane in self._lanes.items()]  # fmt: skip
 
     @property
@@ -405,6 +408,7 @@ class Worker:
         if intent.kind is Kind.sync:
             assert intent.check is not None and key is not None
             self._checks.ensure(intent.check, key, cancel)
+            self._checks.learn_state(intent.check, key, cancel)
             return
         body = masker.mask(intent.body)[-BODY_LIMIT:].encode()
         if intent.check is not None:
@@ -438,7 +442,7 @@ class Worker:
             result = PingTrial(sent_at, answered[-1] if answered else None, state=state)
             with self._lock:
                 lane = self._lane(intent)
-                lane.last_delivered = sent_at.timestamp()
+                lane.last_ping = sent_at.timestamp()
                 lane.last_kind = PingKind.test
                 lane.state = state or lane.state
         done(result)
@@ -473,7 +477,7 @@ class Worker:
 def _delivered(lane: Lane, intent: Intent) -> None:
     kind = delivered_kind(intent)
     if kind is not None:
-        lane.last_kind = kind
+        lane.last_kind, lane.last_ping = kind, lane.last_delivered
         lane.state = state_after(kind, lane.state)
 
 

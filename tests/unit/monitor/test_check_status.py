@@ -120,3 +120,35 @@ def test_a_test_ping_asked_while_the_app_quits_is_answered(
     monitoring.stop()
     result = _test_ping(monitoring, _schedule(hc))
     assert result.error == "the app is quitting"
+
+
+def test_after_a_restart_the_state_is_asked_of_healthchecks_once(
+    tmp_path: Path, hc: FakeHealthchecks, clock: FakeClock
+) -> None:
+    schedule = _schedule(hc)
+    first = _monitoring(tmp_path, clock)
+    first.start()
+    try:
+        first.sync([schedule])
+        first.observe(_fire(), schedule)
+        first.observe(_finished(status=RunStatus.failed, code=3), schedule)
+        assert first.worker.drained(WAIT)
+    finally:
+        first.stop()
+    check = hc.by_name("Backup (domi #7)")
+    assert check.status == "down"
+    second = _monitoring(tmp_path, clock)
+    second.start()
+    try:
+        (before,) = second.status_of(schedule)
+        assert before.state is CheckState.unknown  # nothing heard since this start
+        second.sync([schedule])  # the start's: the check is as it was, nothing to update
+        assert second.worker.drained(WAIT)
+        (after,) = second.status_of(schedule)
+        assert (after.state, after.last_ping_at) == (CheckState.down, None)
+        second.sync([schedule])
+        assert second.worker.drained(WAIT)
+        gets = [r for r in hc.requests if r[0] == "GET" and r[1].endswith(check.code)]
+        assert len(gets) == 1  # asked once, not at every sync
+    finally:
+        second.stop()
