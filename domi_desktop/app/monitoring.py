@@ -70,8 +70,8 @@ class HostMonitoring:
         self._held: InhibitorHandle | None = None
         self._holding = threading.Lock()
         self._pausing = False
-        self.running = False
         """Some schedule here has checks to pause: only then is sleep held back for them."""
+        self.running = False
         self._resume: Any = resume_source_for_platform()
         self._unsubscribe = host.runtime.subscribe(self._event)
         host.woke.connect(self._woke)

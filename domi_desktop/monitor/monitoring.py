@@ -128,26 +128,25 @@ class Monitoring:
     def status_of(self, schedule: Schedule) -> tuple[CheckStatus, ...]:
         """Each target of the schedule's monitor as this app last saw it (no request)."""
         monitor = schedule.policies.monitor
-        targets: list[tuple[str, Intent, str | None, str | None]] = []
-        seen = CheckState.unknown
+        unknown = CheckState.unknown
+        targets: list[tuple[str, Intent, str | None, CheckState, str | None]] = []
         if monitor.healthchecks_key is not None:
             check = self.check_of(schedule)
             if check is None:
                 refused = "Healthchecks cannot be told this schedule (see the log)"
-                targets.append(("Healthchecks", Intent(Kind.ping), None, refused))
+                targets.append(("Healthchecks", Intent(Kind.ping), None, unknown, refused))
             else:
-                page = self.worker.checks.page(check)
-                seen = self.worker.checks.seen(check)
-                targets.append(("Healthchecks", Intent(Kind.ping, check=check), page, None))
+                page, seen = self.worker.checks.page(check), self.worker.checks.seen(check)
+                targets.append(("Healthchecks", Intent(Kind.ping, check=check), page, seen, None))
         elif monitor.healthchecks_url is not None:
             ping = monitor.healthchecks_url
-            targets.append(("Healthchecks", Intent(Kind.ping, url=ping), ping, None))
+            targets.append(("Healthchecks", Intent(Kind.ping, url=ping), ping, unknown, None))
         if monitor.webhook is not None:
             hook = Intent(Kind.webhook, url=monitor.webhook)
-            targets.append(("webhook", hook, monitor.webhook, None))
+            targets.append(("webhook", hook, monitor.webhook, unknown, None))
         lanes = {lane.key: lane for lane in self.worker.lanes()}
         found = []
-        for target, intent, url, why in targets:
+        for target, intent, url, seen, why in targets:
             lane = lanes.get(lane_of(intent)) if why is None else None
             if lane is None:
                 found.append(CheckStatus(target, url, seen, last_error=why))
