@@ -503,6 +503,56 @@ def window_shots(data: Path) -> None:
     set_local_resolver(None)
 
 
+def monitoring_box_shot(app: QApplication, data: Path) -> None:
+    """The editor's Monitoring box on a running app whose check domi made on a local Healthchecks
+    (the tests' stand-in server, on loopback): the check's state after a run, and a test ping's
+    answer, each as the box gets it from the engine."""
+    import time
+
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    from domi_desktop.model import Monitor
+    from domi_desktop.ui.tray import TrayApp
+    from tests.support.engine import running_engine
+    from tests.unit.monitor.fake_healthchecks import FakeHealthchecks
+
+    def until(done: Any, what: str) -> None:
+        deadline = time.monotonic() + 60
+        while not done():
+            if time.monotonic() > deadline:
+                raise TimeoutError(what)
+            app.processEvents()
+            time.sleep(0.02)
+
+    key = "hcw_a_made_up_project_key"
+    with FakeHealthchecks(key) as hc, Store.open(data, now=datetime.now(UTC)) as store:
+        monitor = Monitor(healthchecks_key="hc-key", healthchecks_api=hc.url)
+        store.create_schedule("Nightly backup", "30 2 * * *", "local",
+                              CommandAction(shell="true"), Policies(monitor=monitor),
+                              now=datetime.now(UTC))  # fmt: skip
+        with running_engine(store, secrets=MemorySecretStore({"hc-key": key})) as engine:
+            tray = TrayApp(app, engine.handle)
+            engine.handle.run_now(1)
+            until(lambda: [p.kind for c in hc.checks.values() for p in c.pings]
+                  == ["start", "success"], "the run's pings")  # fmt: skip
+            tray.open_editor(1)
+            dialog = tray._windows["editor"]
+            dialog.resize(760, dialog.height())
+            test = dialog.findChild(QAbstractButton, "testPing")
+            checks = dialog.findChild(QLabel, "monitorChecks")
+            until(
+                lambda: "Last known state: up" in checks.text() and test.isEnabled(),
+                "the check's state",
+            )
+            test.click()
+            until(lambda: "answered" in dialog.findChild(QLabel, "testPingResult").text(),
+                  "the test ping's answer")  # fmt: skip
+            until(lambda: "test ping" in checks.text(), "the state after the test")
+            save(dialog.monitoring, "editor-monitoring.png")
+            dialog.close()
+            tray.close()
+
+
 def settings_shot() -> None:
     from domi_desktop.frontdoor.settings import AppSettings
     from domi_desktop.platform.autostart import autostart_for_platform
@@ -523,7 +573,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=["timeline", "window"],
+        choices=["timeline", "window", "monitoring"],
         help="render just this picture (the others take minutes)",
     )
     args = parser.parse_args()
@@ -534,6 +584,10 @@ def main() -> int:
 
     theme_icons_only(app)  # as the app: the theme's icons on buttons, or none
     app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, False)
+    if args.only == "monitoring":
+        with tempfile.TemporaryDirectory() as temp:
+            monitoring_box_shot(app, Path(temp))
+        return 0
     if args.only == "timeline":
         with tempfile.TemporaryDirectory() as temp:
             timeline_shot(Path(temp) / "week")
@@ -553,6 +607,7 @@ def main() -> int:
             history_shot(store)
             settings_shot()
         history_waiting_disk_shot(data / "disk")
+        monitoring_box_shot(app, data / "monitoring")
         timeline_shot(data / "week")
         window_shots(data / "window")
     editor_at_2x_shot()

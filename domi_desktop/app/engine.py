@@ -24,7 +24,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal
 
 from domi_desktop.app.host import Host
-from domi_desktop.app.monitoring import start_monitoring
+from domi_desktop.app.monitoring import monitoring_of, start_monitoring
 from domi_desktop.app.primary import PrimaryLock
 from domi_desktop.app.qtloop import QtLoop
 from domi_desktop.app.session import start_session_triggers
@@ -32,6 +32,7 @@ from domi_desktop.app.sleep_when_done import sleep_when_done_of
 from domi_desktop.clock import SystemClock
 from domi_desktop.errors import StoreError
 from domi_desktop.frontdoor.service import Service
+from domi_desktop.monitor.status import CheckStatus, PingTrial
 from domi_desktop.ports import SecretStore
 from domi_desktop.runtime.view import EngineState
 from domi_desktop.store import Store
@@ -243,6 +244,36 @@ class EngineHandle(QObject):
         or no longer."""
         host = self._host
         self._post(lambda: sleep_when_done_of(host).set(on))
+
+    def monitor_status(
+        self, schedule_id: int, done: Callable[[tuple[CheckStatus, ...]], None]
+    ) -> None:
+        """The schedule's monitors as the engine last saw them; ``done`` on this thread."""
+        host, here = self._host, self._here.call_soon
+
+        def read() -> None:
+            monitors = monitoring_of(host)
+            found = () if monitors is None else monitors.status(schedule_id)
+            here(lambda: done(found))
+
+        self._post(read)
+
+    def test_ping(self, schedule_id: int, done: Callable[[PingTrial], None]) -> None:
+        """A test ping to the schedule's Healthchecks check, sent by the engine's monitors;
+        ``done`` gets how it went, on this thread."""
+        host, here = self._host, self._here.call_soon
+
+        def answered(result: PingTrial) -> None:
+            here(lambda: done(result))
+
+        def send() -> None:
+            monitors = monitoring_of(host)
+            if monitors is None:
+                answered(PingTrial(host.clock.now(), error="the monitors are not running"))
+            else:
+                monitors.test_ping(schedule_id, answered)
+
+        self._post(send)
 
     def schedule_edited(self, schedule_id: int | None) -> None:
         """A window changed a schedule (None: several): shown at once here, and planned again

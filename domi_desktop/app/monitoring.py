@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +16,7 @@ from domi_desktop.events import Event
 from domi_desktop.frontdoor.settings import AppSettings, load_settings, settings_path
 from domi_desktop.model import LOCAL_ZONE, Schedule, WakeReason
 from domi_desktop.monitor import Monitoring, MonitorSettings
+from domi_desktop.monitor.status import CheckStatus, PingTrial
 from domi_desktop.platform.inhibit import delay_inhibitor_for_platform
 from domi_desktop.ports import InhibitorHandle
 
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DELAY_WHY = "pause the Healthchecks checks of this machine before it sleeps"
+
+_running: weakref.WeakKeyDictionary[Host, HostMonitoring] = weakref.WeakKeyDictionary()
 
 
 def monitor_settings(settings: AppSettings) -> MonitorSettings:
@@ -66,11 +71,13 @@ class HostMonitoring:
         self._holding = threading.Lock()
         self._pausing = False
         """Some schedule here has checks to pause: only then is sleep held back for them."""
+        self.running = False
         self._resume: Any = resume_source_for_platform()
         self._unsubscribe = host.runtime.subscribe(self._event)
         host.woke.connect(self._woke)
 
     def start(self) -> None:
+        self.running = True
         self.monitoring.start()
         # A source of its own, beside the host's: it reports the same signals to us alone.
         on_loop = self._host.on_loop
@@ -80,6 +87,7 @@ class HostMonitoring:
             )
 
     def stop(self) -> None:
+        self.running = False
         self._resume.stop()
         self._unsubscribe()
         self._release()
@@ -141,8 +149,29 @@ class HostMonitoring:
         if held is not None:
             held.release()
 
+    # -- what a window asks, on the engine's thread ---------------------------------------------
+
+    def status(self, schedule_id: int) -> tuple[CheckStatus, ...]:
+        schedule = self._host.runtime.known_schedules().get(schedule_id)
+        return () if schedule is None else self.monitoring.status_of(schedule)
+
+    def test_ping(self, schedule_id: int, done: Callable[[PingTrial], None]) -> None:
+        schedule = self._host.runtime.known_schedules().get(schedule_id)
+        if schedule is None:
+            now = self._host.clock.now()
+            done(PingTrial(now, error="this schedule is not run by this app"))
+            return
+        self.monitoring.test_ping(schedule, done)
+
 
 def start_monitoring(host: Host) -> HostMonitoring:
     monitoring = HostMonitoring(host)
     monitoring.start()
+    _running[host] = monitoring
     return monitoring
+
+
+def monitoring_of(host: Host) -> HostMonitoring | None:
+    """The host's monitors while they run; on the engine's thread."""
+    found = _running.get(host)
+    return found if found is not None and found.running else None

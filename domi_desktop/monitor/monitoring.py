@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from domi_desktop.errors import ExportError
@@ -23,7 +23,8 @@ from domi_desktop.monitor.intents import (
     heartbeat_name,
     intents_for,
 )
-from domi_desktop.monitor.worker import Worker
+from domi_desktop.monitor.status import TEST_SIGNAL, CheckState, CheckStatus, PingTrial
+from domi_desktop.monitor.worker import Worker, lane_of
 from domi_desktop.ports import Clock, SecretStore
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,59 @@ class Monitoring:
         fresh = [c for c in checks if self._synced.get(c.name) != c]
         self._synced.update((c.name, c) for c in fresh)
         self.worker.submit([Intent(Kind.sync, check=c, what=c.name) for c in fresh])
+
+    # -- what a window shows -------------------------------------------------------------------
+
+    def status_of(self, schedule: Schedule) -> tuple[CheckStatus, ...]:
+        """Each target of the schedule's monitor as this app last saw it (no request)."""
+        monitor = schedule.policies.monitor
+        unknown = CheckState.unknown
+        targets: list[tuple[str, Intent, str | None, CheckState, str | None]] = []
+        if monitor.healthchecks_key is not None:
+            check = self.check_of(schedule)
+            if check is None:
+                refused = "Healthchecks cannot be told this schedule (see the log)"
+                targets.append(("Healthchecks", Intent(Kind.ping), None, unknown, refused))
+            else:
+                page, seen = self.worker.checks.page(check), self.worker.checks.seen(check)
+                targets.append(("Healthchecks", Intent(Kind.ping, check=check), page, seen, None))
+        elif monitor.healthchecks_url is not None:
+            ping = monitor.healthchecks_url
+            targets.append(("Healthchecks", Intent(Kind.ping, url=ping), ping, unknown, None))
+        if monitor.webhook is not None:
+            hook = Intent(Kind.webhook, url=monitor.webhook)
+            targets.append(("webhook", hook, monitor.webhook, unknown, None))
+        lanes = {lane.key: lane for lane in self.worker.lanes()}
+        found = []
+        for target, intent, url, seen, why in targets:
+            lane = lanes.get(lane_of(intent)) if why is None else None
+            if lane is None:
+                found.append(CheckStatus(target, url, seen, last_error=why))
+                continue
+            at = lane.last_ping
+            state = seen if lane.state is CheckState.unknown else lane.state
+            found.append(CheckStatus(
+                target, url, state, None if at is None else datetime.fromtimestamp(at, UTC),
+                lane.last_kind, lane.last_error, lane.waiting,
+            ))  # fmt: skip
+        return tuple(found)
+
+    def test_ping(self, schedule: Schedule, done: Callable[[PingTrial], None]) -> None:
+        """A log ping to the schedule's Healthchecks check, sent now; ``done`` gets how it went
+        (on a monitor's thread, or here when there is nothing to send)."""
+        monitor = schedule.policies.monitor
+        now = self._clock.now()
+        check = self.check_of(schedule)
+        if monitor.healthchecks_key is None and monitor.healthchecks_url is None:
+            done(PingTrial(now, error="this schedule has no Healthchecks check"))
+        elif monitor.healthchecks_key is not None and check is None:
+            done(PingTrial(now, error="Healthchecks cannot be told this schedule"))
+        else:
+            url = None if check is not None else monitor.healthchecks_url
+            body = f"test ping from domi-desktop on {self.machine}"
+            intent = Intent(Kind.ping, TEST_SIGNAL, url, check, body=body,
+                            what=f"schedule {schedule.id}")  # fmt: skip
+            self.worker.test(intent, now, done)
 
     # -- sleep and wake ------------------------------------------------------------------------
 

@@ -22,11 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from domi_desktop import __version__
 from domi_desktop.errors import DomiError
-from domi_desktop.monitor.intents import Check
+from domi_desktop.monitor.intents import Check, Intent, Kind
+from domi_desktop.monitor.status import CheckState, page_url, parse_state
 from domi_desktop.paths import ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -99,10 +100,11 @@ def send(
     headers: dict[str, str] | None = None,
     timeout: float | None = None,
     cancel: Cancel | None = None,
+    on_status: Callable[[int], None] | None = None,
 ) -> bytes:
     """The response body of a 2xx answer; ``Unreachable`` or ``Refused`` otherwise. The whole
     request ends within ``timeout`` seconds (``TIMEOUT``): each read waits only for what is left
-    of it."""
+    of it. ``on_status`` is told the 2xx status."""
     # Here, not at the top: urllib.request (with http.client and email) and ssl (with libssl)
     # stay out of an app at rest that has no monitor to send to: 4 MB of its RSS.
     import urllib.error
@@ -130,7 +132,10 @@ def send(
         opener.add_handler(handler)
     try:
         with opener.open(request, timeout=timeout) as response:
-            return bytes(response.read(1_000_000))
+            answer = bytes(response.read(1_000_000))
+            if on_status is not None:
+                on_status(response.status)
+            return answer
     except urllib.error.HTTPError as error:
         error.close()
         if error.code == 429 or error.code >= 500:
@@ -145,6 +150,22 @@ def send(
     finally:
         if cancel is not None:
             cancel.done()
+
+
+def ping(
+    url: str,
+    intent: Intent,
+    body: bytes,
+    cancel: Cancel,
+    on_status: Callable[[int], None] | None = None,
+) -> None:
+    """POST a ping (``intent``'s signal and run id) to a check's ping URL."""
+    signal = intent.signal if intent.kind is Kind.ping else ""
+    target = url.rstrip("/") + (f"/{signal}" if signal else "")
+    if intent.rid is not None:
+        target += "?" + urlencode({"rid": intent.rid})
+    send("POST", target, body=body, headers={"Content-Type": "text/plain; charset=utf-8"},
+         cancel=cancel, on_status=on_status)  # fmt: skip
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -255,6 +276,8 @@ class CheckBook:
         self._lock = threading.Lock()
         """Checks are used by several senders at once (each its own check)."""
         self._known: dict[str, Known] = {}
+        self._seen: dict[str, CheckState] = {}
+        """Each check's status in Healthchecks' last answer about it, since the start."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             for key, item in data.items():
@@ -292,9 +315,41 @@ class CheckBook:
         found = Known(ping_url, uuid, spec)
         with self._lock:
             self._known[_key(check)] = found
+            self._seen[_key(check)] = parse_state(answer.get("status"))
             self._write()
         log.info("Healthchecks check %r is set (%s)", check.name, _summary(check))
         return found
+
+    def state(self, check: Check, key: str, cancel: Cancel | None = None) -> CheckState:
+        """The check's status as Healthchecks has it now (a request)."""
+        with self._lock:
+            known = self._known.get(_key(check))
+        if known is None:
+            return CheckState.unknown
+        answer = _json(send("GET", f"{check.api.rstrip('/')}/api/v3/checks/{known.uuid}",
+                            headers={"X-Api-Key": key}, cancel=cancel))  # fmt: skip
+        state = parse_state(answer.get("status"))
+        with self._lock:
+            self._seen[_key(check)] = state
+        return state
+
+    def learn_state(self, check: Check, key: str, cancel: Cancel | None = None) -> None:
+        """Ask Healthchecks the status of a check this app has not heard of since it started
+        (made before a restart): what the Monitoring box shows. Not knowing is no failure."""
+        if self.seen(check) is CheckState.unknown:
+            with contextlib.suppress(MonitorError):
+                self.state(check, key, cancel)
+
+    def seen(self, check: Check) -> CheckState:
+        """The check's status as Healthchecks last answered it (no request)."""
+        with self._lock:
+            return self._seen.get(_key(check), CheckState.unknown)
+
+    def page(self, check: Check) -> str | None:
+        """The check's page in the Healthchecks web UI, once it was made."""
+        with self._lock:
+            known = self._known.get(_key(check))
+        return None if known is None else page_url(check.api, known.uuid)
 
     def pause(self, check: Check, key: str, cancel: Cancel | None = None) -> None:
         api = check.api.rstrip("/")

@@ -17,13 +17,20 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
-from urllib.parse import urlencode
 
 from domi_desktop.actions.capture import HELD_SECRETS
 from domi_desktop.errors import SecretError
 from domi_desktop.monitor.intents import Intent, Kind
 from domi_desktop.monitor.spool import SPOOL_FILENAME, Spool
+from domi_desktop.monitor.status import (
+    CheckState,
+    PingKind,
+    PingTrial,
+    delivered_kind,
+    state_after,
+)
 from domi_desktop.monitor.transport import (
     BODY_LIMIT,
     CHECKS_FILENAME,
@@ -32,6 +39,7 @@ from domi_desktop.monitor.transport import (
     MonitorError,
     Refused,
     Unreachable,
+    ping,
     send,
 )
 from domi_desktop.ports import SecretStore
@@ -67,6 +75,11 @@ class Lane:
     """``time.time()`` of its last delivery."""
     last_error: str | None = None
     """Why its last try failed; None once one went through."""
+    last_kind: PingKind | None = None
+    last_ping: float | None = None
+    """``time.time()`` of the last ping it took (a check made or updated is none)."""
+    state: CheckState = CheckState.unknown
+    """The target's state as its deliveries made it (a check's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +88,14 @@ class LaneState:
     waiting: int
     last_delivered: float | None
     last_error: str | None
+    key: str = ""
+    """``lane_of`` its intents."""
+    last_kind: PingKind | None = None
+    last_ping: float | None = None
+    state: CheckState = CheckState.unknown
+
+
+TrialDone = Callable[[PingTrial], None]
 
 
 class Worker:
@@ -93,6 +114,8 @@ class Worker:
         self._incoming: list[Intent] = []
         self._results: list[tuple[str, int, Exception | None]] = []
         self._jobs: deque[tuple[str, int, Intent]] = deque()
+        self._tests: deque[tuple[Intent, datetime, TrialDone]] = deque()
+        """Test pings: sent at once by the next free sender, never spooled."""
         self._lanes: dict[str, Lane] = {}
         self._lock = threading.Condition()
         self._stopping = False
@@ -133,6 +156,9 @@ class Worker:
             thread.join()
         self._threads = []
         self._cancels = []
+        for _intent, sent_at, done in self._tests:
+            done(PingTrial(sent_at, error="the app is quitting"))
+        self._tests.clear()
 
     def submit(self, intents: list[Intent]) -> None:
         if not intents:
@@ -166,10 +192,23 @@ class Worker:
     def lanes(self) -> list[LaneState]:
         """Each target's state: what waits, the last delivery, the last error."""
         with self._lock:
-            return [
-                LaneState(lane.what, len(lane.waiting), lane.last_delivered, lane.last_error)
-                for lane in self._lanes.values()
-            ]
+            return [LaneState(lane.what, len(lane.waiting), lane.last_delivered, lane.last_error,
+                              key, lane.last_kind, lane.last_ping, lane.state)
+                    for key, lane in self._lanes.items()]  # fmt: skip
+
+    @property
+    def checks(self) -> CheckBook:
+        return self._checks
+
+    def test(self, intent: Intent, sent_at: datetime, done: TrialDone) -> None:
+        """Send ``intent`` (a ping) now, beside its target's lane, and tell ``done`` how it went
+        (on a sender's thread). Nothing is kept of it when it fails: the user sees why."""
+        with self._lock:
+            if not self._stopping:
+                self._tests.append((intent, sent_at, done))
+                self._lock.notify_all()
+                return
+        done(PingTrial(sent_at, error="the app is quitting"))
 
     # -- the keeper's thread -------------------------------------------------------------------
 
@@ -262,10 +301,9 @@ class Worker:
                 lane = self._lanes[key]
                 lane.busy = False
                 if isinstance(error, Unreachable):
-                    if error.args[0] != lane.last_error:
-                        log.warning("%s: monitor unreachable (%s); retried later", lane.what,
-                                    error)  # fmt: skip
-                    lane.last_error = str(error)
+                    if (said := f"monitor unreachable ({error})") != lane.last_error:
+                        log.warning("%s: %s; retried later", lane.what, said)
+                    lane.last_error = said
                     lane.retry_at = time.monotonic() + lane.backoff
                     lane.backoff = min(lane.backoff * 2, LAST_BACKOFF)
                     continue
@@ -275,9 +313,11 @@ class Worker:
                         log.info("%s: the monitor takes pings again", lane.what)
                     lane.last_delivered = time.time()
                     lane.last_error = None
+                    if lane.waiting and lane.waiting[0][0] == number:
+                        _delivered(lane, lane.waiting[0][1])
                 else:
                     self.refused += 1
-                    lane.last_error = str(error)
+                    lane.last_error = f"refused by the monitor ({error})"
                 lane.backoff = FIRST_BACKOFF
                 if lane.waiting and lane.waiting[0][0] == number:
                     lane.waiting.popleft()
@@ -321,10 +361,15 @@ class Worker:
     def _send_loop(self, cancel: Cancel) -> None:
         while True:
             with self._lock:
-                self._lock.wait_for(lambda: self._stopping or bool(self._jobs))
+                self._lock.wait_for(lambda: self._stopping or bool(self._jobs or self._tests))
                 if self._stopping:
                     return
-                key, number, intent = self._jobs.popleft()
+                test = self._tests.popleft() if self._tests else None
+                if test is None:
+                    key, number, intent = self._jobs.popleft()
+            if test is not None:
+                self._test(*test, cancel)
+                continue
             error: Exception | None = None
             try:
                 self._deliver(intent, cancel)
@@ -363,18 +408,44 @@ class Worker:
         if intent.kind is Kind.sync:
             assert intent.check is not None and key is not None
             self._checks.ensure(intent.check, key, cancel)
+            self._checks.learn_state(intent.check, key, cancel)
             return
         body = masker.mask(intent.body)[-BODY_LIMIT:].encode()
         if intent.check is not None:
             assert key is not None
             self._checks.again_if_gone(
-                intent.check, key, lambda known: _ping(known.ping_url, intent, body, cancel),
+                intent.check, key, lambda known: ping(known.ping_url, intent, body, cancel),
                 cancel,
             )  # fmt: skip
         elif intent.url is not None:
-            _ping(intent.url, intent, body, cancel)
+            ping(intent.url, intent, body, cancel)
         else:
             raise Refused("no ping URL")
+
+    def _test(self, intent: Intent, sent_at: datetime, done: TrialDone, cancel: Cancel) -> None:
+        answered: list[int] = []
+        state: CheckState | None = None
+        try:
+            body = intent.body.encode()
+            if intent.check is None:
+                ping(intent.url or "", intent, body, cancel, answered.append)
+            elif (key := self._key(intent)) is None:
+                raise Refused("its API key secret cannot be read")
+            else:
+                self._checks.again_if_gone(intent.check, key, lambda known: ping(
+                    known.ping_url, intent, body, cancel, answered.append), cancel)  # fmt: skip
+                state = self._checks.state(intent.check, key, cancel)
+        except Exception as failed:  # every failure is the user's to see, not a thread's end
+            status = failed.status if isinstance(failed, Refused) else None
+            result = PingTrial(sent_at, status, str(failed) or type(failed).__name__)
+        else:
+            result = PingTrial(sent_at, answered[-1] if answered else None, state=state)
+            with self._lock:
+                lane = self._lane(intent)
+                lane.last_ping = sent_at.timestamp()
+                lane.last_kind = PingKind.test
+                lane.state = state or lane.state
+        done(result)
 
     def _key(self, intent: Intent) -> str | None:
         if intent.check is None:
@@ -403,13 +474,11 @@ class Worker:
         return HELD_SECRETS.masker()
 
 
-def _ping(url: str, intent: Intent, body: bytes, cancel: Cancel) -> None:
-    signal = intent.signal if intent.kind is Kind.ping else ""
-    target = url.rstrip("/") + (f"/{signal}" if signal else "")
-    if intent.rid is not None:
-        target += "?" + urlencode({"rid": intent.rid})
-    send("POST", target, body=body, headers={"Content-Type": "text/plain; charset=utf-8"},
-         cancel=cancel)  # fmt: skip
+def _delivered(lane: Lane, intent: Intent) -> None:
+    kind = delivered_kind(intent)
+    if kind is not None:
+        lane.last_kind, lane.last_ping = kind, lane.last_delivered
+        lane.state = state_after(kind, lane.state)
 
 
 def _masked(value: object, masker: Masker) -> object:

@@ -313,6 +313,7 @@ class TrayApp(QObject):
         """The editor on ``schedule_id`` (a new schedule when None). A ``fresh_copy`` (made by
         Duplicate) is deleted again when the editor closes without a save."""
         from domi_desktop.ui.editor.dialog import EditorDialog
+        from domi_desktop.ui.editor.monitor_status import MonitorQueries
 
         dialog = EditorDialog(
             self.host.service,
@@ -321,6 +322,10 @@ class TrayApp(QObject):
             schedule_id=schedule_id,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if isinstance(engine := self.host.engine, MonitorQueries):
+            dialog.monitoring.attach(
+                engine, schedule_id, lambda: self.open_settings(heartbeat=True)
+            )
         if fresh_copy and schedule_id is not None:
             saved: list[int] = []
             dialog.saved.connect(saved.append)
@@ -369,13 +374,16 @@ class TrayApp(QObject):
             self._history = HistoryWindow(self.host.store)
         return self._history
 
-    def open_settings(self) -> None:
+    def open_settings(self, *, heartbeat: bool = False) -> None:
+        """``heartbeat``: at the machine heartbeat (from an editor's Monitoring box)."""
         from domi_desktop.platform.autostart import autostart_for_platform
         from domi_desktop.ui.settings import SettingsDialog
 
         dialog = SettingsDialog(self.settings, autostart=autostart_for_platform())
         dialog.changed.connect(self._apply_settings)
         self._keep("settings", dialog)
+        if heartbeat:
+            dialog.heartbeat.key.setFocus()
 
     def _keep(self, key: str, window: QWidget) -> None:
         self._windows[key] = window

@@ -1,8 +1,11 @@
 """The editor's Monitoring box: tell Healthchecks of each run (a check's ping URL, or a project API
 key kept in the keyring with which domi makes the check itself and pauses it while the machine
-sleeps), and a webhook, as the service's ``policies.monitor`` JSON."""
+sleeps), and a webhook, as the service's ``policies.monitor`` JSON; below the fields, each check
+as the engine last saw it, with a test ping (``monitor_status``)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLineEdit, QSpinBox
@@ -10,6 +13,8 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLineEdit, QSpinBox
 from domi_desktop.frontdoor.monitor_params import MAX_GRACE, MIN_GRACE, parse_monitor
 from domi_desktop.frontdoor.wire import Json
 from domi_desktop.model import Monitor
+from domi_desktop.ui.editor.monitor_status import MonitorQueries, MonitorStatusPanel
+from domi_desktop.ui.editor.widgets import help_label
 from domi_desktop.ui.i18n import Texts, register
 
 MINUTE = 60
@@ -43,16 +48,39 @@ class MonitoringBox(QGroupBox):
         t.bind(self.grace.setToolTip, "How late a ping may come before the check is down.")
         self.webhook = self._line("webhook")
         t.bind(self.webhook.setToolTip, "Gets a JSON POST at each start, success and failure.")
+        self.about = help_label()
+        self.about.setObjectName("monitorAbout")
+        t.bind(
+            self.about.setText,
+            "Healthchecks tells you when a run did not happen. Give a project API key, kept as a "
+            "secret in the OS keyring, and domi makes the check from this schedule (its cron, "
+            "zone and grace) and pauses it while the computer sleeps; or paste the ping URL of "
+            "a check you made.",
+        )
+        self.live = MonitorStatusPanel(t)
+        self._saved_json: Json | None = None
         form = QFormLayout(self)
+        form.addRow(self.about)
         form.addRow(t.label("Healthchecks ping URL"), self.ping_url)
         form.addRow(t.label("or API key (secret)"), self.key)
         form.addRow(t.label("Self-hosted at"), self.api)
         form.addRow(t.label("Grace"), self.grace)
         form.addRow(t.label("Webhook"), self.webhook)
+        form.addRow(self.live)
         self._show(Monitor())
         for line in (self.ping_url, self.key, self.api, self.webhook):
             line.textChanged.connect(self.changed)
         self.grace.valueChanged.connect(self.changed)
+        self.changed.connect(lambda: self.live.set_saved(self.monitor_json() == self._saved_json))
+
+    def attach(
+        self,
+        queries: MonitorQueries,
+        schedule_id: int | None,
+        open_heartbeat: Callable[[], object] | None = None,
+    ) -> None:
+        """Show the saved schedule's checks as ``queries`` (the engine) sees them."""
+        self.live.attach(queries, schedule_id, open_heartbeat)
 
     @staticmethod
     def _line(name: str) -> QLineEdit:
@@ -70,6 +98,8 @@ class MonitoringBox(QGroupBox):
     def load(self, policies: Json) -> None:
         """Fill the fields from a schedule's policies JSON (no ``monitor``: none)."""
         self._show(parse_monitor(policies.get("monitor"), Monitor()))
+        self._saved_json = self.monitor_json()
+        self.live.set_saved(True)
 
     def monitor_json(self) -> Json | None:
         """The fields as ``policies.monitor``; None when nothing is monitored."""
@@ -88,6 +118,14 @@ register(
     "zh",
     {
         "Monitoring": "外部监控",
+        "Healthchecks tells you when a run did not happen. Give a project API key, kept as a "
+        "secret in the OS keyring, and domi makes the check from this schedule (its cron, "
+        "zone and grace) and pauses it while the computer sleeps; or paste the ping URL of "
+        "a check you made.": (
+            "Healthchecks 会在某次运行没有发生时告诉你。填写一个项目 API 密钥（作为机密保存在系统"
+            "钥匙串中），domi 就按此计划（其 cron、时区和宽限）创建检查，并在电脑睡眠时暂停它；"
+            "也可以粘贴你自己创建的检查的 ping 地址。"
+        ),
         "The ping URL of a Healthchecks check you made.": "你在 Healthchecks 中创建的检查的 ping 地址。",
         "The secret holding a Healthchecks project API key: domi makes the check from this "
         "schedule and pauses it while the computer sleeps.": (
