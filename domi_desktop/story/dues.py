@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, tzinfo
 from enum import StrEnum
 
 from domi_desktop.model import Run, RunStatus, SkipReason, Trigger
-from domi_desktop.story import MachineSpan, SpanKind, cause_of
+from domi_desktop.story import MachineSpan, Pause, SpanKind, cause_of
 
 MISSED = SkipReason.missed.value
 _STARTED_AFTER = re.compile(r"started after waiting .+? for (?P<what>[^;]+)")
@@ -320,6 +320,14 @@ class Timeline:
     machine: str
     spans: tuple[MachineSpan, ...]
     lanes: tuple[Lane, ...]
+    pauses: tuple[Pause, ...] = ()
+    """This machine's "Pause all" spans that overlap the stretch, each with its dues counted."""
+
+    def pause_of(self, story: DueStory) -> Pause | None:
+        """The pause ``story``'s due was skipped for (counted in it, not told by itself)."""
+        if story.run.reason != SkipReason.paused.value:
+            return None
+        return next((pause for pause in self.pauses if pause.covers(story.due)), None)
 
     def story_of(self, run_id: int) -> DueStory | None:
         for lane in self.lanes:
