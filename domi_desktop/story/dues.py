@@ -338,3 +338,31 @@ class Timeline:
 
     def dues(self) -> list[DueStory]:
         return [story for lane in self.lanes for story in lane.stories]
+
+
+PAUSE_WORDS = (
+    "Paused all schedules {start} – {end} ({dues})",
+    "Paused all schedules since {start} ({dues})",
+    "{count} dues not run",
+    "1 due not run",
+    "no due fell in it",
+)
+"""The templates of ``pause_line``, for the catalogs."""
+
+
+def pause_line(
+    pause: Pause, words: Words, when: Callable[[datetime], str], clock: Callable[[datetime], str]
+) -> str:
+    """``Paused all schedules Tue 14:00 – 16:30 (3 dues not run)``: a pause in one line, its
+    dues counted in it. ``when`` writes its start in full, ``clock`` its end near the start."""
+    if pause.dues == 0:
+        dues = words("no due fell in it")
+    elif pause.dues == 1:
+        dues = words("1 due not run")
+    else:
+        dues = words("{count} dues not run", count=pause.dues)
+    if pause.end is None:
+        return words("Paused all schedules since {start} ({dues})", start=when(pause.start),
+                     dues=dues)  # fmt: skip
+    return words("Paused all schedules {start} – {end} ({dues})", start=when(pause.start),
+                 end=clock(pause.end), dues=dues)  # fmt: skip
