@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 from enum import StrEnum
 
@@ -338,6 +338,17 @@ class Timeline:
 
     def dues(self) -> list[DueStory]:
         return [story for lane in self.lanes for story in lane.stories]
+
+    def paused_folded(self) -> Timeline:
+        """This stretch with the dues a pause kept from running left to the pause, which
+        counts them (what the Timeline window draws: one band, not a tick per due)."""
+        if not self.pauses:
+            return self
+        lanes = tuple(
+            replace(lane, stories=tuple(s for s in lane.stories if self.pause_of(s) is None))
+            for lane in self.lanes
+        )
+        return replace(self, lanes=lanes)
 
 
 PAUSE_WORDS = (

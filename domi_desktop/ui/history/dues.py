@@ -12,7 +12,8 @@ from domi_desktop.cron import local_zone
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Run, RunStatus
 from domi_desktop.ports import RunReader
-from domi_desktop.story.dues import DueStory, Voice, clock_near, due_line
+from domi_desktop.story import Pause
+from domi_desktop.story.dues import DueStory, Voice, clock_near, due_line, pause_line
 from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
 from domi_desktop.ui.i18n import register, tr, weekdays
 
@@ -48,6 +49,11 @@ register(
         "the network": "网络",
         "an unmetered network": "不计流量的网络",
         "its conditions": "运行条件",
+        "Paused all schedules {start} – {end} ({dues})": "全部计划已暂停 {start} – {end}（{dues}）",
+        "Paused all schedules since {start} ({dues})": "自 {start} 起全部计划已暂停（{dues}）",
+        "{count} dues not run": "{count} 次到期未运行",
+        "1 due not run": "1 次到期未运行",
+        "no due fell in it": "期间没有到期",
     },
 )
 
@@ -79,3 +85,19 @@ def due_words(story: DueStory) -> str:
 def story_of(store: RunReader, run: Run, now: datetime) -> DueStory | None:
     """``run``'s due story (None for a run with no due, or a store that keeps no story)."""
     return store.due_story(run, now) if isinstance(store, StoryReader) else None
+
+
+def pause_words(pause: Pause) -> str:
+    """A pause in one line, its dues counted in it, as History and the Timeline show it:
+    ``Paused all schedules Tue 14:00 – 16:30 (3 dues not run)``."""
+    try:
+        zone = local_zone()
+    except DomiError:
+        zone = None
+    names = weekdays()
+
+    def when(moment: datetime) -> str:
+        local = moment.astimezone(zone)
+        return f"{names[local.weekday()]} {local:%m-%d %H:%M}"
+
+    return pause_line(pause, tr, when, _clock(pause.start))
