@@ -5,7 +5,7 @@ Timeline says of the same due, from one function (``due_words``) over the core's
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from domi_desktop.cron import local_zone
@@ -65,6 +65,13 @@ class StoryReader(Protocol):
     def due_story(self, run: Run, now: datetime) -> DueStory | None: ...
 
 
+@runtime_checkable
+class PauseReader(Protocol):
+    """The store as History reads this machine's "Pause all" spans (``Store.pauses``)."""
+
+    def pauses(self, start: datetime, end: datetime, machine: str | None = None) -> list[Pause]: ...
+
+
 def _clock(due: datetime) -> Callable[[datetime], str]:
     try:
         zone = local_zone()
@@ -101,3 +108,17 @@ def pause_words(pause: Pause) -> str:
         return f"{names[local.weekday()]} {local:%m-%d %H:%M}"
 
     return pause_line(pause, tr, when, _clock(pause.start))
+
+
+PAUSES_SHOWN = 3
+"""Pauses History lists above its table, the newest first."""
+PAUSES_WITHIN = timedelta(days=92)
+"""How far back they are read: the runs kept (``retention.MAX_AGE``) and a little more."""
+
+
+def recent_pauses(store: RunReader, now: datetime) -> list[str]:
+    """The newest pauses in words, each with its dues counted (none for a store without)."""
+    if not isinstance(store, PauseReader):
+        return []
+    found = store.pauses(now - PAUSES_WITHIN, now + PAUSES_WITHIN)
+    return [pause_words(pause) for pause in reversed(found[-PAUSES_SHOWN:])]

@@ -53,6 +53,11 @@ def test_a_pause_is_one_span_with_its_dues_counted_and_survives_a_restart(
         assert pause == Pause(machine, start, end, 3, pause.id)
         assert again.pauses(end + HOUR, end + 2 * HOUR) == []
         assert again.pauses(now, now + 10 * HOUR, machine="another") == []
+        # History's read: the pause's dues left to it; the one outside any pause listed.
+        assert len(again.runs()) == again.count_runs() == 4
+        [listed] = again.runs(paused=False)
+        assert listed.due == end + HOUR
+        assert again.count_runs(status=RunStatus.skipped, paused=False) == 1
 
 
 def test_a_pause_left_open_by_a_crash_ends_at_the_last_heartbeat(
