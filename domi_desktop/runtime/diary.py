@@ -208,4 +208,6 @@ def _back_fill(machine: str, sleeps: list[Sleep], source: SpanSource, writer: Wr
 
 
 def _prune(before: datetime, writer: Writer) -> int:
-    return writer.transact(lambda cursor: spans.prune(cursor, before))
+    return writer.transact(
+        lambda cursor: spans.prune(cursor, before) + pauses.prune(cursor, before)
+    )

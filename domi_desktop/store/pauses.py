@@ -96,3 +96,10 @@ def between(cursor: Any, machine: str, start: datetime, end: datetime) -> list[P
         end_at = None if stopped is None else codec.from_micros(int(stopped))
         found.append(Pause(machine, codec.from_micros(int(started)), end_at, dues, int(pause_id)))
     return found
+
+
+def prune(cursor: Any, before: datetime) -> int:
+    """Pauses that ended before ``before`` (every machine's), as the runs they counted go."""
+    p = _param(cursor)
+    cursor.execute(f"DELETE FROM pauses WHERE ended_at < {p}", (codec.to_micros(before),))
+    return int(cursor.rowcount)

@@ -73,3 +73,15 @@ def test_a_pause_left_open_by_a_crash_ends_at_the_last_heartbeat(
     [pause] = store.pauses(now, later)
     assert (pause.start, pause.end) == (now + HOUR, now + 2 * HOUR)
     assert not _write(store, lambda cursor: pauses.settled(cursor, machine, later))
+
+
+def test_pauses_are_pruned_with_the_story_but_never_an_open_one(
+    store: Store, now: datetime
+) -> None:
+    machine = store.machine
+    _write(store, lambda cursor: pauses.began(cursor, machine, now))
+    _write(store, lambda cursor: pauses.ended(cursor, machine, now + HOUR))
+    _write(store, lambda cursor: pauses.began(cursor, machine, now + 2 * HOUR))
+    assert _write(store, lambda cursor: pauses.prune(cursor, now + 10 * HOUR)) == 1
+    [left] = store.pauses(now, now + 10 * HOUR)
+    assert (left.start, left.end) == (now + 2 * HOUR, None)
