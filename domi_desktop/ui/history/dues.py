@@ -116,9 +116,9 @@ PAUSES_WITHIN = timedelta(days=92)
 """How far back they are read: the runs kept (``retention.MAX_AGE``) and a little more."""
 
 
-def recent_pauses(store: RunReader, now: datetime) -> list[str]:
-    """The newest pauses in words, each with its dues counted (none for a store without)."""
+def recent_pauses(store: RunReader, now: datetime) -> list[Pause]:
+    """The newest pauses, each with its dues counted (none for a store that keeps none)."""
     if not isinstance(store, PauseReader):
         return []
     found = store.pauses(now - PAUSES_WITHIN, now + PAUSES_WITHIN)
-    return [pause_words(pause) for pause in reversed(found[-PAUSES_SHOWN:])]
+    return list(reversed(found[-PAUSES_SHOWN:]))
