@@ -276,6 +276,114 @@ def editor_at_2x_shot() -> None:
         )
 
 
+WINDOWS_AS_THEY_OPEN = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import make_screenshots as shots
+sys.exit(shots.windows_as_they_open(sys.argv[2], sys.argv[3]))
+"""
+
+
+def windows_as_they_open(suffix: str, language: str) -> int:
+    """In a process of its own (its screen and scale are the environment's): the Schedules
+    window, the editor, History, the Timeline and Settings as each opens, at the size the app
+    gives it on this screen, saved as ``<window>-<suffix>.png``; the Timeline in Chinese and the
+    editor at 2x are the main run's pictures, not made again here."""
+    from domi_desktop.cron import set_local_resolver
+    from domi_desktop.frontdoor.settings import AppSettings
+    from domi_desktop.platform.autostart import autostart_for_platform
+    from domi_desktop.platform.timezone import install_os_zone
+    from domi_desktop.ui.button_icons import theme_icons_only
+    from domi_desktop.ui.editor.dialog import EditorDialog
+    from domi_desktop.ui.history.window import HistoryWindow
+    from domi_desktop.ui.i18n import set_language
+    from domi_desktop.ui.settings import SettingsDialog
+    from domi_desktop.ui.timeline.window import TimelineWindow
+    from domi_desktop.ui.tray import TrayApp
+    from tests.support.engine import running_engine
+    from tests.support.timeline_week import NOW as WEEK_NOW
+    from tests.support.timeline_week import RIGA, START, build_week
+
+    app = QApplication([])
+    app.setStyle("Fusion")
+    theme_icons_only(app)
+    install_os_zone()
+    set_language(language)
+    names = {"schedules", "history", "settings"}
+    names |= {"timeline"} if language == "en" else {"editor"}
+
+    def shoot(widget: QWidget, name: str) -> None:
+        widget.show()
+        QApplication.processEvents()
+        if name in names:
+            save(widget, f"{name}-{suffix}.png")
+        widget.close()
+
+    with tempfile.TemporaryDirectory() as temp:
+        data = Path(temp)
+        with Store.open(data / "data", now=NOW) as store:
+            populate(store)
+            secrets = MemorySecretStore({"login-api": "not-a-real-token"})
+            with running_engine(store, begin=False, secrets=secrets) as engine:
+                engine.reload()
+                tray = TrayApp(app, engine.handle)
+                set_language(language)  # over the saved settings' language the tray applied
+                tray.show_main_window()
+                tray.main_window.select(1)
+                shoot(tray.main_window, "schedules")
+                tray.close()
+            editor = EditorDialog(
+                Service(store, FixedClock()),
+                secret_names=lambda: ["login-api"],
+                schedule_id=1,
+                now=lambda: NOW,
+                confirm_discard=lambda _dialog: True,
+            )
+            shoot(editor, "editor")
+            shoot(HistoryWindow(store), "history")
+        autostart = autostart_for_platform("linux", home=Path("/home/alex"), env={})
+        settings = SettingsDialog(AppSettings(language=language), autostart=autostart)
+        shoot(settings, "settings")
+        set_local_resolver(lambda: RIGA)
+        with Store.open(data / "week", now=WEEK_NOW, machine="laptop") as store:
+            build_week(store)
+            timeline = TimelineWindow(store, lambda _run: None, now=lambda: WEEK_NOW)
+            timeline.show_period(START, 7)
+            shoot(timeline, "timeline")
+    return 0
+
+
+def windows_as_they_open_shots() -> None:
+    """The main windows at 200 % on a 1920x1080 screen (960x540 logical: each must fit), and in
+    Chinese at 1x on the same screen: an X server of that size of their own, the real xcb
+    platform, as tests/desktop/test_windows_fit.py opens them (the offscreen platform's fonts
+    are not the desktop's)."""
+    if not QFontDatabase.families(QFontDatabase.WritingSystem.SimplifiedChinese):
+        print("no Chinese font here (install fonts-wqy-microhei): the -zh pictures are kept")
+        runs = [("2x", "en", "2")]
+    else:
+        runs = [("2x", "en", "2"), ("zh", "zh", "1")]
+    read, write = os.pipe()
+    command = ["Xvfb", "-displayfd", str(write), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"]
+    server = subprocess.Popen(
+        command, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    os.close(write)
+    try:
+        with os.fdopen(read) as stream:
+            display = f":{stream.readline().strip()}"
+        for suffix, language, scale in runs:
+            env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb",
+                   "QT_SCALE_FACTOR": scale}  # fmt: skip
+            env.pop("DBUS_SESSION_BUS_ADDRESS", None)  # no tray, no notifications: windows only
+            shot = [sys.executable, "-c", WINDOWS_AS_THEY_OPEN, str(OUT), suffix, language]
+            subprocess.run(shot, check=True, env=env, cwd=ROOT)
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
 def history_shot(store: Store) -> None:
     from domi_desktop.ui.history.window import HistoryWindow
 
@@ -573,8 +681,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--only",
-        choices=["timeline", "window", "monitoring"],
-        help="render just this picture (the others take minutes)",
+        choices=["timeline", "window", "monitoring", "scaled"],
+        help="render just this picture, or the windows at 2x and in Chinese (scaled); the rest"
+        " take minutes",
     )
     args = parser.parse_args()
     install_os_zone()
@@ -587,6 +696,9 @@ def main() -> int:
     if args.only == "monitoring":
         with tempfile.TemporaryDirectory() as temp:
             monitoring_box_shot(app, Path(temp))
+        return 0
+    if args.only == "scaled":
+        windows_as_they_open_shots()
         return 0
     if args.only == "timeline":
         with tempfile.TemporaryDirectory() as temp:
@@ -611,6 +723,7 @@ def main() -> int:
         timeline_shot(data / "week")
         window_shots(data / "window")
     editor_at_2x_shot()
+    windows_as_they_open_shots()
     return 0
 
 

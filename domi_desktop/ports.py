@@ -86,10 +86,17 @@ class RunReader(Protocol):
         *,
         limit: int = 100,
         before_id: int | None = None,
-    ) -> list[Run]: ...
+        paused: bool = True,
+    ) -> list[Run]:
+        """``paused`` False: without the dues a recorded "Pause all" kept from running."""
+        ...
 
     def count_runs(
-        self, schedule_id: int | None = None, status: RunStatus | None = None
+        self,
+        schedule_id: int | None = None,
+        status: RunStatus | None = None,
+        *,
+        paused: bool = True,
     ) -> int: ...
 
     def get_run(self, run_id: int) -> Run: ...

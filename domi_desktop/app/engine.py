@@ -236,8 +236,8 @@ class EngineHandle(QObject):
     def set_paused(self, paused: bool) -> None:
         # Shown at once; the engine's next picture says the same.
         self.state = replace(self.state, paused=paused)
-        driver = self._runtime.driver
-        self._post(lambda: driver.set_paused(paused))
+        host = self._host
+        self._post(lambda: host.set_paused(paused))
 
     def sleep_when_done(self, on: bool) -> None:
         """Put the computer to sleep when the running jobs finish (``runtime.sleep_when_done``),

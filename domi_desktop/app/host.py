@@ -247,6 +247,13 @@ class Host(QObject):
             **self._sharing_status(problem),
         }
 
+    def set_paused(self, paused: bool) -> None:
+        """ "Pause all" on or off: recorded as one pause (the diary), every schedule planned
+        again at once."""
+        if paused != self.runtime.driver.paused:
+            self.diary.paused(paused)
+        self.runtime.driver.set_paused(paused)
+
     def _sharing_status(self, problem: str | None) -> dict[str, Any]:
         """This machine's name and share of the store: what it does not claim, and why; and what
         keeps the store from being read (``problem``)."""

@@ -26,6 +26,8 @@ def timeline(args: argparse.Namespace) -> int:
     for span in away:
         what = "asleep" if span["kind"] == "asleep" else "domi-desktop not running"
         print(f"  {what}: {when(span['start'])} – {when(span['end'])} ({span['source']})")
+    for pause in story.get("pauses", []):
+        print(f"  {printable(pause['line'])}")
     if not story["spans"]:
         print("  nothing on record: domi-desktop has not run on this machine in that time")
     elif not away:

@@ -14,7 +14,8 @@ from domi_desktop.frontdoor.wire import Json, get_param, id_param, iso
 from domi_desktop.model import RunStatus
 from domi_desktop.ports import Clock
 from domi_desktop.store import Store
-from domi_desktop.story.dues import DueStory, Timeline, Voice, clock_near, due_line
+from domi_desktop.story import Pause
+from domi_desktop.story.dues import DueStory, Timeline, Voice, clock_near, due_line, pause_line
 from domi_desktop.timefmt import WEEKDAYS
 
 MAX_DAYS = 92
@@ -45,6 +46,19 @@ def due_json(story: DueStory, zone: Any) -> Json:
     }
 
 
+def pause_json(pause: Pause, zone: Any) -> Json:
+    def when(moment: Any) -> str:
+        local = moment.astimezone(zone)
+        return f"{WEEKDAYS[local.weekday()]} {local:%Y-%m-%d %H:%M}"
+
+    return {
+        "start": iso(pause.start),
+        "end": None if pause.end is None else iso(pause.end),
+        "dues": pause.dues,
+        "line": pause_line(pause, _english, when, clock_near(pause.start, zone, WEEKDAYS)),
+    }
+
+
 def timeline_json(timeline: Timeline) -> Json:
     try:
         zone: Any = local_zone()
@@ -69,10 +83,16 @@ def timeline_json(timeline: Timeline) -> Json:
                 "id": lane.schedule_id,
                 "name": lane.name,
                 "tz": lane.tz,
-                "dues": [due_json(story, zone) for story in lane.stories],
+                # A due a pause kept from running is counted in the pause, not told alone.
+                "dues": [
+                    due_json(story, zone)
+                    for story in lane.stories
+                    if timeline.pause_of(story) is None
+                ],
             }
             for lane in timeline.lanes
         ],
+        "pauses": [pause_json(pause, zone) for pause in timeline.pauses],
     }
 
 

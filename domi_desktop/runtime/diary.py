@@ -16,10 +16,11 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Any
 
 from domi_desktop.ports import Clock
 from domi_desktop.runtime.recorder import Recorder
-from domi_desktop.store import Store, retention, spans
+from domi_desktop.store import Store, pauses, retention, spans
 from domi_desktop.store.writer import Writer
 from domi_desktop.story import Parsed, Sleep, SpanSource
 
@@ -115,6 +116,10 @@ class Diary:
         self._write(partial(_stopped, self._machine, now), "the stop")
         self._seen = None
 
+    def paused(self, on: bool) -> None:
+        """ "Pause all" was turned on or off now: one pause on record, from on to off."""
+        self._write(partial(_paused, self._machine, self._clock.now(), on), "the pause")
+
     def back_fill(self, parsed: Parsed, source: SpanSource) -> None:
         """The OS's own log of sleeps (read off the loop): what no asleep span has yet."""
         for note in parsed.notes[:20]:
@@ -162,7 +167,18 @@ class Diary:
 
 
 def _started(machine: str, now: datetime, writer: Writer) -> int:
-    return writer.transact(lambda cursor: spans.started(cursor, machine, now))
+    def start(cursor: Any) -> int:
+        # A pause left open by an app that did not stop ended with it, not now.
+        pauses.settled(cursor, machine, now)
+        return spans.started(cursor, machine, now)
+
+    return writer.transact(start)
+
+
+def _paused(machine: str, now: datetime, on: bool, writer: Writer) -> object:
+    if on:
+        return writer.transact(lambda cursor: pauses.began(cursor, machine, now))
+    return writer.transact(lambda cursor: pauses.ended(cursor, machine, now))
 
 
 def _beat(machine: str, now: datetime, writer: Writer) -> bool:
@@ -180,7 +196,11 @@ def _woke(
 
 
 def _stopped(machine: str, now: datetime, writer: Writer) -> None:
-    writer.transact(lambda cursor: spans.stopped(cursor, machine, now))
+    def stop(cursor: Any) -> None:
+        pauses.ended(cursor, machine, now)  # the next start is not paused: the pause ends here
+        spans.stopped(cursor, machine, now)
+
+    writer.transact(stop)
 
 
 def _back_fill(machine: str, sleeps: list[Sleep], source: SpanSource, writer: Writer) -> int:
@@ -188,4 +208,6 @@ def _back_fill(machine: str, sleeps: list[Sleep], source: SpanSource, writer: Wr
 
 
 def _prune(before: datetime, writer: Writer) -> int:
-    return writer.transact(lambda cursor: spans.prune(cursor, before))
+    return writer.transact(
+        lambda cursor: spans.prune(cursor, before) + pauses.prune(cursor, before)
+    )

@@ -50,7 +50,7 @@ from domi_desktop.runtime.jobs import settle_orphans
 from domi_desktop.runtime.lanes import Active, Admission, Lane, Lanes, lane_key
 from domi_desktop.runtime.leases import LeaseKeeper
 from domi_desktop.runtime.manual import ManualRuns
-from domi_desktop.runtime.placement import UNREACHABLE, PlacedSource
+from domi_desktop.runtime.placement import PlacedSource
 from domi_desktop.runtime.recorder import Recorder
 from domi_desktop.scheduler.decide import FireDecision, WakePlan
 from domi_desktop.scheduler.driver import Driver
@@ -220,8 +220,9 @@ class Runtime:
         """A wake's fires: decided here (busy or not) and said (``WakeDecided``), claimed by the
         recorder in one transaction (their runs started in the next), then registered,
         announced and launched here."""
-        if self._source.link_problem is not None:
-            done([FireOutcome(d.schedule_id, False, error=UNREACHABLE) for d in decisions])
+        unavailable = self._source.unavailable()
+        if unavailable is not None:
+            done([FireOutcome(d.schedule_id, False, error=unavailable) for d in decisions])
             return
         schedule_of = self._source.schedule
         self.keeper.watch_for([schedule_of(d.schedule_id) for d in decisions])

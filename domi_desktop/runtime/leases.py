@@ -22,6 +22,18 @@ from domi_desktop.store import Store
 log = logging.getLogger(__name__)
 
 SUPERSEDED = "superseded: its lease expired and machine {machine} re-ran it"
+TAKEN_OVER = (
+    "superseded: another machine took it over after its lease expired; no re-run of it is recorded"
+)
+
+
+def superseded_words(rerun_by: str | None, machine: str) -> str:
+    """Why this machine's run was stopped: the re-run's machine is named only when a re-run by
+    another machine is on record (a run that was itself a re-run is never re-run again, and the
+    taker records its re-run a moment after the take-over)."""
+    if rerun_by is None or rerun_by == machine:
+        return TAKEN_OVER
+    return SUPERSEDED.format(machine=rerun_by)
 
 
 class LeaseKeeper:
@@ -73,7 +85,7 @@ class LeaseKeeper:
                 spent = self._clock.now() - now
                 self._warden.held((self._store.holder.lease - spent).total_seconds())
             for run_id in sorted(lost):
-                why = SUPERSEDED.format(machine=self._store.superseded_by(run_id) or "another")
+                why = superseded_words(self._store.superseded_by(run_id), self._store.machine)
                 log.warning("run %s: %s", run_id, why)
                 self._stop(run_id, why)
             for run in self._store.take_over_expired(now, self._placed_here()):

@@ -65,9 +65,18 @@ class PlacedSource(StoreSource):
         """The listener's news: the shared store is unreachable (``problem``) or back (None)."""
         self.link_problem = problem
 
+    def unavailable(self) -> str | None:
+        """What keeps the store from being claimed from, in words true of its kind: a SQLite
+        file sealed after another took its place is not "unreachable" (None: nothing does)."""
+        if self.link_problem is None:
+            return None
+        return UNREACHABLE if self._store.shared else self.link_problem
+
     def _reachable(self) -> None:
-        if self.link_problem is not None:
+        if self.link_problem is not None and self._store.shared:
             raise StoreError(f"{UNREACHABLE}: nothing shared fires here until it is back")
+        if self.link_problem is not None:
+            raise StoreError(self.link_problem)
 
     # -- the source ---------------------------------------------------------------------------
 

@@ -24,6 +24,9 @@ SPANS = "machine_spans"
 _SPAN_COLUMNS = "machine, kind, started_at, ended_at, source, is_open"
 """The machine's story (version 7), copied without its ids: a target where an app already ran
 keeps its own spans beside the copy's, and no sequence needs moving."""
+PAUSES = "pauses"
+_PAUSE_COLUMNS = "machine, started_at, ended_at"
+""""Pause all" on record (version 8), copied as the spans are: without ids."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,8 @@ def dump(db: Database) -> Snapshot:
         rows[table] = [tuple(row) for row in cursor.fetchall()]
     cursor = db.execute_sql(f"SELECT {_SPAN_COLUMNS} FROM {SPANS} ORDER BY id")  # type: ignore[no-untyped-call]
     rows[SPANS] = [(*row[:5], bool(row[5])) for row in cursor.fetchall()]
+    cursor = db.execute_sql(f"SELECT {_PAUSE_COLUMNS} FROM {PAUSES} ORDER BY id")  # type: ignore[no-untyped-call]
+    rows[PAUSES] = [tuple(row) for row in cursor.fetchall()]
     return Snapshot(rows)
 
 
@@ -77,6 +82,7 @@ def load(db: Database, snapshot: Snapshot, *, replace: bool, label: str) -> None
         # Runs first: the foreign key of runs on schedules.
         if replace:
             cursor.execute(f"DELETE FROM {SPANS}")
+            cursor.execute(f"DELETE FROM {PAUSES}")
         for model in reversed(_TABLES):
             cursor.execute(f"DELETE FROM {model._meta.table_name}")
         for model in _TABLES:
@@ -91,6 +97,10 @@ def load(db: Database, snapshot: Snapshot, *, replace: bool, label: str) -> None
         if spans:
             marks = codec.marks(db.param, 6)
             cursor.executemany(f"INSERT INTO {SPANS} ({_SPAN_COLUMNS}) VALUES ({marks})", spans)
+        paused = snapshot.rows.get(PAUSES, [])
+        if paused:
+            marks = codec.marks(db.param, 3)
+            cursor.executemany(f"INSERT INTO {PAUSES} ({_PAUSE_COLUMNS}) VALUES ({marks})", paused)
 
 
 def _count(cursor: Any, model: type[Model]) -> int:

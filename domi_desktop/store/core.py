@@ -19,10 +19,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from peewee import Database, SqliteDatabase
+from peewee import SQL, Database, NodeList, SqliteDatabase
 
 from domi_desktop.errors import StoreError
-from domi_desktop.model import RunStatus
+from domi_desktop.model import RunStatus, SkipReason
 from domi_desktop.paths import DB_FILENAME, LOG_DIRNAME, ensure_private_dir
 from domi_desktop.store import (
     _open,
@@ -291,13 +291,27 @@ class StoreCore:
         liveness can be checked here. Another machine's runs are judged by their lease."""
         return condition & (RunRow.machine.is_null() | (RunRow.machine == self.machine))
 
-    def _run_filter(self, schedule_id: int | None, status: RunStatus | None) -> Any:
+    def _run_filter(
+        self, schedule_id: int | None, status: RunStatus | None, *, paused: bool = True
+    ) -> Any:
+        """``paused`` False: without the dues a recorded pause kept from running (History tells
+        the pause once, its dues counted in it)."""
         condition: Any = RunRow.id.is_null(False)
         if schedule_id is not None:
             _rows.schedule_row(schedule_id)
             condition &= RunRow.schedule_id == schedule_id
         if status is not None:
             condition &= RunRow.status == status.value
+        if not paused:
+            in_a_pause = NodeList((
+                SQL("EXISTS (SELECT 1 FROM pauses WHERE pauses.started_at <="), RunRow.due,
+                SQL("AND (pauses.ended_at IS NULL OR pauses.ended_at >="), RunRow.due, SQL("))"),
+            ))  # fmt: skip
+            condition &= ~(
+                (RunRow.status == RunStatus.skipped.value)
+                & (RunRow.reason == SkipReason.paused.value)
+                & in_a_pause
+            )
         return condition
 
     def _write_one(self, run_id: int, write: Callable[[Any, str], list[bool]]) -> bool:

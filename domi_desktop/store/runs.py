@@ -186,10 +186,13 @@ class RunStore(StoreCore):
         status: RunStatus | None = None,
         limit: int | None = 100,
         before_id: int | None = None,
+        *,
+        paused: bool = True,
     ) -> list[Run]:
-        """Runs newest first (by id); ``before_id`` pages on from the previous page's last id."""
+        """Runs newest first (by id); ``before_id`` pages on from the previous page's last id;
+        ``paused`` False leaves out the dues a recorded pause kept from running."""
         with self._using():
-            query = RunRow.select().where(self._run_filter(schedule_id, status))
+            query = RunRow.select().where(self._run_filter(schedule_id, status, paused=paused))
             if before_id is not None:
                 query = query.where(RunRow.id < before_id)
             return [_rows.run(row) for row in query.order_by(RunRow.id.desc()).limit(limit)]
@@ -224,9 +227,16 @@ class RunStore(StoreCore):
                         kept.append((RunStatus(status), reason, codec.from_micros(finished)))
         return found
 
-    def count_runs(self, schedule_id: int | None = None, status: RunStatus | None = None) -> int:
+    def count_runs(
+        self,
+        schedule_id: int | None = None,
+        status: RunStatus | None = None,
+        *,
+        paused: bool = True,
+    ) -> int:
         with self._using():
-            return int(RunRow.select().where(self._run_filter(schedule_id, status)).count())
+            condition = self._run_filter(schedule_id, status, paused=paused)
+            return int(RunRow.select().where(condition).count())
 
     def running_runs(self) -> list[Run]:
         return self.runs(status=RunStatus.running, limit=None)

@@ -12,11 +12,11 @@ from typing import Any
 from peewee import Value
 
 from domi_desktop.model import Run, Window
-from domi_desktop.store import _rows, codec, spans
+from domi_desktop.store import _rows, codec, pauses, spans
 from domi_desktop.store._reader import CodecError
 from domi_desktop.store.models import RunRow, ScheduleRow
 from domi_desktop.store.runs import RunStore
-from domi_desktop.story import MachineSpan
+from domi_desktop.story import MachineSpan, Pause
 from domi_desktop.story.dues import (
     DueKind,
     DueStory,
@@ -61,6 +61,13 @@ class StoryStore(RunStore):
         with self._using():
             cursor = self._db.cursor()  # type: ignore[no-untyped-call]
             return spans.between(cursor, machine or self.machine, start, end)
+
+    def pauses(self, start: datetime, end: datetime, machine: str | None = None) -> list[Pause]:
+        """The "Pause all" spans of ``machine`` (this one by default) that overlap [``start``,
+        ``end``), by start, each with the dues it kept from running counted."""
+        with self._using():
+            cursor = self._db.cursor()  # type: ignore[no-untyped-call]
+            return pauses.between(cursor, machine or self.machine, start, end)
 
     def runs_between(
         self, start: datetime, end: datetime, schedule_id: int | None = None
@@ -127,7 +134,8 @@ class StoryStore(RunStore):
                     stories.append(story)
             name, tz, window = labels.get(key, (f"#{key}", "local", None))
             lanes.append(Lane(key, name, tz, tuple(stories), tuple(runs), window))
-        return Timeline(start, end, now, self.machine, tuple(found), tuple(lanes))
+        paused = tuple(self.pauses(start, end))
+        return Timeline(start, end, now, self.machine, tuple(found), tuple(lanes), paused)
 
 
 def _window(policies: str) -> Window | None:

@@ -61,6 +61,21 @@ class MachineSpan:
 
 
 @dataclass(frozen=True, slots=True)
+class Pause:
+    """ "Pause all" on ``machine`` from ``start`` to ``end`` (None: paused still), and how many
+    dues of its schedules were not run in it (each recorded skipped, reason ``paused``)."""
+
+    machine: str
+    start: datetime
+    end: datetime | None
+    dues: int = 0
+    id: int | None = None
+
+    def covers(self, moment: datetime) -> bool:
+        return self.start <= moment and (self.end is None or moment <= self.end)
+
+
+@dataclass(frozen=True, slots=True)
 class Sleep:
     """A sleep the OS logged: when it began and when the machine woke."""
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 from enum import StrEnum
 
 from domi_desktop.model import Run, RunStatus, SkipReason, Trigger, Window
-from domi_desktop.story import MachineSpan, SpanKind, cause_of
+from domi_desktop.story import MachineSpan, Pause, SpanKind, cause_of
 
 MISSED = SkipReason.missed.value
 _STARTED_AFTER = re.compile(r"started after waiting .+? for (?P<what>[^;]+)")
@@ -322,6 +322,14 @@ class Timeline:
     machine: str
     spans: tuple[MachineSpan, ...]
     lanes: tuple[Lane, ...]
+    pauses: tuple[Pause, ...] = ()
+    """This machine's "Pause all" spans that overlap the stretch, each with its dues counted."""
+
+    def pause_of(self, story: DueStory) -> Pause | None:
+        """The pause ``story``'s due was skipped for (counted in it, not told by itself)."""
+        if story.run.reason != SkipReason.paused.value:
+            return None
+        return next((pause for pause in self.pauses if pause.covers(story.due)), None)
 
     def story_of(self, run_id: int) -> DueStory | None:
         for lane in self.lanes:
@@ -332,3 +340,42 @@ class Timeline:
 
     def dues(self) -> list[DueStory]:
         return [story for lane in self.lanes for story in lane.stories]
+
+    def paused_folded(self) -> Timeline:
+        """This stretch with the dues a pause kept from running left to the pause, which
+        counts them (what the Timeline window draws: one band, not a tick per due)."""
+        if not self.pauses:
+            return self
+        lanes = tuple(
+            replace(lane, stories=tuple(s for s in lane.stories if self.pause_of(s) is None))
+            for lane in self.lanes
+        )
+        return replace(self, lanes=lanes)
+
+
+PAUSE_WORDS = (
+    "Paused all schedules {start} – {end} ({dues})",
+    "Paused all schedules since {start} ({dues})",
+    "{count} dues not run",
+    "1 due not run",
+    "no due fell in it",
+)
+"""The templates of ``pause_line``, for the catalogs."""
+
+
+def pause_line(
+    pause: Pause, words: Words, when: Callable[[datetime], str], clock: Callable[[datetime], str]
+) -> str:
+    """``Paused all schedules Tue 14:00 – 16:30 (3 dues not run)``: a pause in one line, its
+    dues counted in it. ``when`` writes its start in full, ``clock`` its end near the start."""
+    if pause.dues == 0:
+        dues = words("no due fell in it")
+    elif pause.dues == 1:
+        dues = words("1 due not run")
+    else:
+        dues = words("{count} dues not run", count=pause.dues)
+    if pause.end is None:
+        return words("Paused all schedules since {start} ({dues})", start=when(pause.start),
+                     dues=dues)  # fmt: skip
+    return words("Paused all schedules {start} – {end} ({dues})", start=when(pause.start),
+                 end=clock(pause.end), dues=dues)  # fmt: skip

@@ -30,7 +30,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -46,6 +45,7 @@ from domi_desktop.errors import DomiError, NotFoundError, StoreError
 from domi_desktop.events import FireEvent, RunFinished, RunWaiting
 from domi_desktop.model import Schedule
 from domi_desktop.ui.backend import AppBackend, WindowActions
+from domi_desktop.ui.column_fit import ColumnFit
 from domi_desktop.ui.empty_state import EmptyState
 from domi_desktop.ui.i18n import tr
 from domi_desktop.ui.icons import load_icon
@@ -129,10 +129,9 @@ class MainWindow(QMainWindow):
         table.doubleClicked.connect(self._double_clicked)
         table.verticalHeader().hide()
         table.setWordWrap(False)
-        header = table.horizontalHeader()
-        header.setSectionResizeMode(Column.meaning, QHeaderView.ResizeMode.Stretch)
         self.table = table
-        self._fit_columns()
+        self._columns = ColumnFit(table, COLUMN_WIDTHS, Column.meaning)
+        self._columns.fit()
         return table
 
     def _make_actions(self) -> dict[str, QAction]:
@@ -464,19 +463,8 @@ class MainWindow(QMainWindow):
         self._toolbar.setWindowTitle(tr("Schedules"))
         self.no_tray.setText(tr(NO_TRAY))
         self.model.texts_changed()
-        self._fit_columns()
+        self._columns.fit()
         self._update_actions()
-
-    def _fit_columns(self) -> None:
-        """Each column at least as wide as its header in the current language."""
-        header = self.table.horizontalHeader()
-        for column, width in COLUMN_WIDTHS.items():
-            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
-            # Room for the sort arrow and the section's margins beside the text.
-            wanted = (
-                header.fontMetrics().horizontalAdvance(title) + 2 * header.fontMetrics().height()
-            )
-            header.resizeSection(column, max(width, wanted))
 
     def showEvent(self, event: QShowEvent) -> None:
         self.ensure_loaded()

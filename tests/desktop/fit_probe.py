@@ -13,8 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QRect  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtCore import QRect, Qt  # noqa: E402
+from PySide6.QtGui import QFontMetrics  # noqa: E402
+from PySide6.QtWidgets import QApplication, QStyle, QTableView, QWidget  # noqa: E402
 
 from domi_desktop.model import CommandAction, HttpAction  # noqa: E402
 from domi_desktop.platform.timezone import install_os_zone  # noqa: E402
@@ -26,12 +27,32 @@ def rect(r: QRect) -> list[int]:
     return [r.x(), r.y(), r.width(), r.height()]
 
 
+def cut_headers(table: QTableView) -> list[str]:
+    """The titles of the table's shown columns narrower than their own words."""
+    header = table.horizontalHeader()
+    margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin)
+    font = header.font()
+    font.setBold(True)
+    bold = QFontMetrics(font)
+    cut = []
+    for section in range(header.count()):
+        title = str(header.model().headerData(section, Qt.Orientation.Horizontal))
+        # The title, bold as the header draws it over a selected row, and the style's margins.
+        needed = bold.horizontalAdvance(title) + 2 * margin
+        if not header.isSectionHidden(section) and header.sectionSize(section) < needed:
+            cut.append(title)
+    return cut
+
+
 def tell(name: str, window: QWidget) -> None:
     QApplication.processEvents()
     screen = window.screen()
+    table = window.findChild(QTableView, "schedulesTable")
     print(json.dumps({"window": name, "frame": rect(window.frameGeometry()),
                       "room": rect(screen.availableGeometry()),
-                      "scale": screen.devicePixelRatio()}), flush=True)  # fmt: skip
+                      "scale": screen.devicePixelRatio(),
+                      "cut_headers": [] if table is None else cut_headers(table)}),
+          flush=True)  # fmt: skip
 
 
 def main() -> None:
@@ -41,7 +62,6 @@ def main() -> None:
 
     install_os_zone()
     app = QApplication(sys.argv[:1])
-    set_language(sys.argv[1] if len(sys.argv) > 1 else "en")
     now = datetime.now(UTC)
     with tempfile.TemporaryDirectory() as temp, Store.open(Path(temp), now=now) as store:
         store.create_schedule("Backup", "30 2 * * *", "local",
@@ -50,7 +70,10 @@ def main() -> None:
                               HttpAction(url="https://hooks.example.com/digest"), now=now)  # fmt: skip
         with running_engine(store, secrets=MemorySecretStore({})) as engine:
             tray = TrayApp(app, engine.handle)
+            # After the tray, which applies the saved settings' language (English here).
+            set_language(sys.argv[1] if len(sys.argv) > 1 else "en")
             tray.show_main_window()
+            tray.main_window.select(1)
             tell("schedules", tray.main_window)
             tray.open_history(None)
             tell("history", tray._windows["history"])

@@ -70,3 +70,5 @@ def test_every_window_fits_at_2x_on_1920x1080(full_hd: str, tmp_path: Path, lang
         assert (rwidth, rheight) == (960, 540)
         assert rx <= x and ry <= y, window
         assert x + width <= rx + rwidth and y + height <= ry + rheight, window
+        # Fitting by squeezing a column to a sliver of its title is not fitting.
+        assert window["cut_headers"] == [], window

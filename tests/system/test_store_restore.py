@@ -59,6 +59,15 @@ def _problem(data: Path) -> str | None:
     return problem
 
 
+def _log(data: Path) -> str:
+    return "".join(path.read_text(errors="replace") for path in sorted(data.rglob("*.log*")))
+
+
+def _wake_complaint(data: Path) -> str | None:
+    lines = [line for line in _log(data).splitlines() if "re-read failed" in line]
+    return lines[0] if lines else None
+
+
 def test_store_restore_puts_a_backup_back_while_the_app_runs_and_keeps_the_current_one(
     data: Path, daemon: subprocess.Popen[bytes], tmp_path: Path
 ) -> None:
@@ -94,5 +103,12 @@ def test_a_backup_copied_over_the_live_file_is_said_and_kept_as_copied(
     problem = wait_for(lambda: _problem(data), 60, "status saying the file was copied over")
     assert "copied over the database" in str(problem)
     assert len(list(data.glob("domi.sqlite3.copied-*"))) == 1
+    # The next wake (the scheduler's tick, at most a minute away) cannot read the schedules and
+    # says why in the log: a SQLite file has no link to lose, it is never "unreachable".
+    logged = wait_for(
+        lambda: _wake_complaint(data), 90, "a wake saying the schedules cannot be read"
+    )
+    assert "copied over the database" in str(logged)
+    assert "unreachable" not in _log(data)
     assert stop(daemon) == 0
     assert _names(data) == ["alpha", "beta"]

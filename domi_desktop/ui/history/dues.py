@@ -5,14 +5,15 @@ Timeline says of the same due, from one function (``due_words``) over the core's
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import DomiError
 from domi_desktop.model import Run, RunStatus
 from domi_desktop.ports import RunReader
-from domi_desktop.story.dues import DueStory, Voice, clock_near, due_line
+from domi_desktop.story import Pause
+from domi_desktop.story.dues import DueStory, Voice, clock_near, due_line, pause_line
 from domi_desktop.ui.history.texts import STATUS_LABELS, reason_words
 from domi_desktop.ui.i18n import register, tr, weekdays
 
@@ -48,6 +49,11 @@ register(
         "the network": "网络",
         "an unmetered network": "不计流量的网络",
         "its conditions": "运行条件",
+        "Paused all schedules {start} – {end} ({dues})": "全部计划已暂停 {start} – {end}（{dues}）",
+        "Paused all schedules since {start} ({dues})": "自 {start} 起全部计划已暂停（{dues}）",
+        "{count} dues not run": "{count} 次到期未运行",
+        "1 due not run": "1 次到期未运行",
+        "no due fell in it": "期间没有到期",
     },
 )
 
@@ -57,6 +63,13 @@ class StoryReader(Protocol):
     """The store as History reads a due's story (``Store.due_story``)."""
 
     def due_story(self, run: Run, now: datetime) -> DueStory | None: ...
+
+
+@runtime_checkable
+class PauseReader(Protocol):
+    """The store as History reads this machine's "Pause all" spans (``Store.pauses``)."""
+
+    def pauses(self, start: datetime, end: datetime, machine: str | None = None) -> list[Pause]: ...
 
 
 def _clock(due: datetime) -> Callable[[datetime], str]:
@@ -79,3 +92,33 @@ def due_words(story: DueStory) -> str:
 def story_of(store: RunReader, run: Run, now: datetime) -> DueStory | None:
     """``run``'s due story (None for a run with no due, or a store that keeps no story)."""
     return store.due_story(run, now) if isinstance(store, StoryReader) else None
+
+
+def pause_words(pause: Pause) -> str:
+    """A pause in one line, its dues counted in it, as History and the Timeline show it:
+    ``Paused all schedules Tue 14:00 – 16:30 (3 dues not run)``."""
+    try:
+        zone = local_zone()
+    except DomiError:
+        zone = None
+    names = weekdays()
+
+    def when(moment: datetime) -> str:
+        local = moment.astimezone(zone)
+        return f"{names[local.weekday()]} {local:%m-%d %H:%M}"
+
+    return pause_line(pause, tr, when, _clock(pause.start))
+
+
+PAUSES_SHOWN = 3
+"""Pauses History lists above its table, the newest first."""
+PAUSES_WITHIN = timedelta(days=92)
+"""How far back they are read: the runs kept (``retention.MAX_AGE``) and a little more."""
+
+
+def recent_pauses(store: RunReader, now: datetime) -> list[Pause]:
+    """The newest pauses, each with its dues counted (none for a store that keeps none)."""
+    if not isinstance(store, PauseReader):
+        return []
+    found = store.pauses(now - PAUSES_WITHIN, now + PAUSES_WITHIN)
+    return list(reversed(found[-PAUSES_SHOWN:]))

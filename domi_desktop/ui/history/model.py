@@ -25,7 +25,7 @@ from PySide6.QtGui import QBrush
 
 from domi_desktop.cron import LOCAL
 from domi_desktop.errors import NotFoundError
-from domi_desktop.model import Run, RunStatus
+from domi_desktop.model import Run, RunStatus, SkipReason
 from domi_desktop.ports import RunReader
 from domi_desktop.ui.history.texts import (
     FAILURES,
@@ -117,7 +117,7 @@ class RunsModel(QAbstractTableModel):
 
     def total(self) -> int:
         """How many runs match the filter, loaded or not."""
-        return self._store.count_runs(self._schedule_id, self._status)
+        return self._store.count_runs(self._schedule_id, self._status, paused=False)
 
     def run_at(self, row: int) -> Run:
         return self._runs[row]
@@ -174,7 +174,11 @@ class RunsModel(QAbstractTableModel):
         for run_id, (schedule_id, missed) in fires.items():
             if self._schedule_id in (None, schedule_id) and self._loaded_range(run_id):
                 runs = self._store.runs(
-                    schedule_id, RunStatus.skipped, limit=min(missed, PAGE_SIZE), before_id=run_id
+                    schedule_id,
+                    RunStatus.skipped,
+                    limit=min(missed, PAGE_SIZE),
+                    before_id=run_id,
+                    paused=False,
                 )
                 found.extend(run.id for run in runs)
         return found
@@ -201,8 +205,12 @@ class RunsModel(QAbstractTableModel):
         return bisect_left(self._runs, -run_id, key=lambda run: -run.id)
 
     def _matches(self, run: Run) -> bool:
-        return (self._schedule_id is None or run.schedule_id == self._schedule_id) and (
-            self._status is None or run.status is self._status
+        # A due skipped for "Pause all" is counted in its pause (the line above the table).
+        paused = run.status is RunStatus.skipped and run.reason == SkipReason.paused.value
+        return (
+            not paused
+            and (self._schedule_id is None or run.schedule_id == self._schedule_id)
+            and (self._status is None or run.status is self._status)
         )
 
     def refresh(self) -> None:
@@ -213,7 +221,7 @@ class RunsModel(QAbstractTableModel):
         status that no longer matches, more new runs than a page) the model is reset to the top.
         """
         self._read_context()
-        fresh = self._store.runs(self._schedule_id, self._status, limit=PAGE_SIZE)
+        fresh = self._store.runs(self._schedule_id, self._status, limit=PAGE_SIZE, paused=False)
         new = self._merge(fresh)
         if new is None:
             self._reload()
@@ -242,7 +250,9 @@ class RunsModel(QAbstractTableModel):
         if not self.canFetchMore(parent):
             return
         before = self._runs[-1].id if self._runs else None
-        page = self._store.runs(self._schedule_id, self._status, limit=PAGE_SIZE, before_id=before)
+        page = self._store.runs(
+            self._schedule_id, self._status, limit=PAGE_SIZE, before_id=before, paused=False
+        )
         self._exhausted = len(page) < PAGE_SIZE
         if page:
             first = len(self._runs)

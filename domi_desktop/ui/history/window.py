@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 from domi_desktop.errors import NotFoundError
 from domi_desktop.model import Run, RunStatus
 from domi_desktop.ports import RunReader
-from domi_desktop.ui.history.dues import due_words, story_of
+from domi_desktop.story import Pause
+from domi_desktop.ui.history.dues import due_words, pause_words, recent_pauses, story_of
 from domi_desktop.ui.history.log import LogDialog
 from domi_desktop.ui.history.model import Column, RunsModel
 from domi_desktop.ui.history.rows import ShownRows
@@ -89,6 +90,7 @@ class HistoryWindow(QWidget):
         self._missed: dict[int, tuple[int, int]] = {}
         """Fire's run id -> (schedule id, dues it recorded skipped), not shown yet."""
         self._count = 0
+        self._pauses: list[Pause] = []
         self._update_timer = QTimer(self)
         self._update_timer.setSingleShot(True)
         self._update_timer.setInterval(UPDATE_INTERVAL_MS)
@@ -109,6 +111,9 @@ class HistoryWindow(QWidget):
         self._fill_schedules()
         self.run_count = QLabel()
         self.run_count.setObjectName("runCount")
+        self.pauses_line = QLabel()
+        self.pauses_line.setObjectName("historyPauses")
+        self.pauses_line.hide()
 
         self.table = QTableView()
         self.table.setObjectName("runsTable")
@@ -150,6 +155,7 @@ class HistoryWindow(QWidget):
         footer.addWidget(self.open_log_button)
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
+        layout.addWidget(self.pauses_line)
         layout.addWidget(self.table, 1)
         layout.addLayout(footer)
 
@@ -265,6 +271,14 @@ class HistoryWindow(QWidget):
             self._fit_columns()  # the headers' and cells' words are of another width
         self._show_count()  # from memory: a language change reads nothing from the store
         self._show_details()
+        self._show_pauses()
+
+    def _show_pauses(self) -> None:
+        """ "Pause all" told once, its dues counted in it (they are not rows of the table);
+        worded from memory, as the count."""
+        lines = [pause_words(pause) for pause in self._pauses]
+        self.pauses_line.setText("\n".join(lines))
+        self.pauses_line.setVisible(bool(lines))
 
     def showEvent(self, event: QShowEvent) -> None:
         if self._texts_stale:
@@ -330,6 +344,9 @@ class HistoryWindow(QWidget):
     def _update_count(self) -> None:
         self._count = self.model.total()
         self._show_count()
+        # A pause begun, lifted or counting another due: read with the count, at its beat.
+        self._pauses = recent_pauses(self._store, datetime.now(UTC))
+        self._show_pauses()
 
     def _show_count(self) -> None:
         count = self._count

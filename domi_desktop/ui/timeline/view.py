@@ -54,6 +54,8 @@ ASLEEP = QColor(70, 96, 200, 110)
 OFF = QColor(150, 150, 150, 150)
 WINDOW_ALPHA = 64
 """A window's band: the selection colour, light enough that the bars over it read as before."""
+PAUSED = QColor(230, 160, 40, 90)
+"""A "Pause all" band: amber, distinct from sleep (blue) and no app (hatched)."""
 
 register(
     "zh",
@@ -85,9 +87,14 @@ class TimelineView(QWidget):
 
     # -- what callers use ----------------------------------------------------------------------
 
+    @property
+    def data(self) -> Timeline | None:
+        """What is drawn: the store's stretch, the dues of its pauses folded into them."""
+        return self._data
+
     def set_data(self, data: Timeline) -> None:
         focused = self.focused()
-        self._data = data
+        self._data = data.paused_folded()
         self._shapes = None
         self._words = {}
         self._focus = None
@@ -326,6 +333,12 @@ class TimelineView(QWidget):
             else:
                 painter.setBrush(QBrush(OFF, Qt.BrushStyle.BDiagPattern))
             painter.drawRect(whole)
+        for pause in data.pauses:  # one band across every row, its dues counted in it
+            end = data.now if pause.end is None else pause.end
+            left, right = self.x_of(max(pause.start, data.start)), self.x_of(min(end, data.end))
+            if right > left:
+                painter.setBrush(PAUSED)
+                painter.drawRect(QRectF(left, HEADER, max(1.0, right - left), bottom - HEADER))
         self._paint_grid(painter, data, text)
         self._paint_bands(painter, shapes)
         painter.drawImage(0, int(self.lane_top(0)), shapes.strip)  # bars, waits and ticks
@@ -395,6 +408,12 @@ class TimelineView(QWidget):
             else:
                 painter.setBrush(QColor(90, 170, 110))
             painter.drawRect(band)
+        for pause in data.pauses:  # over the machine's own band: paused while awake
+            end = data.now if pause.end is None else pause.end
+            left, right = self.x_of(max(pause.start, data.start)), self.x_of(min(end, data.end))
+            if right > left:
+                painter.setBrush(QColor(PAUSED.red(), PAUSED.green(), PAUSED.blue()))
+                painter.drawRect(QRectF(left, top + 6, max(2.0, right - left), MACHINE_ROW - 12))
 
     def _paint_names(self, painter: QPainter, data: Timeline, text: QColor) -> None:
         painter.setPen(text)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from domi_desktop.cron import local_zone
 from domi_desktop.errors import DomiError
+from domi_desktop.ui.history.dues import pause_words
 from domi_desktop.ui.i18n import register, tr
 from domi_desktop.ui.screen_fit import fit_to_screen
 from domi_desktop.ui.timeline.data import TimelineReader
@@ -115,6 +116,9 @@ class TimelineWindow(QWidget):
         self.line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.legend = QLabel()
         self.legend.setObjectName("timelineLegend")
+        self.paused = QLabel()
+        self.paused.setObjectName("timelinePauses")
+        self.paused.hide()
         scroll = QScrollArea()
         scroll.setWidget(self.view)
         scroll.setWidgetResizable(True)
@@ -128,6 +132,7 @@ class TimelineWindow(QWidget):
         layout.addLayout(bar)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.line)
+        layout.addWidget(self.paused)
         layout.addWidget(self.legend)
         self.span_choice.currentIndexChanged.connect(self._span_changed)
         self.earlier.clicked.connect(lambda: self.go(-1))
@@ -177,6 +182,14 @@ class TimelineWindow(QWidget):
         end = day_start(self._start + timedelta(days=self._days, hours=12))
         self.view.set_data(self._store.timeline(self._start, end, self._now()))
         self._show_range(end)
+        self._show_pauses()
+
+    def _show_pauses(self) -> None:
+        """The amber bands in words: each pause of the period, its dues counted in it."""
+        data = self.view.data
+        lines = [pause_words(pause) for pause in data.pauses] if data is not None else []
+        self.paused.setText("\n".join(lines))
+        self.paused.setVisible(bool(lines))
 
     def retranslate(self) -> None:
         self.setWindowTitle(tr("Timeline — domi-desktop"))
@@ -192,6 +205,7 @@ class TimelineWindow(QWidget):
                 "bars: runs · light band: a schedule's hours"
             )
         )
+        self._show_pauses()
         story = self.view.focused()
         self.view.texts_changed()
         if story is not None:

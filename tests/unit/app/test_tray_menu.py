@@ -117,6 +117,22 @@ def test_pause_all_is_a_checkable_toggle(tray: TrayApp) -> None:
     assert action(tray.menu, "Pause all").isChecked()
 
 
+def test_pause_all_is_recorded_as_one_pause_from_on_to_off(tray: TrayApp, qtbot: Any) -> None:
+    store = tray.host.store
+    assert isinstance(store, Store)
+    now, far = datetime.now(UTC), timedelta(days=1)
+
+    def ends() -> list[datetime | None]:
+        return [pause.end for pause in store.pauses(now - far, now + far)]
+
+    tray.rebuild_menu()
+    action(tray.menu, "Pause all").trigger()
+    qtbot.waitUntil(lambda: ends() == [None], timeout=10_000)
+    tray.rebuild_menu()
+    action(tray.menu, "Pause all").trigger()  # off again: the same pause, ended
+    qtbot.waitUntil(lambda: len(ends()) == 1 and ends()[0] is not None, timeout=10_000)
+
+
 def test_run_now_from_the_menu_records_a_manual_run(
     tray: TrayApp, qtbot: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -162,7 +162,7 @@ def test_a_v4_postgresql_database_gains_the_change_counter_with_its_schedules_in
                 ('{"argv": ["true"], "kind": "command", "v": 1}',),
             )
         with Store.open(tmp_path, now=now, url=url) as store:
-            assert store.schema_version == migrations.HEAD == 7
+            assert store.schema_version == migrations.HEAD == 8
             [old] = store.list_schedules()
             assert (old.name, old.action, old.last_due) == (
                 "old",
@@ -194,7 +194,7 @@ def test_a_v5_postgresql_database_gains_notes_and_counts_their_edits(
                 ('{"argv": ["true"], "kind": "command", "v": 1}',),
             )
         with Store.open(tmp_path, now=now, url=url) as store:
-            assert store.schema_version == migrations.HEAD == 7
+            assert store.schema_version == migrations.HEAD == 8
             [old] = store.list_schedules()
             assert (old.name, old.action, old.notes) == ("old", CommandAction(argv=("true",)), "")
             counted = store.change_counter()

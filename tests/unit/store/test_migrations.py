@@ -97,7 +97,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
     path = build_v1_database(data_dir)
 
     with Store.open(data_dir, now=now) as store:
-        assert store.schema_version == SCHEMA_VERSION == 7
+        assert store.schema_version == SCHEMA_VERSION == 8
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v1.bak"
         assert store.list_schedules() == EXPECTED_SCHEDULES
         skipped, fired, left_running = sorted(store.runs(), key=lambda run: run.id)
@@ -125,7 +125,7 @@ def test_a_v1_database_migrates_to_head_with_a_backup(
         run_id = store.claim_fire(FireClaim(1, expected_last_due=V1_DUE, due=now, fired_at=now))
         assert run_id == 4
 
-    assert _version(path) == "7"
+    assert _version(path) == "8"
     backup = data_dir / f"{DB_FILENAME}.v1.bak"
     assert _version(backup) == "1"
     with closing(sqlite3.connect(backup)) as connection:
@@ -205,6 +205,7 @@ def test_a_new_database_gets_no_backup_and_the_same_schema_as_a_migrated_one(
                 "runs_resumed_once",
                 "machine_spans_ended",
                 "machine_spans_age",
+                "pauses_started",
             }
         )
         assert _triggers(new) == _triggers(old)
@@ -213,7 +214,7 @@ def test_a_new_database_gets_no_backup_and_the_same_schema_as_a_migrated_one(
             "schedules_deleted",
             "schedules_updated",
         }
-        assert _version(tmp_path / "new" / DB_FILENAME) == str(SCHEMA_VERSION) == "7"
+        assert _version(tmp_path / "new" / DB_FILENAME) == str(SCHEMA_VERSION) == "8"
     assert list((tmp_path / "new").glob("*.bak")) == []
 
 
@@ -230,17 +231,17 @@ def test_a_failing_migration_leaves_the_database_as_it_was(
     Store.open(data_dir, now=now).close()
     broken = ("CREATE TABLE half_done (x INTEGER)", "THIS IS NOT SQL")
     monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, broken))
-    monkeypatch.setattr(migrations, "HEAD", 8)
+    monkeypatch.setattr(migrations, "HEAD", 9)
 
     with pytest.raises(StoreError, match="syntax error"):
         Store.open(data_dir, now=now)
 
     path = data_dir / DB_FILENAME
-    assert _version(path) == "7"
+    assert _version(path) == "8"
     with closing(sqlite3.connect(path)) as connection:
         tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master")}
     assert "half_done" not in tables
-    assert _version(data_dir / f"{DB_FILENAME}.v7.bak") == "7"
+    assert _version(data_dir / f"{DB_FILENAME}.v8.bak") == "8"
 
 
 def test_a_v2_database_gains_the_job_process_columns_with_a_backup(
@@ -289,7 +290,7 @@ def test_a_v4_database_gains_the_change_counter_with_its_schedules_intact(
         store.update_schedule(1, now=now, enabled=False)
         assert (store.change_counter(), store.changes_elsewhere()) == (2, 1)
 
-    assert _version(path) == "7"
+    assert _version(path) == "8"
     assert _version(data_dir / f"{DB_FILENAME}.v4.bak") == "4"
 
 
@@ -305,7 +306,7 @@ def test_a_v5_database_gains_empty_notes_with_everything_else_intact_and_counted
         connection.execute("UPDATE meta SET value = '7' WHERE key = 'schedule_changes'")
 
     with Store.open(data_dir, now=now) as store:
-        assert store.schema_version == SCHEMA_VERSION == 7
+        assert store.schema_version == SCHEMA_VERSION == 8
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v5.bak"
         assert store.list_schedules() == EXPECTED_SCHEDULES
         assert [s.notes for s in store.list_schedules()] == ["", ""]
@@ -324,7 +325,7 @@ def test_a_v5_database_gains_empty_notes_with_everything_else_intact_and_counted
         )
         assert (store.change_counter(), store.changes_elsewhere()) == (9, 8)
 
-    assert _version(path) == "7"
+    assert _version(path) == "8"
     with closing(sqlite3.connect(data_dir / f"{DB_FILENAME}.v5.bak")) as backup:
         assert _version(data_dir / f"{DB_FILENAME}.v5.bak") == "5"
         assert "notes" not in {column[1] for column in _columns(backup, "schedules")}
@@ -341,7 +342,7 @@ def test_a_v6_database_gains_an_empty_machine_story_with_its_runs_intact(
         connection.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
 
     with Store.open(data_dir, now=now, machine="laptop") as store:
-        assert store.schema_version == SCHEMA_VERSION == 7
+        assert store.schema_version == SCHEMA_VERSION == 8
         assert store.migration_backup == data_dir / f"{DB_FILENAME}.v6.bak"
         assert store.list_schedules() == EXPECTED_SCHEDULES
         assert len(store.runs()) == 3

@@ -10,9 +10,9 @@ import pytest
 
 from domi_desktop.cli import main
 from domi_desktop.model import CommandAction, FireClaim
-from domi_desktop.store import Store, spans
+from domi_desktop.store import Store, pauses, spans
 from domi_desktop.store.backend import STORE_ENV
-from domi_desktop.store.copy import SPANS
+from domi_desktop.store.copy import PAUSES, SPANS
 
 BACKENDS = ("postgresql",)
 
@@ -30,9 +30,12 @@ def test_a_laptops_store_goes_into_postgresql_and_back_with_its_history_and_last
         writer = laptop.writer()  # the machine's story, as the app's diary writes it
         writer.transact(lambda cursor: spans.started(cursor, laptop.machine, now))
         writer.transact(lambda cursor: spans.falling_asleep(cursor, laptop.machine, due))
+        writer.transact(lambda cursor: pauses.began(cursor, laptop.machine, now))
+        writer.transact(lambda cursor: pauses.ended(cursor, laptop.machine, due))
         writer.close()
         expected = laptop.dump()
         assert [row[1] for row in expected.rows[SPANS]] == ["awake", "asleep"]
+        assert len(expected.rows[PAUSES]) == 1  # "Pause all" goes along
 
     assert main(["--data-dir", str(data_dir), "store", "migrate", "--to", url]) == 0
     assert "copied 1 schedules and 1 runs" in capsys.readouterr().out
