@@ -73,7 +73,7 @@ test: system-deps venv lint $(if $(PACKAGES),$(PYINSTALLER_STAMP)) ## everything
 	if [ -n "$(LAB)" ]; then $(PY) tests/sleeplab/parallel.py >.sleeplab/make-test.log 2>&1 & lab=$$!; fi; \
 	if [ -n "$(WINDOWS)" ]; then { $(PY) packaging/wine/kit.py build && $(PY) packaging/wine/release.py build \
 	  || { echo "the Windows kit's or release's build failed"; exit 1; }; \
-	  $(MAKE) --no-print-directory test-windows; } >.wine-kit/make-test.log 2>&1 & kit=$$!; fi; \
+	  $(MAKE) --no-print-directory test-windows; } >$(STAGE_LOGS)/windows.log 2>&1 & kit=$$!; fi; \
 	if [ -n "$(PACKAGES)" ]; then { $(MAKE) --no-print-directory package-build && \
 	  $(MAKE) --no-print-directory test-packaging; } >$(PACKAGE_DIR)/make-test.log 2>&1 & pkg=$$!; fi; \
 	$(MAKE) --no-print-directory SKIP_SLOW=$(SKIP_SLOW) test-desktop >$(STAGE_LOGS)/desktop.log 2>&1 & gui=$$!; \
@@ -86,7 +86,7 @@ test: system-deps venv lint $(if $(PACKAGES),$(PYINSTALLER_STAMP)) ## everything
 	fi; \
 	if [ -n "$$kit" ]; then \
 	  echo "waiting for the Windows stage (kit, release, test-windows)"; \
-	  wait $$kit || { echo "the Windows stage failed"; rc=1; }; cat .wine-kit/make-test.log; \
+	  wait $$kit || { echo "the Windows stage failed"; rc=1; }; cat $(STAGE_LOGS)/windows.log; \
 	fi; \
 	if [ -n "$$lab" ]; then \
 	  echo "waiting for the sleep lab (test-sleeplab)"; wait $$lab || rc=1; cat .sleeplab/make-test.log; \
@@ -175,8 +175,8 @@ test-sleeplab: venv ## real S3 suspends of QEMU guests running the headless app 
 # the package registries and cached in .wine-kit/; what can differ on Windows (tests/windows, the
 # actions, the platform layer, the named pipe, the store, the secrets, a zone smoke: kit.py's
 # TEST_PATHS), the real app among them, in a fresh Wine prefix under a virtual screen, not the
-# platform-neutral suite the other stages run. Installs Wine as root. The last stage of make test
-# (make test builds the kit beside the other stages); each test it skips names what Wine lacks.
+# platform-neutral suite the other stages run. Installs Wine as root. make test runs it beside the
+# other stages, once its kit is built; each test it skips names what Wine lacks.
 # packaging/wine/release.py builds the Windows release there first (the bundle by the Windows
 # CPython, the setup by ISCC.exe, signed; cached by input hash): tests/windows installs it.
 test-windows: venv ## the Windows stage under Wine: the release built and installed, the tests (kit.py test)

@@ -119,7 +119,9 @@ def test_a_burst_of_200_running_jobs_is_not_a_crowd_of_threads(
     runner: ActionRunner, make_request: MakeRequest, tmp_path: Path
 ) -> None:
     go = tmp_path / "go"
-    action = CommandAction(shell=f"while [ ! -e {go} ]; do sleep 0.05; done; echo ran")
+    # A slow poll: 200 shells forking a sleep every 50 ms loaded a 2-core machine so much that
+    # the starts themselves outlasted the test's patience.
+    action = CommandAction(shell=f"while [ ! -e {go} ]; do sleep 1; done; echo ran")
     before = threading.active_count()
     started = [runner.start(make_request(action, run_id=n), lambda _r: None) for n in range(200)]
     try:
